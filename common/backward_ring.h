@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * backward_ring: taking records out of a paused write_backward ring.
+ *
+ * The kernel writes a backward ring downwards from data_head, so the
+ * newest record starts at data_head and older ones follow it upwards in
+ * memory. The copy step is O(1) in records (pure memcpy, done while the ring
+ * is paused); walking the records happens later, on the copy.
+ */
+#ifndef PERFSNAPD_BACKWARD_RING_H
+#define PERFSNAPD_BACKWARD_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+/*
+ * Copies the written part of a backward ring into @dst, linearised so that
+ * the newest record is at offset 0. @data/@data_size is the ring's data area
+ * (a power of two), @head the data_head read after pausing it. At most
+ * @data_size bytes are copied; a ring that never wrapped copies only what
+ * was written. Returns the number of bytes copied.
+ */
+size_t backward_ring__copy(void *dst, const void *data, size_t data_size, uint64_t head);
+
+/*
+ * Walks a linearised copy newest first. Start with *pos = 0; returns the
+ * record at *pos and advances it, or NULL at the end of valid data: an
+ * unwritten (zero) header, a header smaller than itself, or the oldest record
+ * whose tail the kernel had already overwritten.
+ */
+const struct perf_event_header *backward_ring__next(const void *copy, size_t len, size_t *pos);
+
+#endif

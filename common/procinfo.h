@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * procinfo: what /proc says about tasks now, turned into the perf records
+ * that name them: COMM, and MMAP2 for every executable mapping, plus the
+ * kernel's MMAP for [kernel.kallsyms]_text. This is the dump-time ("tail")
+ * synthesis: it names tasks that still exist.
+ */
+#ifndef PERFSNAPD_PROCINFO_H
+#define PERFSNAPD_PROCINFO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+
+#include "perf_record.h"
+
+/*
+ * Receives each synthesized record (header.size bytes, already carrying
+ * the sample_id_all trailer). Returns 0 to go on or -errno to stop.
+ */
+typedef int (*procinfo_emit_fn)(void *ctx, const struct perf_event_header *rec);
+
+/* How synthesized records are stamped: all perfsnapd attrs share sample_id_all. */
+struct procinfo_stamp {
+	uint64_t sample_type;	/* of the attr whose id is used */
+	uint64_t id;
+	uint64_t time;		/* usually just before the snapshot's first event */
+};
+
+/*
+ * Emits COMM and then MMAP2 (executable mappings only) for thread @tid of
+ * process @pid. Returns 0, -ESRCH if it is gone, or the emitter's error.
+ */
+int procinfo__synthesize_task(pid_t pid, pid_t tid, const struct procinfo_stamp *stamp,
+			      procinfo_emit_fn emit, void *ctx);
+
+/*
+ * Emits PERF_RECORD_MMAP (pid -1) "[kernel.kallsyms]_text" starting at
+ * _text from /proc/kallsyms, so that kernel callchains resolve. Returns 0
+ * or -errno (-ENOENT if _text is not visible, e.g. kptr_restrict).
+ */
+int procinfo__synthesize_kernel_mmap(const struct procinfo_stamp *stamp, procinfo_emit_fn emit,
+				     void *ctx);
+
+/* Returns the thread group id of @tid from /proc, or -errno. */
+pid_t procinfo__tgid(pid_t tid);
+
+#endif

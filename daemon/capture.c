@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * capture: opens the configured events with libperf and maps their rings.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <perf/cpumap.h>
+#include <perf/evlist.h>
+#include <perf/evsel.h>
+#include <perf/threadmap.h>
+
+#include "capture.h"
+#include "config.h"
+#include "log.h"
+
+struct capture {
+	struct perf_cpu_map *cpus;
+	struct perf_thread_map *threads;
+	struct perf_evlist *aux;	/* overwrite: write_backward rings */
+	struct perf_evlist *main;	/* forward rings */
+	struct capture_event *events;
+	struct perf_evsel **evsels;
+	size_t nr_events;
+	struct ring_view *rings[2];	/* [0] main, [1] aux */
+	int nr_rings[2];
+	bool aux_used, main_used;
+	bool opened[2];
+};
+
+static long read_sysctl(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Turns open/mmap errnos into what the operator has to change. */
+static int explain_open_error(int err, const char *what, const char *event)
+{
+	long paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid");
+	long mlock_kb = read_sysctl("/proc/sys/kernel/perf_event_mlock_kb");
+
+	switch (-err) {
+	case EACCES:
+	case EPERM:
+		if (strcmp(what, "mmap") == 0)
+			log_error("cannot map the rings: locked memory is over perf_event_mlock_kb "
+				  "(%ld KiB): run as root or with CAP_IPC_LOCK, lower [capture] "
+				  "buffer_size, or raise /proc/sys/kernel/perf_event_mlock_kb",
+				  mlock_kb);
+		else
+			log_error("cannot open '%s': permission denied: run as root or with "
+				  "CAP_PERFMON (and CAP_DAC_READ_SEARCH for tracefs), or lower "
+				  "/proc/sys/kernel/perf_event_paranoid (now %ld) to -1",
+				  event, paranoid);
+		return err;
+	case ENOENT:
+		log_error("cannot open '%s': no such event: is tracefs mounted at "
+			  "/sys/kernel/tracing (mount -t tracefs nodev /sys/kernel/tracing)?", event);
+		return err;
+	case ENOMEM:
+		return log_errno(err, "cannot %s '%s': lower [capture] buffer_size", what, event);
+	default:
+		return log_errno(err, "cannot %s '%s'", what, event);
+	}
+}
+
+static int fill_rings(struct capture *c, int which)
+{
+	struct perf_evlist *evlist = which ? c->aux : c->main;
+	int n = perf_internals__rings(evlist, which, NULL, 0);
+
+	c->rings[which] = calloc(n ? (size_t)n : 1, sizeof(struct ring_view));
+	if (!c->rings[which])
+		return -ENOMEM;
+	c->nr_rings[which] = perf_internals__rings(evlist, which, c->rings[which], n);
+	return 0;
+}
+
+static int open_evlist(struct capture *c, int which, unsigned int pages)
+{
+	struct perf_evlist *evlist = which ? c->aux : c->main;
+	const char *name = "?";
+	int r;
+
+	for (size_t i = 0; i < c->nr_events; i++)
+		if (c->events[i].overwrite == (which == 1)) {
+			name = c->events[i].name;
+			break;
+		}
+	perf_evlist__set_maps(evlist, c->cpus, c->threads);
+	r = perf_evlist__open(evlist);
+	if (r < 0)
+		return explain_open_error(r, "open", name);
+	c->opened[which] = true;
+	r = perf_evlist__mmap(evlist, (int)pages);
+	if (r < 0)
+		return explain_open_error(r ? r : -errno, "mmap", name);
+	return fill_rings(c, which);
+}
+
+/**
+ * capture__open - open, map and enable every configured event
+ * @cfg: validated configuration
+ * @ret: the capture, on success
+ *
+ * Returns 0 or -errno, having logged what to change.
+ */
+int capture__open(const struct perfsnapd_config *cfg, struct capture **ret)
+{
+	struct capture *c = calloc(1, sizeof(*c));
+	int r = -ENOMEM;
+
+	if (!c)
+		return log_errno(-ENOMEM, "capture");
+	c->cpus = perf_cpu_map__new(cfg->cpus);
+	c->threads = perf_thread_map__new_dummy();
+	c->aux = perf_evlist__new();
+	c->main = perf_evlist__new();
+	c->events = calloc(cfg->nr_events, sizeof(*c->events));
+	c->evsels = calloc(cfg->nr_events, sizeof(*c->evsels));
+	if (!c->cpus || !c->threads || !c->aux || !c->main || !c->events || !c->evsels)
+		goto out_err;
+	for (size_t i = 0; i < cfg->nr_events; i++) {
+		struct perf_event_attr attr = cfg->events[i].attr;
+		struct perf_evsel *evsel = perf_evsel__new(&attr);
+
+		if (!evsel)
+			goto out_err;
+		c->evsels[i] = evsel;
+		c->events[i].name = cfg->events[i].name;
+		c->events[i].attr = perf_evsel__attr(evsel);
+		c->events[i].overwrite = cfg->events[i].overwrite;
+		if (c->events[i].overwrite) {
+			perf_evlist__add(c->aux, evsel);
+			c->aux_used = true;
+		} else {
+			perf_evlist__add(c->main, evsel);
+			c->main_used = true;
+		}
+		c->nr_events++;
+	}
+	if (c->aux_used && (r = open_evlist(c, 1, cfg->buffer_pages)) < 0)
+		goto out_close;
+	if (c->main_used && (r = open_evlist(c, 0, cfg->buffer_pages)) < 0)
+		goto out_close;
+	for (size_t i = 0; i < c->nr_events; i++)
+		c->events[i].nr_ids = perf_internals__ids(c->evsels[i], &c->events[i].ids);
+	if (c->aux_used)
+		perf_evlist__enable(c->aux);
+	if (c->main_used)
+		perf_evlist__enable(c->main);
+	*ret = c;
+	return 0;
+
+out_err:
+	log_errno(r, "capture");
+out_close:
+	capture__close(c);
+	return r;
+}
+
+/**
+ * capture__close - disable, unmap and close everything
+ * @c: the capture, or NULL, or a half-opened one
+ */
+void capture__close(struct capture *c)
+{
+	if (!c)
+		return;
+	for (int which = 0; which < 2; which++) {
+		struct perf_evlist *evlist = which ? c->aux : c->main;
+
+		if (!evlist)
+			continue;
+		if (c->opened[which])
+			perf_evlist__disable(evlist);
+		perf_evlist__munmap(evlist);
+		perf_evlist__close(evlist);
+		free(c->rings[which]);
+	}
+	/* perf_evlist__delete() also deletes the evsels added to it. */
+	perf_evlist__delete(c->aux);
+	perf_evlist__delete(c->main);
+	perf_cpu_map__put(c->cpus);
+	perf_thread_map__put(c->threads);
+	free(c->events);
+	free(c->evsels);
+	free(c);
+}
+
+size_t capture__nr_events(const struct capture *c)
+{
+	return c->nr_events;
+}
+
+const struct capture_event *capture__event(const struct capture *c, size_t idx)
+{
+	return idx < c->nr_events ? &c->events[idx] : NULL;
+}
+
+int capture__nr_cpus(const struct capture *c)
+{
+	return perf_cpu_map__nr(c->cpus);
+}
+
+int capture__nr_rings(const struct capture *c, bool overwrite)
+{
+	return c->nr_rings[overwrite];
+}
+
+const struct ring_view *capture__ring(const struct capture *c, bool overwrite, int idx)
+{
+	return idx < c->nr_rings[overwrite] ? &c->rings[overwrite][idx] : NULL;
+}
+
+struct perf_evlist *capture__main_evlist(const struct capture *c)
+{
+	return c->main_used ? c->main : NULL;
+}
+
+/**
+ * capture__pause_ring - stop or restart the kernel writing into one ring
+ * @ring: the ring
+ * @pause: true to pause
+ *
+ * One ioctl on the ring's own fd: no IPI to other CPUs, no other ring
+ * affected. Returns 0 or -errno.
+ */
+int capture__pause_ring(const struct ring_view *ring, bool pause)
+{
+	if (ioctl(ring->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause ? 1 : 0) < 0)
+		return -errno;
+	return 0;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * capture: the perf events perfsnapd records, opened with libperf on every
+ * configured CPU. Overwrite events live in the auxiliary evlist, whose
+ * write_backward rings are mapped read-only and never consumed; the rest
+ * in the forward main evlist. The kernel records; capture only opens,
+ * pauses, resumes and closes.
+ */
+#ifndef PERFSNAPD_CAPTURE_H
+#define PERFSNAPD_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perf_internals.h"
+
+struct capture;
+struct perfsnapd_config;
+struct perf_evlist;
+
+struct capture_event {
+	const char *name;
+	const struct perf_event_attr *attr;	/* as opened */
+	const uint64_t *ids;
+	size_t nr_ids;
+	bool overwrite;
+};
+
+/* Opens, maps and enables every event. Logs why on failure; returns 0 or -errno. */
+int capture__open(const struct perfsnapd_config *cfg, struct capture **ret);
+void capture__close(struct capture *c);
+
+size_t capture__nr_events(const struct capture *c);
+const struct capture_event *capture__event(const struct capture *c, size_t idx);
+int capture__nr_cpus(const struct capture *c);
+
+/* Rings of the aux (overwrite) or main (forward) evlist. */
+int capture__nr_rings(const struct capture *c, bool overwrite);
+const struct ring_view *capture__ring(const struct capture *c, bool overwrite, int idx);
+struct perf_evlist *capture__main_evlist(const struct capture *c);
+
+/* PERF_EVENT_IOC_PAUSE_OUTPUT on one ring. Returns 0 or -errno. */
+int capture__pause_ring(const struct ring_view *ring, bool pause);
+
+#endif

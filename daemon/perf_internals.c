@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * perf_internals: reads libperf's internal evlist, mmap and evsel structs.
+ * Compiled with the tools/ include paths libperf's internal headers need.
+ */
+#include <perf/evlist.h>
+#include <internal/evlist.h>
+#include <internal/evsel.h>
+#include <internal/mmap.h>
+
+#include "perf_internals.h"
+
+/**
+ * perf_internals__rings - describe an evlist's rings
+ * @evlist: an mmapped evlist
+ * @overwrite: nonzero for the write_backward rings, zero for forward ones
+ * @views: filled with up to @max entries
+ * @max: size of @views
+ *
+ * Returns the number of rings, which may be more than @max.
+ */
+int perf_internals__rings(struct perf_evlist *evlist, int overwrite, struct ring_view *views,
+			  int max)
+{
+	struct perf_mmap *map;
+	int n = 0;
+
+	perf_evlist__for_each_mmap(evlist, map, overwrite != 0) {
+		if (n < max) {
+			/* The data area follows the one control page. */
+			size_t page = perf_mmap__mmap_len(map) - ((size_t)map->mask + 1);
+
+			views[n].fd = map->fd;
+			views[n].cpu = map->cpu.cpu;
+			views[n].base = map->base;
+			views[n].data = (char *)map->base + page;
+			views[n].data_size = (size_t)map->mask + 1;
+		}
+		n++;
+	}
+	return n;
+}
+
+/**
+ * perf_internals__ids - the sample ids of an evsel's fds
+ * @evsel: an opened and mmapped evsel with PERF_FORMAT_ID
+ * @ret_ids: set to libperf's array (valid until the evsel is closed)
+ *
+ * Returns the number of ids.
+ */
+size_t perf_internals__ids(struct perf_evsel *evsel, const uint64_t **ret_ids)
+{
+	*ret_ids = evsel->id;
+	return evsel->ids;
+}

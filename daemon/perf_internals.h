@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * perf_internals: the few facts perfsnapd needs that libperf keeps in its
+ * internal structs (a ring's fd, base and size; an evsel's ids). This is
+ * the only file built against libperf's internal headers, so a libperf
+ * change breaks one place.
+ */
+#ifndef PERFSNAPD_PERF_INTERNALS_H
+#define PERFSNAPD_PERF_INTERNALS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct perf_evlist;
+struct perf_evsel;
+
+struct ring_view {
+	int fd;			/* the fd whose ring it is (for PAUSE_OUTPUT) */
+	int cpu;
+	void *base;		/* control page */
+	void *data;		/* data area */
+	size_t data_size;	/* a power of two */
+};
+
+/*
+ * Fills up to @max views of the evlist's overwrite (@overwrite) or forward
+ * rings. Returns how many rings there are (may exceed @max).
+ */
+int perf_internals__rings(struct perf_evlist *evlist, int overwrite, struct ring_view *views,
+			  int max);
+
+/* Points *ret_ids at the evsel's ids (owned by libperf); returns their count. */
+size_t perf_internals__ids(struct perf_evsel *evsel, const uint64_t **ret_ids);
+
+#endif

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Bad configurations: one clear line each naming file and line, exit 78,
+# and nothing opened (no perf events, no files).
+source "$(dirname "$0")/lib.sh"
+require_env
+
+mkdir -p "$WORK/out" "$WORK/ro"
+chmod 0555 "$WORK/ro"
+check() { # NAME EXPECTED-PATTERN  (config on stdin)
+	cat >"$WORK/$1.conf"
+	"$PERFSNAPD" --config "$WORK/$1.conf" >"$WORK/$1.out" 2>"$WORK/$1.err"
+	rc=$?
+	[ "$rc" = 78 ] || { cat "$WORK/$1.err"; fail "$1: exit $rc, want 78"; }
+	lines=$(wc -l <"$WORK/$1.err")
+	[ "$lines" = 1 ] || { cat "$WORK/$1.err"; fail "$1: $lines lines of errors, want 1"; }
+	grep -q "^$WORK/$1.conf:[0-9]*: .*$2" "$WORK/$1.err" ||
+		{ cat "$WORK/$1.err"; fail "$1: message does not match '$2'"; }
+	note "$1: $(cat "$WORK/$1.err")"
+}
+check unknown_key "colour" <<CONF
+[capture]
+events = sched:sched_switch
+colour = blue
+[snapshot]
+directory = $WORK/out
+CONF
+check bad_size "buffer_size" <<CONF
+[capture]
+events = sched:sched_switch
+buffer_size = 4Q
+[snapshot]
+directory = $WORK/out
+CONF
+check unknown_event "no_such_event" <<CONF
+[capture]
+events = sched:no_such_event
+[snapshot]
+directory = $WORK/out
+CONF
+check no_events "events" <<CONF
+[capture]
+events =
+[snapshot]
+directory = $WORK/out
+CONF
+# Root ignores mode bits: a path under a file is unwritable for anyone.
+touch "$WORK/afile"
+check bad_directory "directory" <<CONF
+[capture]
+events = sched:sched_switch
+[snapshot]
+directory = $WORK/afile/sub
+CONF
+ls -A "$WORK/out" | grep -q . && fail "files written by a rejected config"
+# --check-config on a good file prints it and exits 0.
+write_config "$WORK/good.conf" "sched:*" 3M
+"$PERFSNAPD" --config "$WORK/good.conf" --check-config >"$WORK/good.out" 2>&1 ||
+	{ cat "$WORK/good.out"; fail "--check-config rejected a good config"; }
+grep -q 'sched:sched_switch' "$WORK/good.out" || fail "--check-config did not expand sched:*"
+echo "PASS"

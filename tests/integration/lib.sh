@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Shared helpers for perfsnapd integration tests (sourced by each test).
+# Tests run as root with perf_event_open and tracefs. A missing
+# prerequisite fails the test under CI=true and skips it (exit 77) elsewhere.
+set -u
+
+PERFSNAPD=${PERFSNAPD:?set PERFSNAPD to the perfsnapd binary}
+PROGS=${PROGS:?set PROGS to the test programs directory}
+WORK=$(mktemp -d /tmp/perfsnapd-test.XXXXXX)
+DAEMON_PID=
+CHILD_PIDS=()
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "# $*"; }
+
+prereq_missing() {
+	if [ "${CI:-}" = true ]; then
+		fail "prerequisite missing: $*"
+	fi
+	echo "SKIP: prerequisite missing: $*"
+	exit 77
+}
+
+cleanup() {
+	for p in "${CHILD_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	if [ -n "$DAEMON_PID" ]; then
+		kill -TERM "$DAEMON_PID" 2>/dev/null
+		wait "$DAEMON_PID" 2>/dev/null
+	fi
+	if [ "${KEEP_WORK:-}" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+
+require_env() {
+	[ "$(id -u)" = 0 ] || prereq_missing "must run as root"
+	command -v perf >/dev/null || prereq_missing "perf (linux-perf)"
+	if [ ! -e /sys/kernel/tracing/events/sched ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
+			prereq_missing "tracefs at /sys/kernel/tracing"
+	fi
+}
+
+# write_config FILE EVENTS BUFFER [extra lines for [snapshot]]
+write_config() {
+	mkdir -p "$WORK/out"
+	cat >"$1" <<CONF
+[capture]
+events = $2
+buffer_size = $3
+cpus = all
+[snapshot]
+directory = $WORK/out
+formats = perf.data
+${4:-}
+CONF
+}
+
+# start_daemon CONFIG: starts perfsnapd and waits until it records.
+start_daemon() {
+	"$PERFSNAPD" --config "$1" >"$WORK/daemon.log" 2>&1 &
+	DAEMON_PID=$!
+	for _ in $(seq 1 200); do
+		grep -q 'perfsnapd: recording' "$WORK/daemon.log" && return 0
+		kill -0 "$DAEMON_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$WORK/daemon.log" >&2
+	fail "perfsnapd did not start"
+}
+
+snapshot_count() { grep -c 'perfsnapd: snapshot .*\.perf\.data:' "$WORK/daemon.log"; }
+
+# dump_and_wait: SIGUSR2, then the path of the new perf.data on stdout.
+dump_and_wait() {
+	local before
+	before=$(snapshot_count)
+	kill -USR2 "$DAEMON_PID"
+	wait_snapshot "$before"
+}
+
+# wait_snapshot COUNT: waits for snapshot number COUNT+1, prints its path.
+wait_snapshot() {
+	local before=$1
+	for _ in $(seq 1 600); do
+		if [ "$(snapshot_count)" -gt "$before" ]; then
+			grep 'perfsnapd: snapshot .*\.perf\.data:' "$WORK/daemon.log" | tail -n 1 |
+				sed 's/.*perfsnapd: snapshot \(.*\.perf\.data\):.*/\1/'
+			return 0
+		fi
+		grep -q 'snapshot failed' "$WORK/daemon.log" && break
+		sleep 0.05
+	done
+	cat "$WORK/daemon.log" >&2
+	fail "no snapshot after SIGUSR2"
+}
+
+# perf_script_clean FILE OUT: perf script must succeed with nothing on stderr.
+perf_script_clean() {
+	perf script -i "$1" >"$2" 2>"$WORK/script.err" || {
+		cat "$WORK/script.err" >&2
+		fail "perf script -i $1 failed"
+	}
+	if [ -s "$WORK/script.err" ]; then
+		cat "$WORK/script.err" >&2
+		fail "perf script -i $1 printed on stderr"
+	fi
+}
+
+# perf_script_complete FILE: like perf_script_clean, but a file that holds
+# the kernel's LOST records (events dropped while an earlier dump paused the
+# ring) may carry perf's truthful "lost N chunks" warning, and nothing else.
+perf_script_complete() {
+	perf script -i "$1" >/dev/null 2>"$WORK/script.err" || {
+		cat "$WORK/script.err" >&2
+		fail "perf script -i $1 failed"
+	}
+	if grep -vE '^(Warning:|Processed [0-9]+ events and lost [0-9]+ chunks!|Check IO/CPU overload!|)$' \
+		"$WORK/script.err" | grep -q .; then
+		cat "$WORK/script.err" >&2
+		fail "perf script -i $1 printed more than the lost-events warning"
+	fi
+}
+
+# start_prog OUTFILE PROG ARGS...: runs a test program in the background.
+start_prog() {
+	local out=$1
+	shift
+	"$@" >"$out" 2>&1 &
+	CHILD_PIDS+=($!)
+	LAST_PID=$!
+}
+
+wait_for_line() { # FILE PATTERN
+	for _ in $(seq 1 400); do
+		grep -q "$2" "$1" && return 0
+		sleep 0.05
+	done
+	fail "timed out waiting for '$2' in $1"
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# A tiny ring under heavy load: the snapshot holds the newest events up to
+# the signal, and reads without warnings.
+source "$(dirname "$0")/lib.sh"
+require_env
+
+N=50
+write_config "$WORK/p.conf" "sched:sched_switch raw_syscalls:sys_enter" 16K
+start_daemon "$WORK/p.conf"
+[ "$(nproc)" -ge 2 ] || prereq_missing "two CPUs"
+# Heavy load on CPU 1 wraps its ring many times over; the marker on CPU 0.
+start_prog /dev/null taskset -c 1 "$PROGS/marker" psnap_load 100000000 exit 0
+sleep 1
+# Pin the marker so its newest events are all in one ring; it sends the
+# SIGUSR2 itself right after its last mark, as an operator's trigger would
+# follow the incident.
+before=$(snapshot_count)
+start_prog "$WORK/marker.out" taskset -c 0 "$PROGS/marker" psnap_marker "$N" hold 200000 "$DAEMON_PID"
+wait_for_line "$WORK/marker.out" '^done'
+file=$(wait_snapshot "$before")
+note "snapshot $file"
+perf_script_clean "$file" "$WORK/script.txt"
+
+grep ' raw_syscalls:sys_enter: NR 4660 ' "$WORK/script.txt" | grep '^ *psnap_marker ' \
+	>"$WORK/marked.txt" || true
+got=$(wc -l <"$WORK/marked.txt")
+note "$got of the last $N marked events are in a 16 KiB ring"
+[ "$got" -gt 0 ] || fail "the newest marked events are missing"
+# Whatever survived is the newest: it must end with the last one made.
+last=$(tail -n 1 "$WORK/marked.txt" | sed 's/.*NR 4660 (\([0-9a-f]*\),.*/\1/')
+[ "$((16#$last))" = $((N - 1)) ] || fail "newest marked event is #$((16#$last)), want #$((N - 1))"
+# CPU 1's ring, overwritten all the time, holds only its newest events:
+# they end after the marker finished, just before the signal.
+last_marked=$(tail -n 1 "$WORK/marked.txt" | gawk '{for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { t = $(i + 1); sub(":", "", t); print t; exit }}')
+last_cpu1=$(grep '\[001\]' "$WORK/script.txt" | tail -n 1 | gawk '{for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { t = $(i + 1); sub(":", "", t); print t; exit }}')
+gawk -v a="$last_cpu1" -v b="$last_marked" 'BEGIN { exit !(a + 0 > b + 0) }' ||
+	fail "CPU 1's newest event ($last_cpu1) is not after the marker's last ($last_marked)"
+# And nothing older than what the rings could hold came along.
+total=$(wc -l <"$WORK/script.txt")
+[ "$total" -lt 2000 ] || fail "$total events from 16 KiB rings: more than they can hold"
+echo "PASS: newest $got marked events present, $total events in all"
