@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * tracedat_writer: writes a trace.dat version 7 file (the format of
+ * trace-cmd 3.x and KernelShark) to an open file descriptor: the initial
+ * header, the metadata sections (HEADER_INFO, FTRACE_EVENTS, EVENT_FORMATS,
+ * KALLSYMS, PRINTK, CMDLINES, STRINGS), OPTIONS, and a FLYRECORD buffer
+ * with per-CPU ring-buffer pages built from the events the caller feeds
+ * in time order, one CPU after another.
+ *
+ * Sequence: __new; __add_event_format for every recorded tracepoint;
+ * __add_cmdline for every task; __set_* options; then for each CPU
+ * __begin_cpu, __add_event (ascending time), __end_cpu; finally __finish.
+ * Each step checks the writer's state (-EBADFD out of order).
+ */
+#ifndef PERFSNAPD_TRACEDAT_WRITER_H
+#define PERFSNAPD_TRACEDAT_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct tracedat_writer;
+
+enum tracedat_compression {
+	TRACEDAT_COMPRESS_NONE,
+	TRACEDAT_COMPRESS_ZSTD,
+};
+
+struct tracedat_params {
+	const char *tracing_dir;	/* NULL: the system's tracefs (header_page etc.) */
+	/*
+	 * header_page and header_event as text; NULL to read them from
+	 * tracefs. A converter passes the ones recorded in its input.
+	 */
+	const char *header_page;
+	size_t header_page_size;
+	const char *header_event;
+	size_t header_event_size;
+	int nr_cpus;			/* CPUCOUNT: CPUs numbered 0..nr_cpus-1 */
+	const char *trace_clock;	/* "local", "mono", "boot", ... */
+	enum tracedat_compression compression;
+};
+
+/* Starts a file on @fd (written from offset 0, never closed). NULL on ENOMEM. */
+struct tracedat_writer *tracedat_writer__new(int fd, const struct tracedat_params *params);
+void tracedat_writer__delete(struct tracedat_writer *w);
+
+/* A recorded tracepoint, "system:event"; its format comes from tracefs. */
+int tracedat_writer__add_event_format(struct tracedat_writer *w, const char *name);
+/* The same with the format text given (a converter's input carries it). */
+int tracedat_writer__add_event_format_text(struct tracedat_writer *w, const char *system,
+					   const char *format, size_t size);
+
+/* pid -> comm for the CMDLINES section. */
+int tracedat_writer__add_cmdline(struct tracedat_writer *w, pid_t pid, const char *comm);
+
+/* Events of one CPU, in ascending @ts; @data is the tracepoint's raw record
+ * (common_type first), as PERF_SAMPLE_RAW carries it. */
+int tracedat_writer__begin_cpu(struct tracedat_writer *w, int cpu);
+int tracedat_writer__add_event(struct tracedat_writer *w, uint64_t ts, const void *data,
+			       size_t size);
+/* Marks the page the next event lands on with MISSING_EVENTS and @count. */
+int tracedat_writer__add_lost(struct tracedat_writer *w, uint64_t count);
+int tracedat_writer__end_cpu(struct tracedat_writer *w);
+
+/* Writes the remaining sections and options. Returns 0 or -errno. */
+int tracedat_writer__finish(struct tracedat_writer *w);
+
+/* Bytes written so far (the file size after __finish). */
+uint64_t tracedat_writer__size(const struct tracedat_writer *w);
+
+#endif
