@@ -199,7 +199,7 @@ static void test_special_maps(void **state)
 		snprintf(dir + len, sizeof(dir) - len, "/%s", component);
 		assert_int_equal(mkdir(dir, 0700), 0);
 	}
-	snprintf(path, sizeof(path), "%s/code.bin", dir);
+	assert_true((size_t)snprintf(path, sizeof(path), "%s/code.bin", dir) < sizeof(path));
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0700);
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, 8192), 0);
