@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <linux/perf_event.h>
 
 #define PERFSNAPD_DEFAULT_CONFIG "/etc/perfsnapd/perfsnapd.conf"
@@ -19,6 +20,20 @@
 enum snapshot_format {
 	SNAPSHOT_FORMAT_PERFDATA = 1u << 0,
 	SNAPSHOT_FORMAT_TRACEDAT = 1u << 1,
+};
+
+/* [capture] clock: the time base of every event's samples. */
+enum config_clock {
+	CONFIG_CLOCK_PERF,		/* perf's own (the kernel's local clock) */
+	CONFIG_CLOCK_MONOTONIC,		/* attr.use_clockid with CLOCK_MONOTONIC */
+	CONFIG_CLOCK_BOOTTIME,		/* ... CLOCK_BOOTTIME */
+	CONFIG_CLOCK_REALTIME,		/* ... CLOCK_REALTIME */
+};
+
+/* [snapshot] compression of snapshot files. */
+enum config_compression {
+	CONFIG_COMPRESSION_NONE,
+	CONFIG_COMPRESSION_ZSTD,
 };
 
 /* One perf event, resolved from its config text. */
@@ -51,6 +66,26 @@ struct perfsnapd_config {
 	char *directory;
 	unsigned int formats;		/* enum snapshot_format bits */
 	int config_line_buffer_size;	/* for reporting rounding */
+
+	/* [capture], continued */
+	enum config_clock clock;	/* already applied to every events[].attr */
+	uint64_t history_size;		/* bytes of no-overwrite history kept; 0: none */
+	bool sideband;			/* keep names and maps of exited tasks */
+	unsigned int max_tasks;		/* cap of the process table */
+
+	/* [snapshot], continued */
+	enum config_compression compression;
+	unsigned int max_snapshots;	/* 0: unlimited */
+	uint64_t max_total_size;	/* bytes; 0: unlimited */
+	uint64_t min_interval_ms;	/* between snapshots; 0: none */
+	unsigned int max_per_hour;	/* snapshots; 0: unlimited */
+	char *post_command;		/* absolute path, NULL for none */
+	uint64_t post_command_timeout_ms; /* > 0 */
+
+	/* [control] */
+	char *control_socket;		/* absolute path, always set */
+	char *control_group;		/* NULL: only root may connect */
+	gid_t control_gid;		/* of control_group, when set */
 };
 
 /*
@@ -65,6 +100,9 @@ void config__delete(struct perfsnapd_config *cfg);
 
 /* Prints the effective configuration in config-file syntax. */
 void config__print(const struct perfsnapd_config *cfg, FILE *out);
+
+/* The trace.dat (ftrace) name of the clock in cfg->clock, e.g. "mono". */
+const char *config__trace_clock_name(const struct perfsnapd_config *cfg);
 
 /* Prints each diagnostic as "file:line: message". */
 void config_diags__print(const struct config_diags *diags, FILE *out);

@@ -32,6 +32,83 @@ int perf_record__id(const struct perf_event_header *hdr, uint64_t *ret_id)
 	return 0;
 }
 
+/**
+ * perf_record__id_pos - where a SAMPLE carries its event id
+ * @sample_type: the event's sample_type
+ *
+ * Returns the index of the id among the u64 words after the header, or -1
+ * when @sample_type has neither PERF_SAMPLE_IDENTIFIER nor PERF_SAMPLE_ID.
+ */
+int perf_record__id_pos(uint64_t sample_type)
+{
+	static const uint64_t before_id[] = { PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME,
+					      PERF_SAMPLE_ADDR };
+	int pos = 0;
+
+	if (sample_type & PERF_SAMPLE_IDENTIFIER)
+		return 0;
+	if (!(sample_type & PERF_SAMPLE_ID))
+		return -1;
+	for (size_t i = 0; i < sizeof(before_id) / sizeof(before_id[0]); i++)
+		pos += !!(sample_type & before_id[i]);
+	return pos;
+}
+
+/**
+ * perf_record__is_pos - where a non-sample record carries its event id
+ * @sample_type: the event's sample_type (the record has a sample_id_all trailer)
+ *
+ * Returns the position of the id counted back from the end in u64 words
+ * (1 = the last word), or -1 when @sample_type carries no id.
+ */
+int perf_record__is_pos(uint64_t sample_type)
+{
+	int pos = 1;
+
+	if (sample_type & PERF_SAMPLE_IDENTIFIER)
+		return 1;
+	if (!(sample_type & PERF_SAMPLE_ID))
+		return -1;
+	/* The trailer ends ... ID, STREAM_ID, CPU. */
+	pos += !!(sample_type & PERF_SAMPLE_CPU);
+	pos += !!(sample_type & PERF_SAMPLE_STREAM_ID);
+	return pos;
+}
+
+/**
+ * perf_record__id_for - find the event id of a record without assuming IDENTIFIER
+ * @hdr: the record
+ * @sample_type: sample_type of its event (non-sample records: with sample_id_all)
+ * @ret_id: set to the id on success
+ *
+ * Returns 0, -ENODATA when @sample_type carries no id, or -EINVAL when the
+ * record is too short to hold it.
+ */
+int perf_record__id_for(const struct perf_event_header *hdr, uint64_t sample_type,
+			uint64_t *ret_id)
+{
+	const uint8_t *p = (const uint8_t *)hdr;
+	size_t words = hdr->size < sizeof(*hdr) ? 0 : (hdr->size - sizeof(*hdr)) / 8;
+	int pos;
+
+	if (hdr->type == PERF_RECORD_SAMPLE) {
+		pos = perf_record__id_pos(sample_type);
+		if (pos < 0)
+			return -ENODATA;
+		if ((size_t)pos >= words)
+			return -EINVAL;
+		memcpy(ret_id, p + sizeof(*hdr) + (size_t)pos * 8, sizeof(*ret_id));
+		return 0;
+	}
+	pos = perf_record__is_pos(sample_type);
+	if (pos < 0)
+		return -ENODATA;
+	if (hdr->size < sizeof(*hdr) + (size_t)pos * 8)
+		return -EINVAL;
+	memcpy(ret_id, p + hdr->size - (size_t)pos * 8, sizeof(*ret_id));
+	return 0;
+}
+
 struct cursor {
 	const uint8_t *p;
 	const uint8_t *end;

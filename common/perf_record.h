@@ -34,6 +34,25 @@ struct perf_record_info {
 int perf_record__id(const struct perf_event_header *hdr, uint64_t *ret_id);
 
 /*
+ * Where a record written for @sample_type carries its event id, as perf's
+ * evsel id_pos/is_pos: __id_pos is the u64 index after the header of a
+ * SAMPLE, __is_pos the u64 index counted back from the end of any other
+ * record (1 = last word). -1 when neither IDENTIFIER nor ID is set. Files
+ * not written by perfsnapd may have PERF_SAMPLE_ID instead of IDENTIFIER.
+ */
+int perf_record__id_pos(uint64_t sample_type);
+int perf_record__is_pos(uint64_t sample_type);
+
+/*
+ * Like perf_record__id() for a record of an event with @sample_type, which
+ * may lack PERF_SAMPLE_IDENTIFIER. For a non-sample record the event must
+ * have sample_id_all. Returns 0, -ENODATA if @sample_type carries no id,
+ * or -EINVAL if the record is too short.
+ */
+int perf_record__id_for(const struct perf_event_header *hdr, uint64_t sample_type,
+			uint64_t *ret_id);
+
+/*
  * Parses a PERF_RECORD_SAMPLE laid out for @sample_type (which must have
  * PERF_SAMPLE_IDENTIFIER). Returns 0, -EINVAL for a truncated record, or
  * -EOPNOTSUPP for sample bits perfsnapd never sets (READ, BRANCH_STACK...).

@@ -93,12 +93,25 @@ static struct perf_event_header *build_record(struct rec_buf *buf, const void *f
 	return hdr;
 }
 
-static int read_comm(pid_t pid, pid_t tid, char *comm, size_t size)
+/**
+ * procinfo__read_comm - the name of a thread, as perf keeps it
+ * @pid: thread group id
+ * @tid: the thread
+ * @comm: receives the name, NUL-terminated, at most 15 characters
+ * @size: bytes at @comm, at least 16
+ *
+ * Reads /proc/<pid>/task/<tid>/comm.
+ *
+ * Returns 0, -ESRCH if the thread is gone, or -errno.
+ */
+int procinfo__read_comm(pid_t pid, pid_t tid, char *comm, size_t size)
 {
 	char path[64];
 	ssize_t n;
 	int fd, r;
 
+	if (size <= COMM_MAX)
+		return -EINVAL;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -128,7 +141,7 @@ static int emit_comm(pid_t pid, pid_t tid, const struct procinfo_stamp *stamp,
 	char comm[64];
 	int r;
 
-	r = read_comm(pid, tid, comm, sizeof(comm));
+	r = procinfo__read_comm(pid, tid, comm, sizeof(comm));
 	if (r < 0)
 		return r;
 	hdr = build_record(buf, &f, sizeof(f), comm, stamp, f.pid, f.tid, &r);
@@ -137,13 +150,6 @@ static int emit_comm(pid_t pid, pid_t tid, const struct procinfo_stamp *stamp,
 	r = emit(ctx, hdr);
 	return r < 0 ? r : 0;
 }
-
-/* One /proc/<pid>/maps line; name points into the line. */
-struct maps_line {
-	uint64_t start, end, pgoff, ino;
-	uint32_t maj, min, prot, flags;
-	const char *name;
-};
 
 static int parse_u64(char **p, int base, char sep, uint64_t *ret)
 {
@@ -158,7 +164,7 @@ static int parse_u64(char **p, int base, char sep, uint64_t *ret)
 }
 
 /* Parses "start-end perms pgoff maj:min ino   name" like perf's read_proc_maps_line(). */
-static int parse_maps_line(char *line, struct maps_line *m)
+static int parse_maps_line(char *line, struct procinfo_map *m)
 {
 	uint64_t maj, min;
 	char *p = line;
@@ -190,8 +196,9 @@ static int parse_maps_line(char *line, struct maps_line *m)
 	return 0;
 }
 
-static int emit_mmap2(pid_t pid, const struct maps_line *m, const struct procinfo_stamp *stamp,
-		      procinfo_emit_fn emit, void *ctx, struct rec_buf *buf)
+static int emit_mmap2(pid_t pid, const struct procinfo_map *m,
+		      const struct procinfo_stamp *stamp, procinfo_emit_fn emit, void *ctx,
+		      struct rec_buf *buf)
 {
 	struct mmap2_fixed f = {
 		.header = { .type = PERF_RECORD_MMAP2, .misc = PERF_RECORD_MISC_USER },
@@ -217,13 +224,23 @@ static int emit_mmap2(pid_t pid, const struct maps_line *m, const struct procinf
 	return r < 0 ? r : 0;
 }
 
-static int emit_mmaps(pid_t pid, const struct procinfo_stamp *stamp, procinfo_emit_fn emit,
-		      void *ctx, struct rec_buf *buf)
+/**
+ * procinfo__for_each_exec_map - walk the executable mappings of a process
+ * @pid: the process
+ * @fn: called with each mapping; a negative return stops the walk
+ * @ctx: passed to @fn
+ *
+ * Parses /proc/<pid>/maps and calls @fn for every mapping with PROT_EXEC
+ * except [vsyscall], in address order. Anonymous ones are named "//anon".
+ *
+ * Returns 0, -ESRCH if the process is gone, @fn's error, or -errno.
+ */
+int procinfo__for_each_exec_map(pid_t pid, procinfo_map_fn fn, void *ctx)
 {
 	char path[64];
 	char *line = NULL;
 	size_t cap = 0;
-	struct maps_line m;
+	struct procinfo_map m;
 	FILE *f;
 	int r = 0;
 
@@ -237,9 +254,10 @@ static int emit_mmaps(pid_t pid, const struct procinfo_stamp *stamp, procinfo_em
 			continue;
 		if (!strcmp(m.name, "[vsyscall]"))
 			continue;
-		r = emit_mmap2(pid, &m, stamp, emit, ctx, buf);
+		r = fn(ctx, &m);
 		if (r < 0)
 			break;
+		r = 0;
 		errno = 0;
 	}
 	if (!r && ferror(f))
@@ -247,6 +265,21 @@ static int emit_mmaps(pid_t pid, const struct procinfo_stamp *stamp, procinfo_em
 	free(line);
 	fclose(f);
 	return r;
+}
+
+struct emit_mmaps_ctx {
+	pid_t pid;
+	const struct procinfo_stamp *stamp;
+	procinfo_emit_fn emit;
+	void *ctx;
+	struct rec_buf *buf;
+};
+
+static int emit_one_mmap(void *ctx, const struct procinfo_map *m)
+{
+	struct emit_mmaps_ctx *e = ctx;
+
+	return emit_mmap2(e->pid, m, e->stamp, e->emit, e->ctx, e->buf);
 }
 
 /**
@@ -279,8 +312,11 @@ int procinfo__synthesize_task(pid_t pid, pid_t tid, const struct procinfo_stamp 
 			return pid;
 	}
 	r = emit_comm(pid, tid, stamp, emit, ctx, &buf);
-	if (!r && pid == tid)
-		r = emit_mmaps(pid, stamp, emit, ctx, &buf);
+	if (!r && pid == tid) {
+		struct emit_mmaps_ctx e = { pid, stamp, emit, ctx, &buf };
+
+		r = procinfo__for_each_exec_map(pid, emit_one_mmap, &e);
+	}
 	free(buf.p);
 	return r;
 }

@@ -43,6 +43,29 @@ int procinfo__synthesize_task(pid_t pid, pid_t tid, const struct procinfo_stamp 
 int procinfo__synthesize_kernel_mmap(const struct procinfo_stamp *stamp, procinfo_emit_fn emit,
 				     void *ctx);
 
+/* One mapping parsed from /proc/<pid>/maps; @name is valid only during the callback. */
+struct procinfo_map {
+	uint64_t start, end, pgoff, ino;
+	uint32_t maj, min, prot, flags;	/* prot: PROT_*; flags: MAP_PRIVATE or MAP_SHARED */
+	const char *name;
+};
+
+/* Receives each mapping. Returns 0 to go on or -errno to stop. */
+typedef int (*procinfo_map_fn)(void *ctx, const struct procinfo_map *m);
+
+/*
+ * Calls @fn for each executable mapping of process @pid (not [vsyscall]),
+ * as procinfo__synthesize_task() would emit them. Returns 0, -ESRCH if it
+ * is gone, @fn's error, or -errno.
+ */
+int procinfo__for_each_exec_map(pid_t pid, procinfo_map_fn fn, void *ctx);
+
+/*
+ * Reads the name of thread @tid of process @pid into @comm (@size >= 16),
+ * cut to perf's 15 characters. Returns 0, -ESRCH if it is gone, or -errno.
+ */
+int procinfo__read_comm(pid_t pid, pid_t tid, char *comm, size_t size);
+
 /* Returns the thread group id of @tid from /proc, or -errno. */
 pid_t procinfo__tgid(pid_t tid);
 

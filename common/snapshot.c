@@ -19,8 +19,7 @@
 #define SPILL_BUFFER_SIZE (1u << 20)
 
 struct chunk {
-	int cpu;
-	bool backward;
+	struct snapshot_chunk_info info;
 	uint64_t offset, len;
 };
 
@@ -57,6 +56,7 @@ struct snapshot {
 	struct snapshot_task *tasks;
 	size_t nr_tasks, cap_tasks;
 	struct snapshot_stats stats;
+	uint64_t next_seq;
 	bool sealed;
 };
 
@@ -114,7 +114,8 @@ int snapshot__open_spill(struct snapshot *s, const char *dir)
 
 	if (s->spill_fd >= 0)
 		return -EBUSY;
-	s->wbuf = malloc(SPILL_BUFFER_SIZE);
+	if (!s->wbuf)
+		s->wbuf = malloc(SPILL_BUFFER_SIZE);
 	if (!s->wbuf)
 		return -ENOMEM;
 	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
@@ -142,7 +143,8 @@ static int cmp_id(const void *a, const void *b)
 
 /**
  * snapshot__add_event - declare an event whose records the chunks hold
- * @s: the snapshot, before any chunk
+ * @s: the snapshot, not yet sealed (a reader that learns event names only
+ *     after the records, as in perf's pipe mode, adds its events last)
  * @attr: its attr
  * @name: its display name
  * @ids: the sample ids of its fds
@@ -156,7 +158,7 @@ int snapshot__add_event(struct snapshot *s, const struct perf_event_attr *attr, 
 	struct snapshot_event *events, *ev;
 	struct id_entry *id_table;
 
-	if (s->nr_chunks || s->sealed)
+	if (s->sealed)
 		return -EBUSY;
 	events = realloc(s->events, (s->nr_events + 1) * sizeof(*events));
 	if (!events)
@@ -224,7 +226,7 @@ int snapshot__begin_chunk(struct snapshot *s, int cpu, bool backward)
 	if (!chunks)
 		return -ENOMEM;
 	s->chunks = chunks;
-	chunks[s->nr_chunks] = (struct chunk){ .cpu = cpu, .backward = backward,
+	chunks[s->nr_chunks] = (struct chunk){ .info.cpu = cpu, .info.backward = backward,
 					       .offset = s->spill_size };
 	s->nr_chunks++;
 	s->in_chunk = true;
@@ -289,6 +291,27 @@ int snapshot__end_chunk(struct snapshot *s)
 	return r;
 }
 
+/**
+ * snapshot__set_chunk_overwritten - note that the current chunk's ring wrapped
+ * @s: the snapshot, inside a chunk
+ *
+ * Returns 0 or -EBADFD outside a chunk.
+ */
+int snapshot__set_chunk_overwritten(struct snapshot *s)
+{
+	if (!s->in_chunk)
+		return -EBADFD;
+	s->chunks[s->nr_chunks - 1].info.overwritten = true;
+	return 0;
+}
+
+/**
+ * snapshot__event_by_id - the event a sample id belongs to
+ * @s: the snapshot
+ * @id: a record's id
+ *
+ * Returns the event or NULL.
+ */
 const struct snapshot_event *snapshot__event_by_id(const struct snapshot *s, uint64_t id)
 {
 	struct id_entry key = { .id = id }, *e;
@@ -331,7 +354,8 @@ static int task_push(struct snapshot *s, pid_t pid, pid_t tid)
 	return 0;
 }
 
-static int index_record(struct snapshot *s, const struct perf_event_header *h)
+static int index_record(struct snapshot *s, const struct perf_event_header *h,
+			struct snapshot_chunk_info *info)
 {
 	const struct snapshot_event *ev;
 	struct perf_record_info sample;
@@ -347,7 +371,13 @@ static int index_record(struct snapshot *s, const struct perf_event_header *h)
 	if (r < 0)
 		return r;
 	((struct snapshot_event *)ev)->nr_records++;
+	if (!info)
+		return 0;
 	s->stats.bytes += h->size;
+	if (!info->nr_records++ || time < info->first_time)
+		info->first_time = time;
+	if (time > info->last_time)
+		info->last_time = time;
 	if (h->type == PERF_RECORD_SAMPLE) {
 		s->stats.nr_samples++;
 		if (perf_record__parse_sample(h, ev->attr.sample_type, &sample) == 0 &&
@@ -359,20 +389,27 @@ static int index_record(struct snapshot *s, const struct perf_event_header *h)
 		memcpy(&lost, (const uint8_t *)(h + 1) + 8, sizeof(lost));
 		s->stats.nr_lost_records++;
 		s->stats.lost_events += lost;
+		info->lost_events += lost;
 	}
 	return 0;
 }
 
-static int index_chunk(struct snapshot *s, const struct chunk *c)
+static void number_run(struct snapshot *s, size_t first)
+{
+	for (size_t i = first; i < s->nr_index; i++)
+		s->index[i].seq = s->next_seq++;
+}
+
+static int index_chunk(struct snapshot *s, struct chunk *c)
 {
 	const uint8_t *base = s->map + c->offset;
 	const struct perf_event_header *h;
 	size_t first = s->nr_index, pos = 0;
 	int r;
 
-	if (c->backward) {
+	if (c->info.backward) {
 		while ((h = backward_ring__next(base, c->len, &pos)))
-			if ((r = index_record(s, h)) < 0)
+			if ((r = index_record(s, h, &c->info)) < 0)
 				return r;
 		/* Newest first in the ring: turn the run around to oldest first. */
 		for (size_t i = first, j = s->nr_index; i + 1 < j; i++, j--) {
@@ -381,16 +418,18 @@ static int index_chunk(struct snapshot *s, const struct chunk *c)
 			s->index[i] = s->index[j - 1];
 			s->index[j - 1] = t;
 		}
+		number_run(s, first);
 		return 0;
 	}
 	while (c->len - pos >= sizeof(*h)) {
 		h = (const void *)(base + pos);
 		if (h->size < sizeof(*h) || h->size % 8 || h->size > c->len - pos)
 			break;
-		if ((r = index_record(s, h)) < 0)
+		if ((r = index_record(s, h, &c->info)) < 0)
 			return r;
 		pos += h->size;
 	}
+	number_run(s, first);
 	return 0;
 }
 
@@ -412,6 +451,24 @@ static int cmp_task(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+static int map_spill(struct snapshot *s)
+{
+	void *map;
+
+	if (s->map)
+		munmap((void *)s->map, s->map_len);
+	s->map = NULL;
+	s->map_len = 0;
+	if (!s->spill_size)
+		return 0;
+	map = mmap(NULL, s->spill_size, PROT_READ, MAP_PRIVATE, s->spill_fd, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	s->map = map;
+	s->map_len = s->spill_size;
+	return 0;
+}
+
 /**
  * snapshot__seal - index the records of all chunks in time order
  * @s: the snapshot, with no chunk open
@@ -427,31 +484,72 @@ int snapshot__seal(struct snapshot *s)
 		return -EBADFD;
 	if (s->spill_fd >= 0 && (r = spill_flush(s)) < 0)
 		return r;
-	if (s->spill_size) {
-		void *map = mmap(NULL, s->spill_size, PROT_READ, MAP_PRIVATE, s->spill_fd, 0);
-
-		if (map == MAP_FAILED)
-			return -errno;
-		s->map = map;
-		s->map_len = s->spill_size;
-	}
+	if ((r = map_spill(s)) < 0)
+		return r;
 	for (size_t i = 0; i < s->nr_chunks; i++)
 		if ((r = index_chunk(s, &s->chunks[i])) < 0)
 			return r;
-	for (size_t i = 0; i < s->nr_index; i++)
-		s->index[i].seq = i;
-	qsort(s->index, s->nr_index, sizeof(*s->index), cmp_index);
+	if (s->nr_index)	/* qsort(NULL, 0) is undefined */
+		qsort(s->index, s->nr_index, sizeof(*s->index), cmp_index);
 	s->stats.nr_records = s->nr_index;
 	if (s->nr_index) {
 		s->stats.first_time = s->index[0].time;
 		s->stats.last_time = s->index[s->nr_index - 1].time;
 	}
-	qsort(s->tasks, s->nr_tasks, sizeof(*s->tasks), cmp_task);
+	if (s->nr_tasks)
+		qsort(s->tasks, s->nr_tasks, sizeof(*s->tasks), cmp_task);
 	for (size_t i = 0; i < s->nr_tasks; i++)
 		if (!n || cmp_task(&s->tasks[n - 1], &s->tasks[i]))
 			s->tasks[n++] = s->tasks[i];
 	s->nr_tasks = n;
 	s->sealed = true;
+	return 0;
+}
+
+/**
+ * snapshot__add_records - merge more records into a sealed snapshot
+ * @s: the sealed snapshot
+ * @records: whole records, back to back, each with a known id and a time
+ * @len: their total length (a multiple of 8)
+ *
+ * Record pointers obtained before are invalid afterwards (the spill file is
+ * mapped anew). Returns 0 or -errno.
+ */
+int snapshot__add_records(struct snapshot *s, const void *records, size_t len)
+{
+	uint64_t offset = s->spill_size;
+	const uint8_t *p = records;
+	size_t first = s->nr_index, done = 0, pos = 0;
+	int r;
+
+	if (!s->sealed || s->spill_fd < 0 || len % 8)
+		return s->sealed && s->spill_fd >= 0 ? -EINVAL : -EBADFD;
+	while (done < len) {
+		ssize_t n = pwrite(s->spill_fd, p + done, len - done, (off_t)(offset + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		done += (size_t)n;
+	}
+	s->spill_size += len;
+	r = map_spill(s);
+	if (r < 0)
+		return r;
+	while (len - pos >= sizeof(struct perf_event_header)) {
+		const struct perf_event_header *h = (const void *)(s->map + offset + pos);
+
+		if (h->size < sizeof(*h) || h->size % 8 || h->size > len - pos)
+			return -EINVAL;
+		r = index_record(s, h, NULL);
+		if (r < 0)
+			return r;
+		pos += h->size;
+	}
+	number_run(s, first);
+	if (s->nr_index)	/* qsort(NULL, 0) is undefined */
+		qsort(s->index, s->nr_index, sizeof(*s->index), cmp_index);
 	return 0;
 }
 
@@ -478,6 +576,16 @@ size_t snapshot__nr_events(const struct snapshot *s)
 const struct snapshot_event *snapshot__event(const struct snapshot *s, size_t idx)
 {
 	return idx < s->nr_events ? &s->events[idx] : NULL;
+}
+
+size_t snapshot__nr_chunks(const struct snapshot *s)
+{
+	return s->nr_chunks;
+}
+
+const struct snapshot_chunk_info *snapshot__chunk(const struct snapshot *s, size_t idx)
+{
+	return idx < s->nr_chunks ? &s->chunks[idx].info : NULL;
 }
 
 size_t snapshot__nr_tasks(const struct snapshot *s)

@@ -29,6 +29,16 @@ struct snapshot_task {
 	pid_t pid, tid;
 };
 
+/* What one ring contributed. */
+struct snapshot_chunk_info {
+	int cpu;
+	bool backward;
+	bool overwritten;	/* the ring had wrapped: older data was gone */
+	uint64_t nr_records;
+	uint64_t first_time, last_time;
+	uint64_t lost_events;	/* sum of its PERF_RECORD_LOST counts */
+};
+
 struct snapshot_stats {
 	uint64_t nr_records;	/* indexed, in time order */
 	uint64_t nr_samples;
@@ -58,9 +68,18 @@ int snapshot__add_event(struct snapshot *s, const struct perf_event_attr *attr, 
 int snapshot__begin_chunk(struct snapshot *s, int cpu, bool backward);
 int snapshot__append(struct snapshot *s, const void *data, size_t len);
 int snapshot__end_chunk(struct snapshot *s);
+/* Marks the current chunk's ring as having wrapped (for coverage reports). */
+int snapshot__set_chunk_overwritten(struct snapshot *s);
 
 /* Indexes every record by time and collects tasks. Returns 0 or -errno. */
 int snapshot__seal(struct snapshot *s);
+
+/*
+ * After __seal: merges whole records (each with a known id) into the time
+ * order, e.g. side-band COMM/MMAP2 that name the tasks. They add no tasks
+ * and leave the stats' time span alone. Returns 0 or -errno.
+ */
+int snapshot__add_records(struct snapshot *s, const void *records, size_t len);
 
 /* After __seal. Records are returned in time order; ties keep ring order. */
 size_t snapshot__nr_records(const struct snapshot *s);
@@ -70,6 +89,8 @@ size_t snapshot__nr_events(const struct snapshot *s);
 const struct snapshot_event *snapshot__event(const struct snapshot *s, size_t idx);
 /* The event a record's id belongs to, or NULL. */
 const struct snapshot_event *snapshot__event_by_id(const struct snapshot *s, uint64_t id);
+size_t snapshot__nr_chunks(const struct snapshot *s);
+const struct snapshot_chunk_info *snapshot__chunk(const struct snapshot *s, size_t idx);
 size_t snapshot__nr_tasks(const struct snapshot *s);
 const struct snapshot_task *snapshot__task(const struct snapshot *s, size_t idx);
 

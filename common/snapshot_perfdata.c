@@ -84,7 +84,8 @@ static int add_features(struct perfdata_writer *w, const struct snapshot *s,
  * Tail synthesis: name every task of the snapshot from /proc as it is now,
  * stamped just before the first record so perf applies it to all of them.
  */
-static int synthesize(const struct snapshot *s, struct emit_ctx *e, struct perfdata_result *res)
+static int synthesize(const struct snapshot *s, const struct perfdata_meta *meta,
+		      struct emit_ctx *e, struct perfdata_result *res)
 {
 	const struct snapshot_event *first = snapshot__event(s, 0);
 	const struct snapshot_stats *st = snapshot__stats(s);
@@ -95,11 +96,10 @@ static int synthesize(const struct snapshot *s, struct emit_ctx *e, struct perfd
 	};
 	int r;
 
-	r = procinfo__synthesize_kernel_mmap(&stamp, emit_record, e);
-	if (e->error)
-		return e->error;
 	/* Without it (kptr_restrict) kernel frames stay unresolved; not fatal. */
-	(void)r;
+	procinfo__synthesize_kernel_mmap(&stamp, emit_record, e);
+	if (e->error || !meta->synthesize_from_proc)
+		return e->error;
 	for (size_t i = 0; i < snapshot__nr_tasks(s); i++) {
 		const struct snapshot_task *t = snapshot__task(s, i);
 
@@ -155,7 +155,7 @@ int snapshot__write_perfdata(const struct snapshot *s, int fd, const struct perf
 	if (r == 0)
 		r = perfdata_writer__begin_data(e.w);
 	if (r == 0)
-		r = synthesize(s, &e, &res);
+		r = synthesize(s, meta, &e, &res);
 	res.nr_synthesized = e.count;
 	for (size_t i = 0; i < snapshot__nr_records(s) && r == 0; i++)
 		r = perfdata_writer__write_event(e.w, snapshot__record(s, i));

@@ -7,6 +7,7 @@
 #ifndef PERFSNAPD_SNAPSHOT_PERFDATA_H
 #define PERFSNAPD_SNAPSHOT_PERFDATA_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct snapshot;
@@ -16,6 +17,11 @@ struct perfdata_meta {
 	int argc;			/* the recorder's command line */
 	const char *const *argv;
 	uint64_t clock_res_ns;		/* resolution of the recording clock */
+	/*
+	 * Name the snapshot's tasks from /proc as they are now (tail
+	 * synthesis). Off when side-band records already name them.
+	 */
+	bool synthesize_from_proc;
 };
 
 struct perfdata_result {

@@ -30,6 +30,7 @@ struct capture {
 	int nr_rings[2];
 	bool aux_used, main_used;
 	bool opened[2];
+	struct perf_evsel *sideband;	/* the dummy event, or NULL */
 };
 
 static long read_sysctl(const char *path)
@@ -117,9 +118,83 @@ static int open_evlist(struct capture *c, int which, unsigned int pages)
  *
  * Returns 0 or -errno, having logged what to change.
  */
+/*
+ * The side-band event: no samples, only the records that name tasks and
+ * map their code, on the forward ring the daemon drains.
+ */
+static struct perf_event_attr sideband_attr(clockid_t clockid, bool use_clockid)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_CPU,
+		.read_format = PERF_FORMAT_ID,
+		.disabled = 1,
+		.sample_id_all = 1,
+		.comm = 1,
+		.comm_exec = 1,
+		.mmap = 1,
+		.mmap2 = 1,
+		.task = 1,
+		.use_clockid = use_clockid,
+		.clockid = clockid,
+	};
+
+	return attr;
+}
+
+static int add_event(struct capture *c, const char *name, const struct perf_event_attr *src,
+		     bool overwrite, unsigned int main_pages)
+{
+	struct perf_event_attr attr = *src;
+	struct perf_evsel *evsel;
+
+	if (!overwrite) {
+		/* Wake the daemon when a quarter of the ring is used, not per record. */
+		attr.watermark = 1;
+		attr.wakeup_watermark = main_pages * (unsigned int)sysconf(_SC_PAGESIZE) / 4;
+	}
+	evsel = perf_evsel__new(&attr);
+	if (!evsel)
+		return -ENOMEM;
+	c->evsels[c->nr_events] = evsel;
+	c->events[c->nr_events].name = name;
+	c->events[c->nr_events].attr = perf_evsel__attr(evsel);
+	c->events[c->nr_events].overwrite = overwrite;
+	c->nr_events++;
+	perf_evlist__add(overwrite ? c->aux : c->main, evsel);
+	if (overwrite)
+		c->aux_used = true;
+	else
+		c->main_used = true;
+	return 0;
+}
+
+/* The forward ring: small for side-band alone, buffer_size with events. */
+static unsigned int main_ring_pages(const struct perfsnapd_config *cfg)
+{
+	for (size_t i = 0; i < cfg->nr_events; i++)
+		if (!cfg->events[i].overwrite)
+			return cfg->buffer_pages > 64 ? cfg->buffer_pages : 64;
+	return 64;
+}
+
+/**
+ * capture__open - open, map and enable every configured event
+ * @cfg: validated configuration
+ * @ret: the capture, on success
+ *
+ * With [capture] sideband on, the main evlist gets the side-band dummy
+ * event first, so it owns the forward rings. Returns 0 or -errno, having
+ * logged what to change.
+ */
 int capture__open(const struct perfsnapd_config *cfg, struct capture **ret)
 {
 	struct capture *c = calloc(1, sizeof(*c));
+	size_t nr = cfg->nr_events + 1;
+	unsigned int pages = main_ring_pages(cfg);
 	int r = -ENOMEM;
 
 	if (!c)
@@ -128,32 +203,26 @@ int capture__open(const struct perfsnapd_config *cfg, struct capture **ret)
 	c->threads = perf_thread_map__new_dummy();
 	c->aux = perf_evlist__new();
 	c->main = perf_evlist__new();
-	c->events = calloc(cfg->nr_events, sizeof(*c->events));
-	c->evsels = calloc(cfg->nr_events, sizeof(*c->evsels));
+	c->events = calloc(nr, sizeof(*c->events));
+	c->evsels = calloc(nr, sizeof(*c->evsels));
 	if (!c->cpus || !c->threads || !c->aux || !c->main || !c->events || !c->evsels)
 		goto out_err;
-	for (size_t i = 0; i < cfg->nr_events; i++) {
-		struct perf_event_attr attr = cfg->events[i].attr;
-		struct perf_evsel *evsel = perf_evsel__new(&attr);
+	if (cfg->sideband) {
+		struct perf_event_attr attr = sideband_attr(cfg->nr_events ?
+			cfg->events[0].attr.clockid : 0, cfg->nr_events &&
+			cfg->events[0].attr.use_clockid);
 
-		if (!evsel)
+		if ((r = add_event(c, "dummy", &attr, false, pages)) < 0)
 			goto out_err;
-		c->evsels[i] = evsel;
-		c->events[i].name = cfg->events[i].name;
-		c->events[i].attr = perf_evsel__attr(evsel);
-		c->events[i].overwrite = cfg->events[i].overwrite;
-		if (c->events[i].overwrite) {
-			perf_evlist__add(c->aux, evsel);
-			c->aux_used = true;
-		} else {
-			perf_evlist__add(c->main, evsel);
-			c->main_used = true;
-		}
-		c->nr_events++;
+		c->sideband = c->evsels[0];
 	}
+	for (size_t i = 0; i < cfg->nr_events; i++)
+		if ((r = add_event(c, cfg->events[i].name, &cfg->events[i].attr,
+				   cfg->events[i].overwrite, pages)) < 0)
+			goto out_err;
 	if (c->aux_used && (r = open_evlist(c, 1, cfg->buffer_pages)) < 0)
 		goto out_close;
-	if (c->main_used && (r = open_evlist(c, 0, cfg->buffer_pages)) < 0)
+	if (c->main_used && (r = open_evlist(c, 0, pages)) < 0)
 		goto out_close;
 	for (size_t i = 0; i < c->nr_events; i++)
 		c->events[i].nr_ids = perf_internals__ids(c->evsels[i], &c->events[i].ids);
@@ -213,6 +282,16 @@ const struct capture_event *capture__event(const struct capture *c, size_t idx)
 int capture__nr_cpus(const struct capture *c)
 {
 	return perf_cpu_map__nr(c->cpus);
+}
+
+int capture__max_cpu(const struct capture *c)
+{
+	return perf_cpu_map__max(c->cpus).cpu;
+}
+
+const struct capture_event *capture__sideband_event(const struct capture *c)
+{
+	return c->sideband ? &c->events[0] : NULL;
 }
 
 int capture__nr_rings(const struct capture *c, bool overwrite)

@@ -34,6 +34,10 @@ void capture__close(struct capture *c);
 size_t capture__nr_events(const struct capture *c);
 const struct capture_event *capture__event(const struct capture *c, size_t idx);
 int capture__nr_cpus(const struct capture *c);
+/* Highest CPU number recorded (trace.dat numbers CPUs 0..max). */
+int capture__max_cpu(const struct capture *c);
+/* The side-band dummy event (the first event), or NULL when it is off. */
+const struct capture_event *capture__sideband_event(const struct capture *c);
 
 /* Rings of the aux (overwrite) or main (forward) evlist. */
 int capture__nr_rings(const struct capture *c, bool overwrite);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dump: the RUNNING -> DATA_PENDING -> EMPTY -> RUNNING cycle of each
- * overwrite ring (pause, copy, resume), then file building on a worker
- * thread. See dump.h.
+ * dump: scheduling of snapshots (coalescing, min_interval, max_per_hour),
+ * the RUNNING -> DATA_PENDING -> EMPTY -> RUNNING cycle of each overwrite
+ * ring (pause, copy, resume) on the loop thread, and the file-building
+ * worker thread. See dump.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,32 +26,47 @@
 #include "config.h"
 #include "dump.h"
 #include "log.h"
+#include "sideband.h"
 #include "snapshot.h"
-#include "snapshot_perfdata.h"
+
+#define HOUR_NS (3600ull * 1000000000ull)
+
+struct waiter {
+	dump_done_fn fn;
+	void *ctx;
+	unsigned long seq;		/* the dump that answers it */
+};
 
 struct dump {
 	struct capture *cap;
+	struct sideband *sb;
 	const struct perfsnapd_config *cfg;
 	int argc;
 	const char *const *argv;
 	dump_done_fn done;
 	void *done_ctx;
+	char hostname[128];
 
 	void *copy_buf;
 	size_t copy_buf_size;
 
+	struct event_base *base;
 	int notify_pipe[2];
 	struct event *notify_ev;
+	struct event *defer_ev;		/* min_interval timer */
 	pthread_t worker;
 	bool running, pending;
-	char pending_reason[64];
-	unsigned long seq;
-	char hostname[256];
+	char pending_reason[128];
+	unsigned long seq;		/* of the last dump started */
+	uint64_t last_start_ns;
+	uint64_t *starts;		/* start times, for max_per_hour */
+	size_t nr_starts, cap_starts;
+	struct waiter *waiters;
+	size_t nr_waiters;
 
 	/* Handed from the loop to the worker and back. */
 	struct snapshot *snap;
 	uint64_t trigger_ns;
-	char stem[512];
 	struct dump_report report;
 };
 
@@ -76,7 +91,8 @@ static uint64_t ring_head(const struct ring_view *ring)
  * data_head; the bytes it took were the oldest ones in the copy, so they
  * are cut off rather than trusted.
  */
-static int copy_backward_ring(struct dump *d, const struct ring_view *ring, size_t *ret_len)
+static int copy_backward_ring(struct dump *d, const struct ring_view *ring, size_t *ret_len,
+			      bool *ret_wrapped)
 {
 	uint64_t head, head_after, t0 = now_ns(), blind;
 	size_t len;
@@ -96,6 +112,8 @@ static int copy_backward_ring(struct dump *d, const struct ring_view *ring, size
 		len = clobbered >= ring->data_size ? 0 :
 		      (len > ring->data_size - clobbered ? ring->data_size - clobbered : len);
 	}
+	/* data_head counts down from 0: -head is what was ever written. */
+	*ret_wrapped = (uint64_t)0 - head > ring->data_size;
 	d->report.blind_total_ns += blind;
 	if (blind > d->report.blind_max_ns)
 		d->report.blind_max_ns = blind;
@@ -104,6 +122,7 @@ static int copy_backward_ring(struct dump *d, const struct ring_view *ring, size
 	return r;
 }
 
+/* /no-overwrite/ events without side-band: what their rings hold now. */
 static int copy_forward_rings(struct dump *d, struct snapshot *s)
 {
 	struct perf_evlist *main = capture__main_evlist(d->cap);
@@ -116,7 +135,6 @@ static int copy_forward_rings(struct dump *d, struct snapshot *s)
 	perf_evlist__for_each_mmap(main, map, false) {
 		if (perf_mmap__read_init(map) < 0)
 			continue;
-		/* CPU is in every record's trailer; the chunk's own is informational. */
 		r = snapshot__begin_chunk(s, -1, false);
 		while (r == 0 && (ev = perf_mmap__read_event(map))) {
 			r = snapshot__append(s, ev, ev->header.size);
@@ -147,83 +165,60 @@ static int collect(struct dump *d, struct snapshot *s)
 		return r;
 	for (int i = 0; i < capture__nr_rings(d->cap, true); i++) {
 		const struct ring_view *ring = capture__ring(d->cap, true, i);
+		bool wrapped;
 		size_t len;
 
-		r = copy_backward_ring(d, ring, &len);
+		r = copy_backward_ring(d, ring, &len, &wrapped);
 		if (r == 0)
 			r = snapshot__begin_chunk(s, ring->cpu, true);
 		if (r == 0)
 			r = snapshot__append(s, d->copy_buf, len);
+		if (r == 0 && wrapped)
+			r = snapshot__set_chunk_overwritten(s);
 		if (r == 0)
 			r = snapshot__end_chunk(s);
 		if (r < 0)
 			return r;
 	}
-	return copy_forward_rings(d, s);
-}
-
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) < 0)
-		r = -errno;
-	close(fd);
-	return r;
-}
-
-/*
- * Writes one output file under a hidden temporary name and renames it into
- * place only once it is complete and on disk.
- */
-static int write_perfdata_file(struct dump *d, struct perfdata_result *res)
-{
-	struct perfdata_meta meta = {
-		.argc = d->argc, .argv = d->argv, .clock_res_ns = 1,
-	};
-	char tmp[4096 + 64];
-	int fd, r;
-
-	snprintf(d->report.path, sizeof(d->report.path), "%s/%s.perf.data", d->cfg->directory,
-		 d->stem);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.perf.data.tmp", d->cfg->directory, d->stem);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
-	if (fd < 0)
-		return -errno;
-	r = snapshot__write_perfdata(d->snap, fd, &meta, res);
-	if (r == 0 && fchmod(fd, 0640) < 0)
-		r = -errno;
-	if (r == 0 && fsync(fd) < 0)
-		r = -errno;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, d->report.path) < 0)
-		r = -errno;
-	if (r < 0) {
-		(void)unlink(tmp);
-		return r;
-	}
-	return fsync_dir(d->cfg->directory);
+	return d->sb ? sideband__collect(d->sb, s) : copy_forward_rings(d, s);
 }
 
 static void *worker_main(void *arg)
 {
 	struct dump *d = arg;
-	struct perfdata_result res = { 0 };
+	const struct perfsnapd_config *cfg = d->cfg;
+	uint64_t added = 0, unknown = 0;
+	struct snapshot_files_params p = {
+		.directory = cfg->directory,
+		.stem = d->report.stem,
+		.formats = cfg->formats,
+		.perfdata = { .argc = d->argc, .argv = d->argv, .clock_res_ns = 1,
+			      .synthesize_from_proc = d->sb == NULL },
+		.trace_clock = config__trace_clock_name(cfg),
+		.compress = cfg->compression == CONFIG_COMPRESSION_ZSTD,
+		.nr_cpus = capture__max_cpu(d->cap) + 1,
+		.comm_of = d->sb ? sideband__comm_of : NULL,
+		.comm_ctx = d->sb,
+		.json = { .stem = d->report.stem, .reason = d->report.reason,
+			  .hostname = d->hostname },
+	};
 	char byte = 0;
 	int r;
 
 	r = snapshot__seal(d->snap);
-	if (r == 0)
-		r = write_perfdata_file(d, &res);
+	if (r == 0 && d->sb)
+		r = sideband__name_tasks(d->sb, d->snap, &added, &unknown);
+	if (r == 0) {
+		p.json.blind_max_ns = d->report.blind_max_ns;
+		p.json.blind_total_ns = d->report.blind_total_ns;
+		p.json.nr_synthesized = added;
+		p.json.nr_tasks_unnamed = unknown;
+		r = snapshot_files__write(d->snap, &p, &d->report.files);
+	}
 	d->report.error = r;
-	if (r < 0)
-		d->report.path[0] = '\0';
 	d->report.nr_records = snapshot__stats(d->snap)->nr_records;
-	d->report.bytes = res.bytes;
+	d->report.lost_events = snapshot__stats(d->snap)->lost_events;
+	d->report.index_bytes = snapshot__nr_records(d->snap) * 24;
 	d->report.dump_ns = now_ns() - d->trigger_ns;
 	while (write(d->notify_pipe[1], &byte, 1) < 0 && errno == EINTR)
 		;
@@ -239,18 +234,56 @@ static void make_stem(struct dump *d)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	localtime_r(&ts.tv_sec, &tm);
 	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
-	snprintf(d->stem, sizeof(d->stem), "%s-%s.%03ld-%lu", d->hostname, when,
-		 ts.tv_nsec / 1000000, ++d->seq);
+	snprintf(d->report.stem, sizeof(d->report.stem), "%s-%s.%03ld-%lu", d->hostname, when,
+		 ts.tv_nsec / 1000000, d->seq);
 }
 
-static void start(struct dump *d, const char *reason)
+static void schedule(struct dump *d);
+
+/* Loop thread: report a finished (or failed) dump, then start what waits. */
+static void finish(struct dump *d)
+{
+	size_t n = 0;
+
+	d->done(d->done_ctx, &d->report);
+	for (size_t i = 0; i < d->nr_waiters; i++) {
+		struct waiter w = d->waiters[i];
+
+		if (w.seq == d->seq)
+			w.fn(w.ctx, &d->report);
+		else
+			d->waiters[n++] = w;
+	}
+	d->nr_waiters = n;
+	if (d->pending)
+		schedule(d);
+}
+
+static void note_start(struct dump *d, uint64_t now)
+{
+	size_t n = 0;
+
+	d->last_start_ns = now;
+	for (size_t i = 0; i < d->nr_starts; i++)
+		if (now - d->starts[i] < HOUR_NS)
+			d->starts[n++] = d->starts[i];
+	d->nr_starts = n;
+	if (d->nr_starts < d->cap_starts)
+		d->starts[d->nr_starts++] = now;
+}
+
+static void start(struct dump *d)
 {
 	int r;
 
+	d->pending = false;
+	d->seq++;
 	memset(&d->report, 0, sizeof(d->report));
+	snprintf(d->report.reason, sizeof(d->report.reason), "%s", d->pending_reason);
 	d->trigger_ns = now_ns();
+	note_start(d, d->trigger_ns);
 	make_stem(d);
-	log_debug("dump %s (%s)", d->stem, reason);
+	log_debug("dump %s (%s)", d->report.stem, d->report.reason);
 	d->snap = snapshot__new();
 	r = d->snap ? collect(d, d->snap) : -ENOMEM;
 	if (r == 0) {
@@ -264,7 +297,46 @@ static void start(struct dump *d, const char *reason)
 	d->snap = NULL;
 	d->report.error = r;
 	d->report.dump_ns = now_ns() - d->trigger_ns;
-	d->done(d->done_ctx, &d->report);
+	finish(d);
+}
+
+/* Starts the pending dump now, or when min_interval since the last allows. */
+static void schedule(struct dump *d)
+{
+	uint64_t min = d->cfg->min_interval_ms * 1000000ull, now = now_ns();
+
+	if (d->running || !d->pending)
+		return;
+	if (d->seq && min && now - d->last_start_ns < min) {
+		uint64_t wait = min - (now - d->last_start_ns);
+		struct timeval tv = { .tv_sec = (time_t)(wait / 1000000000ull),
+				      .tv_usec = (suseconds_t)(wait % 1000000000ull / 1000) };
+
+		if (!evtimer_pending(d->defer_ev, NULL)) {
+			log_info("dump (%s) deferred %llu ms by min_interval", d->pending_reason,
+				 (unsigned long long)(wait / 1000000));
+			evtimer_add(d->defer_ev, &tv);
+		}
+		return;
+	}
+	start(d);
+}
+
+static void on_defer_timer(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	schedule(arg);
+}
+
+/* Loop thread: the worker has finished (or is about to: join waits). */
+static void reap(struct dump *d)
+{
+	pthread_join(d->worker, NULL);
+	d->running = false;
+	snapshot__delete(d->snap);
+	d->snap = NULL;
+	finish(d);
 }
 
 static void on_worker_done(evutil_socket_t fd, short what, void *arg)
@@ -275,38 +347,111 @@ static void on_worker_done(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	while (read(fd, buf, sizeof(buf)) < 0 && errno == EINTR)
 		;
-	pthread_join(d->worker, NULL);
-	d->running = false;
-	snapshot__delete(d->snap);
-	d->snap = NULL;
-	d->done(d->done_ctx, &d->report);
-	if (d->pending) {
-		d->pending = false;
-		start(d, d->pending_reason);
-	}
+	/* dump__set_config() may have reaped it already. */
+	if (d->running)
+		reap(d);
+}
+
+static size_t starts_last_hour(const struct dump *d, uint64_t now)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nr_starts; i++)
+		n += now - d->starts[i] < HOUR_NS;
+	return n;
 }
 
 /**
- * dump__trigger - take a snapshot now, or right after the one in flight
+ * dump__trigger - ask for a snapshot
  * @d: the dumper
- * @reason: recorded in logs ("signal", ...)
+ * @reason: recorded in logs and the sidecar ("signal", "ctl:<text>")
+ * @waiter: called with the report of the dump that covers this trigger
+ * @waiter_ctx: its argument
+ *
+ * Returns 0, or -EAGAIN when max_per_hour refuses a new dump.
  */
-void dump__trigger(struct dump *d, const char *reason)
+int dump__trigger(struct dump *d, const char *reason, dump_done_fn waiter, void *waiter_ctx)
 {
-	if (d->running) {
-		if (!d->pending)
-			log_info("dump requested (%s) during a dump: it will follow", reason);
-		d->pending = true;
-		snprintf(d->pending_reason, sizeof(d->pending_reason), "%s", reason);
-		return;
+	unsigned int max = d->cfg->max_per_hour;
+
+	if (!d->pending && max && starts_last_hour(d, now_ns()) >= max) {
+		log_warning("dump (%s) refused: max_per_hour = %u reached", reason, max);
+		return -EAGAIN;
 	}
-	start(d, reason);
+	if (waiter) {
+		struct waiter *w = realloc(d->waiters, (d->nr_waiters + 1) * sizeof(*w));
+
+		if (!w)
+			return log_errno(-ENOMEM, "dump (%s)", reason);
+		d->waiters = w;
+		w[d->nr_waiters++] = (struct waiter){ waiter, waiter_ctx, d->seq + 1 };
+	}
+	if (d->pending) {
+		log_info("dump (%s) coalesced with the pending one (%s)", reason,
+			 d->pending_reason);
+		return 0;
+	}
+	d->pending = true;
+	snprintf(d->pending_reason, sizeof(d->pending_reason), "%s", reason);
+	if (d->running)
+		log_info("dump (%s) requested during a dump: it will follow", reason);
+	else
+		schedule(d);
+	return 0;
+}
+
+/**
+ * dump__set_config - use a reloaded configuration with the same capture
+ * @d: the dumper
+ * @cfg: the new configuration
+ *
+ * A dump in flight finishes first, with the configuration it started with,
+ * so the caller may free the old one after this returns.
+ */
+void dump__set_config(struct dump *d, const struct perfsnapd_config *cfg)
+{
+	uint64_t *starts;
+
+	if (d->running) {
+		pthread_join(d->worker, NULL);
+		d->cfg = cfg;
+		reap(d);
+	}
+	d->cfg = cfg;
+	if (cfg->max_per_hour > d->cap_starts) {
+		starts = realloc(d->starts, cfg->max_per_hour * sizeof(*starts));
+		if (starts) {
+			d->starts = starts;
+			d->cap_starts = cfg->max_per_hour;
+		}
+	}
+}
+
+static int alloc_copy_buffer(struct dump *d)
+{
+	size_t max = 0;
+
+	for (int i = 0; i < capture__nr_rings(d->cap, true); i++)
+		if (capture__ring(d->cap, true, i)->data_size > max)
+			max = capture__ring(d->cap, true, i)->data_size;
+	if (!max)
+		return 0;
+	/* Faulted in now, so a dump's blind window holds no page faults. */
+	d->copy_buf = mmap(NULL, max, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (d->copy_buf == MAP_FAILED) {
+		d->copy_buf = NULL;
+		return log_errno(-ENOMEM, "cannot allocate the %zu-byte copy buffer", max);
+	}
+	d->copy_buf_size = max;
+	return 0;
 }
 
 /**
  * dump__new - prepare dumps of a capture
  * @cap: the open capture
- * @cfg: the configuration (kept by reference)
+ * @sb: its side-band, or NULL
+ * @cfg: the configuration (kept by reference; see dump__set_config())
  * @base: the event loop that is told when a worker finishes
  * @argc: the daemon's argument count, for the CMDLINE feature
  * @argv: the daemon's arguments
@@ -316,48 +461,39 @@ void dump__trigger(struct dump *d, const char *reason)
  *
  * Returns 0 or -errno (logged).
  */
-int dump__new(struct capture *cap, const struct perfsnapd_config *cfg, struct event_base *base,
-	      int argc, const char *const *argv, dump_done_fn done, void *done_ctx,
-	      struct dump **ret)
+int dump__new(struct capture *cap, struct sideband *sb, const struct perfsnapd_config *cfg,
+	      struct event_base *base, int argc, const char *const *argv, dump_done_fn done,
+	      void *done_ctx, struct dump **ret)
 {
 	struct dump *d = calloc(1, sizeof(*d));
-	size_t max = 0;
+	int r;
 
 	if (!d)
 		return log_errno(-ENOMEM, "dump");
 	d->cap = cap;
-	d->cfg = cfg;
+	d->sb = sb;
 	d->argc = argc;
 	d->argv = argv;
 	d->done = done;
 	d->done_ctx = done_ctx;
+	d->base = base;
 	d->notify_pipe[0] = d->notify_pipe[1] = -1;
+	dump__set_config(d, cfg);
 	if (gethostname(d->hostname, sizeof(d->hostname) - 1) < 0)
 		snprintf(d->hostname, sizeof(d->hostname), "localhost");
-	for (int i = 0; i < capture__nr_rings(cap, true); i++)
-		if (capture__ring(cap, true, i)->data_size > max)
-			max = capture__ring(cap, true, i)->data_size;
-	if (max) {
-		/* Faulted in now, so a dump's blind window holds no page faults. */
-		d->copy_buf = mmap(NULL, max, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-		if (d->copy_buf == MAP_FAILED) {
-			d->copy_buf = NULL;
-			dump__delete(d);
-			return log_errno(-ENOMEM, "cannot allocate the %zu-byte copy buffer", max);
-		}
-		d->copy_buf_size = max;
+	r = alloc_copy_buffer(d);
+	if (r == 0 && pipe2(d->notify_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		r = log_errno(-errno, "pipe");
+	if (r == 0) {
+		d->notify_ev = event_new(base, d->notify_pipe[0], EV_READ | EV_PERSIST,
+					 on_worker_done, d);
+		d->defer_ev = evtimer_new(base, on_defer_timer, d);
+		if (!d->notify_ev || !d->defer_ev || event_add(d->notify_ev, NULL) < 0)
+			r = log_errno(-ENOMEM, "event_new");
 	}
-	if (pipe2(d->notify_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-		int r = -errno;
-
+	if (r < 0) {
 		dump__delete(d);
-		return log_errno(r, "pipe");
-	}
-	d->notify_ev = event_new(base, d->notify_pipe[0], EV_READ | EV_PERSIST, on_worker_done, d);
-	if (!d->notify_ev || event_add(d->notify_ev, NULL) < 0) {
-		dump__delete(d);
-		return log_errno(-ENOMEM, "event_new");
+		return r;
 	}
 	*ret = d;
 	return 0;
@@ -371,24 +507,37 @@ void dump__delete(struct dump *d)
 {
 	if (!d)
 		return;
-	if (d->running) {
-		pthread_join(d->worker, NULL);
-		if (d->report.error == 0)
-			log_info("snapshot %s finished during shutdown", d->report.path);
-	}
+	d->pending = false;
+	if (d->running)
+		reap(d);
+	/* Triggers that never got their dump are answered, not forgotten. */
+	memset(&d->report, 0, sizeof(d->report));
+	d->report.error = -ECANCELED;
+	for (size_t i = 0; i < d->nr_waiters; i++)
+		d->waiters[i].fn(d->waiters[i].ctx, &d->report);
+	d->nr_waiters = 0;
 	snapshot__delete(d->snap);
 	if (d->notify_ev)
 		event_free(d->notify_ev);
+	if (d->defer_ev)
+		event_free(d->defer_ev);
 	if (d->notify_pipe[0] >= 0)
 		close(d->notify_pipe[0]);
 	if (d->notify_pipe[1] >= 0)
 		close(d->notify_pipe[1]);
 	if (d->copy_buf)
 		munmap(d->copy_buf, d->copy_buf_size);
+	free(d->starts);
+	free(d->waiters);
 	free(d);
 }
 
 uint64_t dump__copy_buffer_size(const struct dump *d)
 {
 	return d->copy_buf_size;
+}
+
+int dump__busy(const struct dump *d)
+{
+	return d->running;
 }

@@ -1,49 +1,66 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * dump: turns a trigger into snapshot files. The event loop thread pauses
- * each overwrite ring in turn, copies it out and resumes it (the ring's
- * blind window is only that copy); a worker thread then builds and writes
- * the files while recording goes on. Triggers that arrive during a dump
- * coalesce into at most one more.
+ * dump: turns triggers into snapshots. The event loop thread pauses each
+ * overwrite ring in turn, copies it out and resumes it (the ring's blind
+ * window is only that copy); a worker thread then builds and writes the
+ * files while recording goes on. Triggers during a dump coalesce into at
+ * most one more; min_interval defers, max_per_hour refuses.
  */
 #ifndef PERFSNAPD_DUMP_H
 #define PERFSNAPD_DUMP_H
 
+#include <limits.h>
 #include <stdint.h>
+
+#include "snapshot_files.h"
 
 struct capture;
 struct dump;
 struct event_base;
 struct perfsnapd_config;
+struct sideband;
 
-/* What the last finished dump did (for logs and status). */
+/* What a finished dump did (for logs, status and waiting clients). */
 struct dump_report {
-	char path[4096];		/* perf.data path, "" if it failed */
+	char stem[256];
+	char reason[128];
 	int error;			/* 0 or -errno */
+	struct snapshot_files_result files;
 	uint64_t nr_records;
-	uint64_t bytes;
+	uint64_t lost_events;
 	uint64_t blind_max_ns;		/* longest single ring pause */
 	uint64_t blind_total_ns;
-	uint64_t dump_ns;		/* trigger to renamed file */
+	uint64_t dump_ns;		/* trigger to renamed files */
 	uint64_t copy_bytes;		/* ring bytes copied */
+	uint64_t index_bytes;		/* memory for the time index */
 };
 
 typedef void (*dump_done_fn)(void *ctx, const struct dump_report *report);
 
 /*
- * Prepares dumps for @cap. The copy buffer (one ring) is allocated and
- * faulted in now, not at dump time. Returns 0 or -errno (logged).
+ * Prepares dumps for @cap; @sb may be NULL (no side-band). The copy buffer
+ * (one ring) is allocated and faulted in now. Returns 0 or -errno (logged).
  */
-int dump__new(struct capture *cap, const struct perfsnapd_config *cfg, struct event_base *base,
-	      int argc, const char *const *argv, dump_done_fn done, void *done_ctx,
-	      struct dump **ret);
+int dump__new(struct capture *cap, struct sideband *sb, const struct perfsnapd_config *cfg,
+	      struct event_base *base, int argc, const char *const *argv, dump_done_fn done,
+	      void *done_ctx, struct dump **ret);
 /* Waits for a dump in flight, then frees. */
 void dump__delete(struct dump *d);
 
-/* Starts a dump, or marks one pending if a dump is running. */
-void dump__trigger(struct dump *d, const char *reason);
+/* A new configuration that keeps the same capture (directory, formats, limits). */
+void dump__set_config(struct dump *d, const struct perfsnapd_config *cfg);
+
+/*
+ * Asks for a snapshot. @waiter (may be NULL) is called with the report of
+ * the dump that covers this trigger, exactly once (also if the dumper is
+ * deleted first: then with -ECANCELED). Returns 0 if a dump was started or
+ * queued, -EAGAIN if max_per_hour refuses it (logged; @waiter not called).
+ */
+int dump__trigger(struct dump *d, const char *reason, dump_done_fn waiter, void *waiter_ctx);
 
 /* Bytes of memory held for ring copies. */
 uint64_t dump__copy_buffer_size(const struct dump *d);
+/* True while a dump runs. */
+int dump__busy(const struct dump *d);
 
 #endif

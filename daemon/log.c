@@ -1,39 +1,84 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* log: level-prefixed lines on stderr (the journal under systemd). */
+/* log: journal entries with fields under systemd, stderr lines otherwise. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
+
+#include <systemd/sd-journal.h>
 
 #include "log.h"
 
+#define MAX_FIELDS 16
+
 static bool log_verbose;
-static int log_prefix = -1;
+static int journal = -1;
 
 void log_set_verbose(bool verbose)
 {
 	log_verbose = verbose;
 }
 
-static void vlog(int priority, const char *fmt, va_list ap, int err)
+/* systemd sets JOURNAL_STREAM to the "dev:ino" of the stream it connected. */
+bool log_to_journal(void)
 {
-	char line[2048], prefix[8] = "";
+	unsigned long long dev, ino;
+	const char *env;
+	struct stat st;
+
+	if (journal >= 0)
+		return journal;
+	env = getenv("JOURNAL_STREAM");
+	journal = env && sscanf(env, "%llu:%llu", &dev, &ino) == 2 &&
+		  fstat(STDERR_FILENO, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+	return journal;
+}
+
+static void emit(int priority, const struct log_field *fields, size_t nr, const char *msg)
+{
+	char buf[MAX_FIELDS + 3][1100];
+	struct iovec iov[MAX_FIELDS + 3];
+	int n = 0;
+
+	if (!log_to_journal()) {
+		fprintf(stderr, "perfsnapd: %s\n", msg);
+		return;
+	}
+	snprintf(buf[n], sizeof(buf[n]), "MESSAGE=%s", msg);
+	n++;
+	snprintf(buf[n], sizeof(buf[n]), "PRIORITY=%d", priority);
+	n++;
+	snprintf(buf[n], sizeof(buf[n]), "SYSLOG_IDENTIFIER=perfsnapd");
+	n++;
+	for (size_t i = 0; i < nr && i < MAX_FIELDS; i++, n++)
+		snprintf(buf[n], sizeof(buf[n]), "%s=%s", fields[i].name, fields[i].value);
+	for (int i = 0; i < n; i++) {
+		iov[i].iov_base = buf[i];
+		iov[i].iov_len = strlen(buf[i]);
+	}
+	/* If the journal socket is gone, stderr still reaches someone. */
+	if (sd_journal_sendv(iov, n) < 0)
+		fprintf(stderr, "perfsnapd: %s\n", msg);
+}
+
+static void vlog(int priority, const struct log_field *fields, size_t nr, int err,
+		 const char *fmt, va_list ap)
+{
+	char msg[1024];
+	size_t len;
 
 	if (priority == LOG_DEBUG && !log_verbose)
 		return;
-	/* Only the journal reads "<N>" prefixes; a terminal gets plain text. */
-	if (log_prefix < 0)
-		log_prefix = getenv("JOURNAL_STREAM") != NULL;
-	if (log_prefix)
-		snprintf(prefix, sizeof(prefix), "<%d>", priority);
-	if (vsnprintf(line, sizeof(line), fmt, ap) < 0)
+	if (vsnprintf(msg, sizeof(msg), fmt, ap) < 0)
 		return;
-	if (err)
-		fprintf(stderr, "%sperfsnapd: %s: %s\n", prefix, line, strerror(-err));
-	else
-		fprintf(stderr, "%sperfsnapd: %s\n", prefix, line);
+	len = strlen(msg);
+	if (err && len < sizeof(msg))
+		snprintf(msg + len, sizeof(msg) - len, ": %s", strerror(-err));
+	emit(priority, fields, nr, msg);
 }
 
 void log_msg(int priority, const char *fmt, ...)
@@ -41,7 +86,17 @@ void log_msg(int priority, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vlog(priority, fmt, ap, 0);
+	vlog(priority, NULL, 0, 0, fmt, ap);
+	va_end(ap);
+}
+
+void log_fields(int priority, const struct log_field *fields, size_t nr_fields, const char *fmt,
+		...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(priority, fields, nr_fields, 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -50,7 +105,7 @@ int log_errno(int err, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vlog(LOG_ERR, fmt, ap, err);
+	vlog(LOG_ERR, NULL, 0, err, fmt, ap);
 	va_end(ap);
 	return err;
 }

@@ -1,20 +1,36 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * log: the daemon's one way to report. Lines go to stderr, which systemd
- * hands to the journal; the level prefix (<N>) lets journald keep the
- * priority. Callers log once, where they decide, and return the code.
+ * log: the daemon's one way to report. Under systemd (stderr connected to
+ * the journal, as JOURNAL_STREAM says) entries go to the journal natively,
+ * with structured fields where the caller gives them; otherwise one line
+ * per entry on stderr. Callers log once, where they decide, and return the
+ * code.
  */
 #ifndef PERFSNAPD_LOG_H
 #define PERFSNAPD_LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <syslog.h>
+
+/* A journal field: NAME must be upper case, as journald requires. */
+struct log_field {
+	const char *name;
+	const char *value;
+};
 
 void log_set_verbose(bool verbose);
 void log_msg(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Like log_msg, with journal fields (on stderr only the message shows). */
+void log_fields(int priority, const struct log_field *fields, size_t nr_fields, const char *fmt,
+		...) __attribute__((format(printf, 4, 5)));
+
 /* Logs "msg: strerror(-err)" at LOG_ERR and returns @err (a negative errno). */
 int log_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* True when entries go to the journal. */
+bool log_to_journal(void);
 
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)

@@ -40,7 +40,8 @@ require_env() {
 	fi
 }
 
-# write_config FILE EVENTS BUFFER [extra lines for [snapshot]]
+# write_config FILE EVENTS BUFFER [extra [snapshot] lines] [extra [capture] lines]
+# FORMATS (default perf.data) and CONTROL_SOCKET may be set by the caller.
 write_config() {
 	mkdir -p "$WORK/out"
 	cat >"$1" <<CONF
@@ -48,10 +49,13 @@ write_config() {
 events = $2
 buffer_size = $3
 cpus = all
+${5:-}
 [snapshot]
 directory = $WORK/out
-formats = perf.data
+formats = ${FORMATS:-perf.data}
 ${4:-}
+[control]
+socket = ${CONTROL_SOCKET:-$WORK/control.sock}
 CONF
 }
 

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -235,6 +236,42 @@ static int line_of(const char *path, const char *prefix)
 	return line;
 }
 
+/* The keys added with [control]: what an absent key means. */
+static void check_new_defaults(const struct perfsnapd_config *cfg)
+{
+	size_t i;
+
+	assert_int_equal(cfg->clock, CONFIG_CLOCK_PERF);
+	assert_string_equal(config__trace_clock_name(cfg), "local");
+	for (i = 0; i < cfg->nr_events; i++)
+		assert_int_equal(cfg->events[i].attr.use_clockid, 0);
+	assert_int_equal(cfg->history_size, 16 << 20);
+	assert_true(cfg->sideband);
+	assert_int_equal(cfg->max_tasks, 65536);
+	assert_int_equal(cfg->compression, CONFIG_COMPRESSION_NONE);
+	assert_int_equal(cfg->max_snapshots, 0);
+	assert_int_equal(cfg->max_total_size, 0);
+	assert_int_equal(cfg->min_interval_ms, 0);
+	assert_int_equal(cfg->max_per_hour, 0);
+	assert_null(cfg->post_command);
+	assert_int_equal(cfg->post_command_timeout_ms, 60000);
+	assert_string_equal(cfg->control_socket, "/run/perfsnapd/control.sock");
+	assert_null(cfg->control_group);
+}
+
+/* config__print() of @cfg, malloc'ed. */
+static char *print_config(const struct perfsnapd_config *cfg)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	assert_non_null(out);
+	config__print(cfg, out);
+	assert_int_equal(fclose(out), 0);
+	return text;
+}
+
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -308,7 +345,8 @@ static void test_default_conf(void **state)
 	assert_int_equal(cfg->config_line_buffer_size, line_of(path, "buffer_size ="));
 	assert_null(cfg->cpus);
 	assert_string_equal(cfg->directory, tmpdir);
-	assert_int_equal(cfg->formats, SNAPSHOT_FORMAT_PERFDATA);
+	assert_int_equal(cfg->formats, SNAPSHOT_FORMAT_PERFDATA | SNAPSHOT_FORMAT_TRACEDAT);
+	check_new_defaults(cfg);
 	config__delete(cfg);
 	free(path);
 }
@@ -490,6 +528,7 @@ static void test_multiline_and_comments(void **state)
 	assert_null(cfg->cpus);
 	assert_string_equal(cfg->directory, tmpdir);
 	assert_int_equal(cfg->formats, SNAPSHOT_FORMAT_PERFDATA | SNAPSHOT_FORMAT_TRACEDAT);
+	check_new_defaults(cfg);
 	config__delete(cfg);
 	free(path);
 }
@@ -974,6 +1013,437 @@ static void test_explicit_tracing_dir(void **state)
 	free(path);
 }
 
+static void test_all_keys(void **state)
+{
+	struct config_diags d = { 0 };
+	struct perfsnapd_config *cfg;
+	char *path, *socket;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(load_data("good_all_keys.conf", &path, &cfg, &d), 0);
+	assert_int_equal(cfg->nr_events, 2);
+	assert_int_equal(cfg->clock, CONFIG_CLOCK_BOOTTIME);
+	assert_string_equal(config__trace_clock_name(cfg), "boot");
+	/* Applied to events listed before the clock key. */
+	for (i = 0; i < cfg->nr_events; i++) {
+		assert_int_equal(cfg->events[i].attr.use_clockid, 1);
+		assert_int_equal(cfg->events[i].attr.clockid, CLOCK_BOOTTIME);
+	}
+	assert_int_equal(cfg->history_size, 0);
+	assert_false(cfg->sideband);
+	assert_int_equal(cfg->max_tasks, 64);
+	assert_int_equal(cfg->formats, SNAPSHOT_FORMAT_PERFDATA | SNAPSHOT_FORMAT_TRACEDAT);
+	assert_int_equal(cfg->compression, CONFIG_COMPRESSION_ZSTD);
+	assert_int_equal(cfg->max_snapshots, 10);
+	assert_int_equal(cfg->max_total_size, 1ull << 40);
+	assert_int_equal(cfg->min_interval_ms, 500);
+	assert_int_equal(cfg->max_per_hour, 60);
+	assert_string_equal(cfg->post_command, "/bin/true");
+	assert_int_equal(cfg->post_command_timeout_ms, 90000);
+	assert_true(asprintf(&socket, "%s/control.sock", tmpdir) > 0);
+	assert_string_equal(cfg->control_socket, socket);
+	assert_string_equal(cfg->control_group, "root");
+	assert_int_equal(cfg->control_gid, 0);
+	config__delete(cfg);
+	free(socket);
+	free(path);
+}
+
+static void test_clock(void **state)
+{
+	static const struct {
+		const char *name;
+		enum config_clock clock;
+		int clockid;
+		const char *trace_clock;
+	} clocks[] = {
+		{ "perf", CONFIG_CLOCK_PERF, -1, "local" },
+		{ "monotonic", CONFIG_CLOCK_MONOTONIC, CLOCK_MONOTONIC, "mono" },
+		{ "boottime", CONFIG_CLOCK_BOOTTIME, CLOCK_BOOTTIME, "boot" },
+		{ "realtime", CONFIG_CLOCK_REALTIME, CLOCK_REALTIME, "realtime" },
+	};
+	size_t i, j, before;
+
+	(void)state;
+	for (i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+		for (before = 0; before < 2; before++) {
+			struct config_diags d = { 0 };
+			struct perfsnapd_config *cfg;
+			char *text, *path;
+
+			/* The clock key before and after the events it applies to. */
+			if (before)
+				assert_true(asprintf(&text, "[capture]\nclock = %s\n"
+						     "events = cpu-clock sched:sched_switch\n"
+						     "[snapshot]\ndirectory = @DIR@\n",
+						     clocks[i].name) > 0);
+			else
+				assert_true(asprintf(&text, "[capture]\n"
+						     "events = cpu-clock sched:sched_switch\n"
+						     "clock = %s\n[snapshot]\ndirectory = @DIR@\n",
+						     clocks[i].name) > 0);
+			assert_int_equal(load_text(text, &path, &cfg, &d), 0);
+			assert_int_equal(cfg->clock, clocks[i].clock);
+			assert_string_equal(config__trace_clock_name(cfg), clocks[i].trace_clock);
+			assert_int_equal(cfg->nr_events, 2);
+			for (j = 0; j < cfg->nr_events; j++) {
+				const struct perf_event_attr *attr = &cfg->events[j].attr;
+
+				assert_int_equal(attr->use_clockid, clocks[i].clockid >= 0);
+				assert_int_equal(attr->clockid, clocks[i].clockid >= 0 ? clocks[i].clockid : 0);
+			}
+			config__delete(cfg);
+			free(path);
+			free(text);
+		}
+	}
+}
+
+static void test_print_all_keys(void **state)
+{
+	struct perfsnapd_config *cfg, *again;
+	struct config_diags d = { 0 };
+	char *path, *printed, *text;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(load_data("good_all_keys.conf", &path, &cfg, &d), 0);
+	text = print_config(cfg);
+	assert_non_null(strstr(text, "\ncpus = 0\nclock = boottime\nhistory_size = 0\t; keep none\n"
+				     "sideband = no\nmax_tasks = 64\n\n[snapshot]\n"));
+	assert_non_null(strstr(text, "\nformats = perf.data trace.dat\ncompression = zstd\n"
+				     "max_snapshots = 10\nmax_total_size = 1T\nmin_interval = 500ms\n"
+				     "max_per_hour = 60\npost_command = /bin/true\n"
+				     "post_command_timeout = 90s\n\n[control]\nsocket = "));
+	assert_non_null(strstr(text, "/control.sock\ngroup = root\n"));
+
+	printed = write_conf("printed_all.conf", text, "", "");
+	load_good(printed, &again);
+	for (i = 0; i < cfg->nr_events; i++)
+		assert_memory_equal(&again->events[i].attr, &cfg->events[i].attr,
+				    sizeof(cfg->events[i].attr));
+	assert_int_equal(again->clock, cfg->clock);
+	assert_int_equal(again->history_size, cfg->history_size);
+	assert_int_equal(again->sideband, cfg->sideband);
+	assert_int_equal(again->max_tasks, cfg->max_tasks);
+	assert_int_equal(again->compression, cfg->compression);
+	assert_int_equal(again->max_snapshots, cfg->max_snapshots);
+	assert_int_equal(again->max_total_size, cfg->max_total_size);
+	assert_int_equal(again->min_interval_ms, cfg->min_interval_ms);
+	assert_int_equal(again->max_per_hour, cfg->max_per_hour);
+	assert_string_equal(again->post_command, cfg->post_command);
+	assert_int_equal(again->post_command_timeout_ms, cfg->post_command_timeout_ms);
+	assert_string_equal(again->control_socket, cfg->control_socket);
+	assert_string_equal(again->control_group, cfg->control_group);
+	assert_int_equal(again->control_gid, cfg->control_gid);
+	config__delete(again);
+	config__delete(cfg);
+	free(printed);
+	free(text);
+	free(path);
+}
+
+/* Defaults are printed too, and unset strings as comments that load back. */
+static void test_print_defaults(void **state)
+{
+	struct perfsnapd_config *cfg, *again;
+	struct config_diags d = { 0 };
+	char *path, *printed, *text;
+
+	(void)state;
+	assert_int_equal(load_text("[capture]\nevents = cpu-clock\n[snapshot]\ndirectory = @DIR@\n",
+				   &path, &cfg, &d), 0);
+	text = print_config(cfg);
+	assert_non_null(strstr(text, "\nclock = perf\nhistory_size = 16M\nsideband = yes\n"
+				     "max_tasks = 65536\n"));
+	assert_non_null(strstr(text, "\ncompression = none\nmax_snapshots = 0\t; unlimited\n"
+				     "max_total_size = 0\t; unlimited\nmin_interval = 0\t; none\n"
+				     "max_per_hour = 0\t; unlimited\n; post_command is not set"));
+	assert_non_null(strstr(text, "\npost_command_timeout = 1m\n\n[control]\n"
+				     "socket = /run/perfsnapd/control.sock\n; group is not set"));
+	printed = write_conf("printed_defaults.conf", text, "", "");
+	load_good(printed, &again);
+	check_new_defaults(again);
+	config__delete(again);
+	config__delete(cfg);
+	free(printed);
+	free(text);
+	free(path);
+}
+
+static void test_bad_capture_keys(void **state)
+{
+	struct config_diags d = { 0 };
+	char *path;
+
+	(void)state;
+	path = load_bad("bad_capture_keys.conf", &d, 4);
+	expect_diag(&d, path, 3, "[capture] clock: bad value 'tai'",
+		    "accepted: perf, monotonic, boottime, realtime");
+	expect_diag(&d, path, 4, "[capture] history_size: size '2G' out of range",
+		    "accepted: 0 (keep none) to 1G");
+	expect_diag(&d, path, 5, "[capture] sideband: bad value 'true'", "accepted: yes or no");
+	expect_diag(&d, path, 6, "[capture] max_tasks: number '10' out of range",
+		    "accepted: a number from 64 to 16777216");
+	config_diags__clear(&d);
+	free(path);
+}
+
+static void test_bad_snapshot_keys(void **state)
+{
+	struct config_diags d = { 0 };
+	char *path;
+
+	(void)state;
+	path = load_bad("bad_snapshot_keys.conf", &d, 7);
+	expect_diag(&d, path, 5, "[snapshot] compression: bad value 'gzip'", "accepted: none, zstd");
+	expect_diag(&d, path, 6, "[snapshot] max_snapshots: bad number '-1'",
+		    "accepted: 0 (unlimited) or a number up to 1000000");
+	expect_diag(&d, path, 7, "[snapshot] max_total_size: size '2T' out of range",
+		    "accepted: 0 (unlimited) to 1T");
+	expect_diag(&d, path, 8, "[snapshot] min_interval: bad duration '5'",
+		    "accepted: 0 (none) or a number with unit ms, s, m or h");
+	expect_diag(&d, path, 9, "[snapshot] max_per_hour: bad number 'lots'",
+		    "accepted: 0 (unlimited) or a number up to 3600");
+	expect_diag(&d, path, 10, "[snapshot] post_command: 'upload-snapshot' is not an absolute path",
+		    "accepted: an absolute path to an executable file");
+	expect_diag(&d, path, 11, "[snapshot] post_command_timeout: duration '0' out of range",
+		    "accepted: more than 0");
+	config_diags__clear(&d);
+	free(path);
+}
+
+static void test_bad_control_keys(void **state)
+{
+	struct config_diags d = { 0 };
+	char *path;
+
+	(void)state;
+	path = load_bad("bad_control_keys.conf", &d, 3);
+	expect_diag(&d, path, 6, "[control] socket: 'run/perfsnapd/control.sock' is not an absolute path",
+		    "accepted: an absolute path of at most 107 bytes");
+	expect_diag(&d, path, 7, "[control] group: no group 'no-such-group-perfsnapd'",
+		    "accepted: an existing group");
+	expect_diag(&d, path, 8, "[control] colour: unknown key", "accepted in [control]: socket, group");
+	config_diags__clear(&d);
+	free(path);
+}
+
+/*
+ * Loads a config with "@key = @value" in [@section] on line 3 ([capture]),
+ * 5 ([snapshot]) or 6 ([control]); expects exactly one diagnostic there.
+ */
+static void expect_bad_value(const char *section, const char *key, const char *value,
+			     const char *needle)
+{
+	struct config_diags d = { 0 };
+	struct perfsnapd_config *cfg;
+	char *text, *path, *prefix;
+	int line;
+
+	if (!strcmp(section, "capture")) {
+		line = 3;
+		assert_true(asprintf(&text, "[capture]\nevents = cpu-clock\n%s = %s\n"
+				     "[snapshot]\ndirectory = @DIR@\n", key, value) > 0);
+	} else if (!strcmp(section, "snapshot")) {
+		line = 5;
+		assert_true(asprintf(&text, "[capture]\nevents = cpu-clock\n[snapshot]\n"
+				     "directory = @DIR@\n%s = %s\n", key, value) > 0);
+	} else {
+		line = 6;
+		assert_true(asprintf(&text, "[capture]\nevents = cpu-clock\n[snapshot]\n"
+				     "directory = @DIR@\n[control]\n%s = %s\n", key, value) > 0);
+	}
+	assert_true(asprintf(&prefix, "[%s] %s: ", section, key) > 0);
+	if (load_text(text, &path, &cfg, &d) != -EINVAL || d.nr != 1) {
+		dump_diags(&d);
+		fail_msg("%s = '%s': expected one diagnostic", key, value);
+	}
+	assert_null(cfg);
+	expect_diag(&d, path, line, prefix, needle, "accepted: ");
+	config_diags__clear(&d);
+	free(prefix);
+	free(path);
+	free(text);
+}
+
+static void test_bad_values(void **state)
+{
+	static const struct {
+		const char *section, *key, *value, *needle;
+	} bad[] = {
+		{ "capture", "clock", "", "bad value ''" },
+		{ "capture", "clock", "Monotonic", "bad value 'Monotonic'" },
+		{ "capture", "clock", "mono", "bad value 'mono'" },
+		{ "capture", "history_size", "1025M", "out of range" },
+		{ "capture", "history_size", "-1", "bad size '-1'" },
+		{ "capture", "history_size", "16 M", "bad size '16 M'" },
+		{ "capture", "history_size", "99999999999999999999", "out of range" },
+		{ "capture", "sideband", "1", "bad value '1'" },
+		{ "capture", "sideband", "Yes", "accepted: yes or no" },
+		{ "capture", "sideband", "", "bad value ''" },
+		{ "capture", "max_tasks", "63", "number '63' out of range" },
+		{ "capture", "max_tasks", "16777217", "out of range" },
+		{ "capture", "max_tasks", "64k", "bad number '64k'" },
+		{ "capture", "max_tasks", "", "bad number ''" },
+		{ "snapshot", "compression", "ZSTD", "accepted: none, zstd" },
+		{ "snapshot", "compression", "yes", "bad value 'yes'" },
+		{ "snapshot", "max_snapshots", "1000001", "out of range" },
+		{ "snapshot", "max_snapshots", "0x10", "bad number '0x10'" },
+		{ "snapshot", "max_total_size", "1025G", "out of range" },
+		{ "snapshot", "max_total_size", "1P", "bad size '1P'" },
+		{ "snapshot", "min_interval", "25h", "duration '25h' out of range" },
+		{ "snapshot", "min_interval", "1.5s", "bad duration '1.5s'" },
+		{ "snapshot", "min_interval", "5S", "bad duration '5S'" },
+		{ "snapshot", "min_interval", "5 s", "bad duration" },
+		{ "snapshot", "min_interval", "-1s", "bad duration" },
+		{ "snapshot", "min_interval", "ms", "bad duration" },
+		{ "snapshot", "max_per_hour", "3601", "out of range" },
+		{ "snapshot", "max_per_hour", "+1", "bad number" },
+		{ "snapshot", "post_command", "", "is not an absolute path" },
+		{ "snapshot", "post_command", "/no/such/program", "No such file or directory" },
+		{ "snapshot", "post_command", "/tmp", "is not a regular file" },
+		{ "snapshot", "post_command", "/bin/true --now", "No such file" },
+		{ "snapshot", "post_command_timeout", "0s", "out of range" },
+		{ "snapshot", "post_command_timeout", "60", "bad duration '60'" },
+		{ "snapshot", "post_command_timeout", "1441m", "out of range" },
+		{ "control", "socket", "", "is not an absolute path" },
+		{ "control", "socket", "/run/perfsnapd/", "names a directory" },
+		{ "control", "group", "", "no group ''" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		expect_bad_value(bad[i].section, bad[i].key, bad[i].value, bad[i].needle);
+}
+
+static void test_post_command(void **state)
+{
+	struct config_diags d = { 0 };
+	struct perfsnapd_config *cfg;
+	char *script, *plain, *text, *path;
+
+	(void)state;
+	script = write_conf("post.sh", "#!/bin/sh\nexit 0\n", "", "");
+	assert_int_equal(chmod(script, 0755), 0);
+	assert_true(asprintf(&text, "[capture]\nevents = cpu-clock\n[snapshot]\ndirectory = @DIR@\n"
+			     "post_command = %s\npost_command_timeout = 1500ms\n", script) > 0);
+	assert_int_equal(load_text(text, &path, &cfg, &d), 0);
+	assert_string_equal(cfg->post_command, script);
+	assert_int_equal(cfg->post_command_timeout_ms, 1500);
+	config__delete(cfg);
+	free(path);
+	free(text);
+
+	/* Not executable, even for root: no x bit at all. */
+	plain = write_conf("plain.sh", "#!/bin/sh\n", "", "");
+	assert_int_equal(chmod(plain, 0644), 0);
+	expect_bad_value("snapshot", "post_command", plain, "is not executable");
+	free(plain);
+	free(script);
+}
+
+static void test_socket_length(void **state)
+{
+	char name[200];
+
+	(void)state;
+	/* sun_path holds 108 bytes with the NUL: 107 are fine, 108 not. */
+	memset(name, 'x', sizeof(name));
+	name[0] = '/';
+	name[108] = '\0';
+	expect_bad_value("control", "socket", name, "is too long for a socket address");
+	name[107] = '\0';
+	{
+		struct config_diags d = { 0 };
+		struct perfsnapd_config *cfg;
+		char *text, *path;
+
+		assert_true(asprintf(&text, "[capture]\nevents = cpu-clock\n[snapshot]\n"
+				     "directory = @DIR@\n[control]\nsocket = %s\n", name) > 0);
+		assert_int_equal(load_text(text, &path, &cfg, &d), 0);
+		assert_string_equal(cfg->control_socket, name);
+		config__delete(cfg);
+		free(path);
+		free(text);
+	}
+}
+
+/* Edges that are accepted, and how they are stored. */
+static void test_good_values(void **state)
+{
+	struct config_diags d = { 0 };
+	struct perfsnapd_config *cfg;
+	char *path;
+
+	(void)state;
+	assert_int_equal(load_text("[capture]\nevents = cpu-clock\nhistory_size = 1G\n"
+				   "max_tasks = 16777216\nsideband = yes\nclock = perf\n"
+				   "[snapshot]\ndirectory = @DIR@\nmax_snapshots = 1000000\n"
+				   "max_total_size = 1024G\nmin_interval = 24h\nmax_per_hour = 3600\n"
+				   "post_command_timeout = 1ms\ncompression = none\n"
+				   "[control]\nsocket = /run/x.sock\n", &path, &cfg, &d), 0);
+	assert_int_equal(cfg->history_size, 1ull << 30);
+	assert_int_equal(cfg->max_tasks, 16777216);
+	assert_true(cfg->sideband);
+	assert_int_equal(cfg->max_snapshots, 1000000);
+	assert_int_equal(cfg->max_total_size, 1ull << 40);
+	assert_int_equal(cfg->min_interval_ms, 24ull * 3600 * 1000);
+	assert_int_equal(cfg->max_per_hour, 3600);
+	assert_int_equal(cfg->post_command_timeout_ms, 1);
+	assert_string_equal(cfg->control_socket, "/run/x.sock");
+	config__delete(cfg);
+	free(path);
+
+	assert_int_equal(load_text("[capture]\nevents = cpu-clock\nmax_tasks = 64\n"
+				   "history_size = 0\n[snapshot]\ndirectory = @DIR@\n"
+				   "min_interval = 0ms\nmax_total_size = 0\n", &path, &cfg, &d), 0);
+	assert_int_equal(cfg->max_tasks, 64);
+	assert_int_equal(cfg->history_size, 0);
+	assert_int_equal(cfg->min_interval_ms, 0);
+	assert_int_equal(cfg->max_total_size, 0);
+	config__delete(cfg);
+	free(path);
+}
+
+/* The [control] section in the messages about sections and keys. */
+static void test_control_section_messages(void **state)
+{
+	struct config_diags d = { 0 };
+	struct perfsnapd_config *cfg;
+	char *path;
+
+	(void)state;
+	assert_int_equal(load_text("top = 1\n[capture]\nevents = cpu-clock\nclock = perf\n"
+				   "\tmonotonic\n[snapshot]\ndirectory = @DIR@\n[controls]\n"
+				   "[control\n[control]\ngroup = root\ngroup = root\n",
+				   &path, &cfg, &d), -EINVAL);
+	assert_int_equal(d.nr, 5);
+	expect_diag(&d, path, 1, "key 'top' outside a section",
+		    "accepted: keys under [capture], [snapshot], [control]");
+	expect_diag(&d, path, 5, "[capture] clock: value continues", "'monotonic'");
+	expect_diag(&d, path, 8, "[controls]: unknown section",
+		    "accepted: [capture], [snapshot], [control]");
+	expect_diag(&d, path, 9, "'[control' has no closing ']'", "[control]");
+	expect_diag(&d, path, 12, "[control] group: set again (first on line 11)");
+	config_diags__clear(&d);
+	free(path);
+
+	/* Every key of a section is offered. */
+	assert_int_equal(load_text("[capture]\nevents = cpu-clock\nclocks = perf\n[snapshot]\n"
+				   "directory = @DIR@\nmax_snapshot = 1\n", &path, &cfg, &d), -EINVAL);
+	expect_diag(&d, path, 3, "[capture] clocks: unknown key",
+		    "accepted in [capture]: events, buffer_size, cpus, clock, history_size, "
+		    "sideband, max_tasks");
+	expect_diag(&d, path, 6, "[snapshot] max_snapshot: unknown key",
+		    "accepted in [snapshot]: directory, formats, compression, max_snapshots, "
+		    "max_total_size, min_interval, max_per_hour, post_command, post_command_timeout");
+	config_diags__clear(&d);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1001,6 +1471,18 @@ int main(void)
 		cmocka_unit_test(test_all_errors_collected),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_explicit_tracing_dir),
+		cmocka_unit_test(test_all_keys),
+		cmocka_unit_test(test_clock),
+		cmocka_unit_test(test_print_all_keys),
+		cmocka_unit_test(test_print_defaults),
+		cmocka_unit_test(test_bad_capture_keys),
+		cmocka_unit_test(test_bad_snapshot_keys),
+		cmocka_unit_test(test_bad_control_keys),
+		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_post_command),
+		cmocka_unit_test(test_socket_length),
+		cmocka_unit_test(test_good_values),
+		cmocka_unit_test(test_control_section_messages),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tracedat_writer_file: the file layer of tracedat_writer. Buffered output
+ * through one pwrite() loop, section headers, zstd blocks as trace-cmd 3.1
+ * reads them, the initial header, and the sections __finish writes after
+ * the FLYRECORD data: HEADER_INFO, FTRACE_EVENTS, EVENT_FORMATS, KALLSYMS,
+ * PRINTK, CMDLINES, OPTIONS, then STRINGS.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zstd.h>
+
+#include "tracedat_formats.h"
+#include "tracedat_writer-internal.h"
+
+#define WRITER_BUF_SIZE		(256 * 1024)
+
+int tdw_blob_put(struct tdw_blob *b, const void *data, size_t len)
+{
+	if (len > b->cap - b->len) {
+		size_t cap = b->cap ? b->cap : 4096;
+		unsigned char *p;
+
+		while (cap - b->len < len) {
+			if (cap > SIZE_MAX / 2)
+				return -ENOMEM;
+			cap *= 2;
+		}
+		p = realloc(b->data, cap);
+		if (!p)
+			return -ENOMEM;
+		b->data = p;
+		b->cap = cap;
+	}
+	if (len && data)
+		memcpy(b->data + b->len, data, len);
+	else if (len)
+		memset(b->data + b->len, 0, len);
+	b->len += len;
+	return 0;
+}
+
+int tdw_blob_put_u16(struct tdw_blob *b, uint16_t v)
+{
+	return tdw_blob_put(b, &v, sizeof(v));
+}
+
+int tdw_blob_put_u32(struct tdw_blob *b, uint32_t v)
+{
+	return tdw_blob_put(b, &v, sizeof(v));
+}
+
+int tdw_blob_put_u64(struct tdw_blob *b, uint64_t v)
+{
+	return tdw_blob_put(b, &v, sizeof(v));
+}
+
+int tdw_blob_put_str(struct tdw_blob *b, const char *s)
+{
+	return tdw_blob_put(b, s, strlen(s) + 1);
+}
+
+int tdw_blob_set(struct tdw_blob *b, const void *data, size_t len)
+{
+	b->len = 0;
+	return tdw_blob_put(b, data, len);
+}
+
+void tdw_blob_free(struct tdw_blob *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof(*b));
+}
+
+/* The only place bytes reach the file; short writes and EINTR are retried. */
+static int write_at(struct tracedat_writer *w, uint64_t offset, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	while (len) {
+		ssize_t n = pwrite(w->fd, p, len, (off_t)offset);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			w->state = TDW_FAILED;
+			return n < 0 ? -errno : -EIO;
+		}
+		p += n;
+		len -= (size_t)n;
+		offset += (uint64_t)n;
+	}
+	return 0;
+}
+
+int tdw_flush(struct tracedat_writer *w)
+{
+	int err;
+
+	if (!w->buf_len)
+		return 0;
+	err = write_at(w, w->buf_offset, w->buf, w->buf_len);
+	if (err)
+		return err;
+	w->buf_offset += w->buf_len;
+	w->buf_len = 0;
+	return 0;
+}
+
+/* Appends at the end of the file through the buffer; NULL @data: zeros. */
+int tdw_append(struct tracedat_writer *w, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	int err;
+
+	if (!w->buf && !(w->buf = malloc(WRITER_BUF_SIZE)))
+		return -ENOMEM;
+	while (len) {
+		size_t n = WRITER_BUF_SIZE - w->buf_len;
+
+		if (n > len)
+			n = len;
+		if (p) {
+			memcpy(w->buf + w->buf_len, p, n);
+			p += n;
+		} else {
+			memset(w->buf + w->buf_len, 0, n);
+		}
+		w->buf_len += n;
+		len -= n;
+		if (w->buf_len == WRITER_BUF_SIZE && (err = tdw_flush(w)))
+			return err;
+	}
+	return 0;
+}
+
+/* Rewrites bytes already appended (sizes and offsets known only later). */
+int tdw_patch(struct tracedat_writer *w, uint64_t offset, const void *data, size_t len)
+{
+	int err = tdw_flush(w);
+
+	return err ? err : write_at(w, offset, data, len);
+}
+
+uint64_t tdw_pos(const struct tracedat_writer *w)
+{
+	return w->buf_offset + w->buf_len;
+}
+
+int tdw_pad_to_page(struct tracedat_writer *w)
+{
+	uint64_t pos = tdw_pos(w);
+	uint64_t aligned = (pos + w->page_size - 1) / w->page_size * w->page_size;
+
+	return tdw_append(w, NULL, aligned - pos);
+}
+
+/* A description for a section header: its offset in STRINGS. */
+static int add_string(struct tracedat_writer *w, const char *s, uint32_t *ret_id)
+{
+	*ret_id = (uint32_t)w->strings.len;
+	return tdw_blob_put_str(&w->strings, s);
+}
+
+static int put_section_header(struct tracedat_writer *w, uint16_t id, uint16_t flags,
+			      uint32_t desc_id, uint64_t size)
+{
+	unsigned char h[TDW_SECTION_HEADER_SIZE];
+
+	memcpy(h, &id, 2);
+	memcpy(h + 2, &flags, 2);
+	memcpy(h + 4, &desc_id, 4);
+	memcpy(h + 8, &size, 8);
+	return tdw_append(w, h, sizeof(h));
+}
+
+/* Section header: u16 id, u16 flags, u32 description (STRINGS offset), u64 size. */
+int tdw_section_header(struct tracedat_writer *w, uint16_t id, uint16_t flags, const char *desc,
+		       uint64_t size)
+{
+	uint32_t desc_id;
+	int err = add_string(w, desc, &desc_id);
+
+	return err ? err : put_section_header(w, id, flags, desc_id, size);
+}
+
+/*
+ * A compression block as trace-cmd lays it out for sections and flyrecord
+ * chunks alike: u32 compressed size, u32 uncompressed size, one zstd frame.
+ */
+int tdw_compress(struct tracedat_writer *w, const void *data, size_t len, struct tdw_blob *out)
+{
+	size_t bound = ZSTD_compressBound(len), n;
+	uint32_t sizes[2];
+	int err;
+
+	if (len > UINT32_MAX || bound > UINT32_MAX - 8)
+		return -E2BIG;
+	out->len = 0;
+	err = tdw_blob_put(out, NULL, 8 + bound);
+	if (err)
+		return err;
+	n = ZSTD_compressCCtx(w->zctx, out->data + 8, bound, data, len, ZSTD_CLEVEL_DEFAULT);
+	if (ZSTD_isError(n))
+		return -EIO;
+	sizes[0] = (uint32_t)n;
+	sizes[1] = (uint32_t)len;
+	memcpy(out->data, sizes, sizeof(sizes));
+	out->len = 8 + n;
+	return 0;
+}
+
+/* One whole section; @ret_offset (may be NULL) gets its file offset. */
+static int write_section(struct tracedat_writer *w, uint16_t id, uint32_t desc_id,
+			 bool compress, const struct tdw_blob *body, uint64_t *ret_offset)
+{
+	struct tdw_blob z = { 0 };
+	const struct tdw_blob *out = body;
+	int err = 0;
+
+	compress = compress && w->compression == TRACEDAT_COMPRESS_ZSTD;
+	if (compress) {
+		err = tdw_compress(w, body->data, body->len, &z);
+		out = &z;
+	}
+	if (ret_offset)
+		*ret_offset = tdw_pos(w);
+	if (!err)
+		err = put_section_header(w, id, compress ? TDW_SEC_FL_COMPRESS : 0, desc_id,
+					 out->len);
+	if (!err)
+		err = tdw_append(w, out->data, out->len);
+	tdw_blob_free(&z);
+	return err;
+}
+
+/* The initial header; the first OPTIONS offset is patched in at the end. */
+int tdw_write_initial_header(struct tracedat_writer *w)
+{
+	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	bool zstd = w->compression == TRACEDAT_COMPRESS_ZSTD;
+	uint8_t endian = 0, long_size = sizeof(long);
+	struct tdw_blob h = { 0 };
+	int err;
+
+	err = tdw_blob_put(&h, magic, sizeof(magic));
+	if (!err)
+		err = tdw_blob_put_str(&h, "7");
+	if (!err)
+		err = tdw_blob_put(&h, &endian, 1);
+	if (!err)
+		err = tdw_blob_put(&h, &long_size, 1);
+	if (!err)
+		err = tdw_blob_put_u32(&h, (uint32_t)w->page_size);
+	if (!err)
+		err = tdw_blob_put_str(&h, zstd ? "zstd" : "none");
+	if (!err)
+		err = tdw_blob_put_str(&h, zstd ? ZSTD_versionString() : "");
+	w->options_ptr = h.len;
+	if (!err)
+		err = tdw_blob_put_u64(&h, 0);
+	if (!err)
+		err = tdw_append(w, h.data, h.len);
+	tdw_blob_free(&h);
+	return err;
+}
+
+static int header_info(const struct tracedat_writer *w, struct tdw_blob *b)
+{
+	int err;
+
+	err = tdw_blob_put(b, "header_page", 12);
+	if (!err)
+		err = tdw_blob_put_u64(b, w->header_page.len);
+	if (!err)
+		err = tdw_blob_put(b, w->header_page.data, w->header_page.len);
+	if (!err)
+		err = tdw_blob_put(b, "header_event", 13);
+	if (!err)
+		err = tdw_blob_put_u64(b, w->header_event.len);
+	if (!err)
+		err = tdw_blob_put(b, w->header_event.data, w->header_event.len);
+	return err;
+}
+
+static int cmp_cmdline(const void *a, const void *b)
+{
+	const struct tdw_cmdline *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* u64 size, then "pid comm\n" lines like tracefs saved_cmdlines; one per pid. */
+static int cmdlines(struct tracedat_writer *w, struct tdw_blob *b)
+{
+	size_t n = w->nr_cmdlines;
+	int err;
+
+	if (n)
+		qsort(w->cmdlines, n, sizeof(*w->cmdlines), cmp_cmdline);
+	err = tdw_blob_put_u64(b, 0);
+	for (size_t i = 0; i < n && !err; i++) {
+		char pid[16];
+
+		if (i + 1 < n && w->cmdlines[i + 1].pid == w->cmdlines[i].pid)
+			continue;
+		snprintf(pid, sizeof(pid), "%d ", (int)w->cmdlines[i].pid);
+		err = tdw_blob_put(b, pid, strlen(pid));
+		if (!err)
+			err = tdw_blob_put(b, w->cmdlines[i].comm, strlen(w->cmdlines[i].comm));
+		if (!err)
+			err = tdw_blob_put(b, "\n", 1);
+	}
+	if (!err)
+		memcpy(b->data, &(uint64_t){ b->len - 8 }, 8);
+	return err;
+}
+
+/* A section body: @text after its u32 size (KALLSYMS, PRINTK). */
+static int sized_text(const struct tdw_blob *text, struct tdw_blob *b)
+{
+	int err;
+
+	if (text->len > UINT32_MAX)
+		return -E2BIG;
+	err = tdw_blob_put_u32(b, (uint32_t)text->len);
+	return err ? err : tdw_blob_put(b, text->data, text->len);
+}
+
+static int event_formats(const struct tracedat_writer *w, bool ftrace, struct tdw_blob *b)
+{
+	void *data;
+	size_t size;
+	int err;
+
+	err = tracedat_formats__section(w->formats, ftrace, &data, &size);
+	if (err)
+		return err;
+	tdw_blob_free(b);
+	b->data = data;
+	b->len = b->cap = size;
+	return 0;
+}
+
+/* The six metadata sections, each with the OPTIONS entry pointing at it. */
+static int metadata_sections(struct tracedat_writer *w, struct tdw_blob *opts)
+{
+	static const struct {
+		uint16_t id;
+		const char *desc;
+	} secs[] = {
+		{ TDW_SEC_HEADER_INFO, "headers" },
+		{ TDW_SEC_FTRACE_EVENTS, "ftrace events" },
+		{ TDW_SEC_EVENT_FORMATS, "events format" },
+		{ TDW_SEC_KALLSYMS, "kallsyms" },
+		{ TDW_SEC_PRINTK, "printk" },
+		{ TDW_SEC_CMDLINES, "command lines" },
+	};
+	struct tdw_blob body = { 0 };
+	uint64_t offset;
+	uint32_t desc_id;
+	int err = 0;
+
+	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]) && !err; i++) {
+		body.len = 0;
+		switch (secs[i].id) {
+		case TDW_SEC_HEADER_INFO:
+			err = header_info(w, &body);
+			break;
+		case TDW_SEC_FTRACE_EVENTS:
+		case TDW_SEC_EVENT_FORMATS:
+			err = event_formats(w, secs[i].id == TDW_SEC_FTRACE_EVENTS, &body);
+			break;
+		case TDW_SEC_KALLSYMS:
+			err = sized_text(&w->kallsyms, &body);
+			break;
+		case TDW_SEC_PRINTK:
+			err = sized_text(&w->printk, &body);
+			break;
+		default:
+			err = cmdlines(w, &body);
+		}
+		if (!err)
+			err = add_string(w, secs[i].desc, &desc_id);
+		if (!err)
+			err = write_section(w, secs[i].id, desc_id, true, &body, &offset);
+		if (!err)
+			err = tdw_blob_put_u16(opts, secs[i].id);
+		if (!err)
+			err = tdw_blob_put_u32(opts, 8);
+		if (!err)
+			err = tdw_blob_put_u64(opts, offset);
+	}
+	tdw_blob_free(&body);
+	return err;
+}
+
+static int option(struct tdw_blob *opts, uint16_t id, const void *data, size_t len)
+{
+	int err = tdw_blob_put_u16(opts, id);
+
+	if (!err)
+		err = tdw_blob_put_u32(opts, (uint32_t)len);
+	return err ? err : tdw_blob_put(opts, data, len);
+}
+
+static int string_option(struct tdw_blob *opts, uint16_t id, const char *s)
+{
+	return s ? option(opts, id, s, strlen(s) + 1) : 0;
+}
+
+/* BUFFER: section offset, name "", clock, page size, then each CPU's data. */
+static int buffer_option(struct tracedat_writer *w, struct tdw_blob *opts)
+{
+	struct tdw_blob b = { 0 };
+	int err;
+
+	err = tdw_blob_put_u64(&b, w->fly_offset);
+	if (!err)
+		err = tdw_blob_put_str(&b, "");
+	if (!err)
+		err = tdw_blob_put_str(&b, w->trace_clock);
+	if (!err)
+		err = tdw_blob_put_u32(&b, (uint32_t)w->page_size);
+	if (!err)
+		err = tdw_blob_put_u32(&b, (uint32_t)w->nr_cpus);
+	for (int cpu = 0; cpu < w->nr_cpus && !err; cpu++) {
+		err = tdw_blob_put_u32(&b, (uint32_t)cpu);
+		if (!err)
+			err = tdw_blob_put_u64(&b, w->cpus[cpu].offset);
+		if (!err)
+			err = tdw_blob_put_u64(&b, w->cpus[cpu].size);
+	}
+	if (!err)
+		err = option(opts, TDW_OPT_BUFFER, b.data, b.len);
+	tdw_blob_free(&b);
+	return err;
+}
+
+/* The rest of OPTIONS, in the order trace-cmd record adds them. */
+static int more_options(struct tracedat_writer *w, struct tdw_blob *opts)
+{
+	uint32_t cpus = (uint32_t)w->nr_cpus;
+	char clock[256];
+	int err;
+
+	/* trace-cmd keeps the trace_clock file; the reader wants "[clock]". */
+	snprintf(clock, sizeof(clock), "[%s]", w->trace_clock);
+	err = string_option(opts, TDW_OPT_TRACECLOCK, clock);
+	if (!err)
+		err = string_option(opts, TDW_OPT_UNAME, w->uname);
+	if (!err)
+		err = string_option(opts, TDW_OPT_VERSION, w->version);
+	if (!err)
+		err = option(opts, TDW_OPT_CPUCOUNT, &cpus, sizeof(cpus));
+	if (!err)
+		err = buffer_option(w, opts);
+	if (!err)
+		err = option(opts, TDW_OPT_DONE, &(uint64_t){ 0 }, 8);
+	return err;
+}
+
+/**
+ * tdw_write_metadata - write everything after the FLYRECORD section
+ * @w: the writer, its CPU data complete
+ *
+ * Writes the metadata sections, one OPTIONS section (never compressed, as
+ * with trace-cmd) and STRINGS last, since every section before it adds
+ * its description; then points the initial header at OPTIONS.
+ * Returns 0 or -errno.
+ */
+int tdw_write_metadata(struct tracedat_writer *w)
+{
+	struct tdw_blob opts = { 0 };
+	uint64_t options_offset;
+	uint32_t desc_id;
+	int err;
+
+	err = metadata_sections(w, &opts);
+	if (!err)
+		err = more_options(w, &opts);
+	if (!err)
+		err = add_string(w, "options", &desc_id);
+	if (!err)
+		err = write_section(w, TDW_OPT_DONE, desc_id, false, &opts, &options_offset);
+	tdw_blob_free(&opts);
+	/* STRINGS holds its own description too. */
+	if (!err)
+		err = add_string(w, "strings", &desc_id);
+	if (!err)
+		err = write_section(w, TDW_SEC_STRINGS, desc_id, true, &w->strings, NULL);
+	if (!err)
+		err = tdw_flush(w);
+	if (!err)
+		err = tdw_patch(w, w->options_ptr, &options_offset, sizeof(options_offset));
+	return err;
+}

@@ -1,0 +1,982 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * control: the control socket (daemon layer, on the libevent loop). This
+ * file owns the listening socket and each connection's life: credentials,
+ * the request line, the reply, timeouts. What a command does is the
+ * daemon's business, through struct control_ops. See control.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <systemd/sd-daemon.h>
+
+#include "control.h"
+#include "log.h"
+
+#define SUN_PATH_MAX sizeof(((struct sockaddr_un *)NULL)->sun_path)
+#define ACCEPT_BURST 16
+
+typedef int (*sync_op_fn)(void *ctx, struct control_reply *reply);
+
+enum client_state {
+	CLIENT_READING,		/* waiting for the request line (idle timeout) */
+	CLIENT_BUSY,		/* handed to the daemon until its dump is done */
+	CLIENT_WRITING,		/* final line queued; closes once it is sent */
+	CLIENT_CLOSED,		/* connection gone; the daemon may still hold it */
+};
+
+struct control_reply {
+	struct evbuffer *out;	/* the connection's output; NULL once it is gone */
+	size_t bytes;
+	bool overflow;
+	char error[CONTROL_MAX_LINE];
+};
+
+struct control_client {
+	struct control *ctl;	/* NULL once closed */
+	LIST_ENTRY(control_client) entry;
+	struct control_client *wait_next;
+	struct bufferevent *bev;
+	enum client_state state;
+	unsigned int refs;	/* the connection's, the daemon's, a callback's */
+	bool daemon_ref, in_waitlist;
+	pid_t pid;
+	uid_t uid;
+	struct control_reply reply;
+};
+
+struct control {
+	struct event_base *base;
+	const struct control_ops *ops;
+	void *ctx;
+	int fd;
+	struct event *listen_ev, *resume_ev;
+	char path[SUN_PATH_MAX];
+	bool activated, created;
+	dev_t dev;
+	ino_t ino;
+	char *group;
+	gid_t gid;
+	struct timeval timeout;
+	LIST_HEAD(, control_client) clients;
+	unsigned int nr_clients;
+};
+
+static void client_unref(struct control_client *c)
+{
+	if (--c->refs == 0)
+		free(c);
+}
+
+/* Drops the connection; the struct lives on while the daemon holds it. */
+static void client_close(struct control_client *c)
+{
+	if (c->state == CLIENT_CLOSED)
+		return;
+	bufferevent_free(c->bev);
+	c->bev = NULL;
+	c->reply.out = NULL;
+	LIST_REMOVE(c, entry);
+	c->ctl->nr_clients--;
+	c->ctl = NULL;
+	c->state = CLIENT_CLOSED;
+	client_unref(c);
+}
+
+/* Replaces what would break the line framing or a terminal. */
+static void sanitize(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
+static bool is_final_line(const char *line)
+{
+	return !strcmp(line, "ok") || !strcmp(line, "error") || !strncmp(line, "error ", 6);
+}
+
+static int reply_vadd(struct control_reply *rep, const char *fmt, va_list ap)
+{
+	char line[CONTROL_MAX_REPLY_LINE];
+	size_t len;
+	int n;
+
+	if (!rep->out)
+		return 0;
+	if (rep->overflow)
+		return -EMSGSIZE;
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	if (n < 0)
+		return -EINVAL;
+	sanitize(line);
+	len = strlen(line);
+	if (rep->bytes + len + 2 > CONTROL_MAX_REPLY) {
+		rep->overflow = true;
+		return -EMSGSIZE;
+	}
+	/* A data line must never read as the end of the reply. */
+	if (is_final_line(line) && evbuffer_add(rep->out, " ", 1) < 0)
+		return -ENOMEM;
+	if (evbuffer_add(rep->out, line, len) < 0 || evbuffer_add(rep->out, "\n", 1) < 0)
+		return -ENOMEM;
+	rep->bytes += len + 2;
+	return 0;
+}
+
+/**
+ * control_reply__add - append one line to a reply
+ * @reply: the reply being built
+ * @fmt: printf format of the line (control characters become '?')
+ *
+ * Returns 0, or -EMSGSIZE past CONTROL_MAX_REPLY (the reply then ends in
+ * an error), or -ENOMEM.
+ */
+int control_reply__add(struct control_reply *reply, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = reply_vadd(reply, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/**
+ * control_reply__fail - set the text of a reply's final error line
+ * @reply: the reply being built
+ * @err: the negative errno the callback will return
+ * @fmt: printf format of the text after "error "
+ *
+ * Returns @err, so that a callback can "return control_reply__fail(...)".
+ */
+int control_reply__fail(struct control_reply *reply, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reply->error, sizeof(reply->error), fmt, ap);
+	va_end(ap);
+	sanitize(reply->error);
+	return err;
+}
+
+/* Queues the final line; the write callback closes once it is sent. */
+static void finish(struct control_client *c, int err)
+{
+	struct control_reply *rep = &c->reply;
+	int r;
+
+	if (err == 0 && rep->overflow) {
+		err = -EMSGSIZE;
+		snprintf(rep->error, sizeof(rep->error), "reply too long (over %d bytes)",
+			 CONTROL_MAX_REPLY);
+	}
+	if (err < 0 && !rep->error[0])
+		snprintf(rep->error, sizeof(rep->error), "%s", strerror(-err));
+	if (err < 0)
+		r = evbuffer_add_printf(rep->out, "error %s\n", rep->error);
+	else
+		r = evbuffer_add(rep->out, "ok\n", 3);
+	if (r < 0) {
+		client_close(c);
+		return;
+	}
+	c->state = CLIENT_WRITING;
+	bufferevent_disable(c->bev, EV_READ);
+	bufferevent_set_timeouts(c->bev, NULL, &c->ctl->timeout);
+	bufferevent_enable(c->bev, EV_WRITE);
+}
+
+static void finish_error(struct control_client *c, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void finish_error(struct control_client *c, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->reply.error, sizeof(c->reply.error), fmt, ap);
+	va_end(ap);
+	sanitize(c->reply.error);
+	finish(c, err);
+}
+
+static void start_dump(struct control_client *c, const char *reason)
+{
+	struct control *ctl = c->ctl;
+	char buf[CONTROL_MAX_LINE];
+
+	snprintf(buf, sizeof(buf), "%s", *reason ? reason : "control");
+	sanitize(buf);
+	c->state = CLIENT_BUSY;
+	/* No idle timeout while the dump runs; reading goes on to see the peer leave. */
+	bufferevent_set_timeouts(c->bev, NULL, &ctl->timeout);
+	c->daemon_ref = true;
+	c->refs += 2;		/* the daemon's, and ours across the call */
+	ctl->ops->dump(ctl->ctx, buf, c);
+	client_unref(c);
+}
+
+/* Returns the callback for @cmd, or NULL after answering the client itself. */
+static sync_op_fn pick_op(struct control_client *c, const char *cmd, const char *args)
+{
+	const struct control_ops *ops = c->ctl->ops;
+	sync_op_fn op;
+
+	if (!strcmp(cmd, "status")) {
+		op = ops->status;
+	} else if (!strcmp(cmd, "list")) {
+		op = ops->list;
+	} else if (!strcmp(cmd, "reload")) {
+		op = ops->reload;
+	} else {
+		if (*cmd)
+			finish_error(c, -EINVAL, "unknown command '%.64s' (try dump, status, list, "
+				     "reload)", cmd);
+		else
+			finish_error(c, -EINVAL, "empty request (try dump, status, list, reload)");
+		return NULL;
+	}
+	if (*args) {
+		finish_error(c, -EINVAL, "'%s' takes no arguments", cmd);
+		return NULL;
+	}
+	if (!op)
+		finish_error(c, -EOPNOTSUPP, "%s is not supported", cmd);
+	return op;
+}
+
+static void handle_request(struct control_client *c, char *line)
+{
+	sync_op_fn op;
+	size_t len;
+	char *args;
+
+	line += strspn(line, " \t");
+	len = strcspn(line, " \t");
+	args = line + len;
+	args += strspn(args, " \t");
+	line[len] = '\0';
+	for (len = strlen(args); len && (args[len - 1] == ' ' || args[len - 1] == '\t'); len--)
+		args[len - 1] = '\0';
+	log_debug("control: '%.64s' from pid %d uid %u", line, (int)c->pid, (unsigned int)c->uid);
+	if (!strcmp(line, "dump")) {
+		if (c->ctl->ops->dump)
+			start_dump(c, args);
+		else
+			finish_error(c, -EOPNOTSUPP, "dump is not supported");
+		return;
+	}
+	op = pick_op(c, line, args);
+	if (op)
+		finish(c, op(c->ctl->ctx, &c->reply));
+}
+
+/* Takes a whole request of @len bytes (newline stripped). */
+static void take_request(struct control_client *c, char *line, size_t len)
+{
+	if (len && line[len - 1] == '\r')
+		line[--len] = '\0';
+	if (strlen(line) != len)
+		finish_error(c, -EINVAL, "bad request: NUL byte");
+	else
+		handle_request(c, line);
+}
+
+static void on_read(struct bufferevent *bev, void *arg)
+{
+	struct control_client *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	size_t len;
+	char *line;
+
+	if (c->state != CLIENT_READING) {
+		evbuffer_drain(in, evbuffer_get_length(in));
+		return;
+	}
+	line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF);
+	if (!line) {
+		/* The high watermark stops reading here. */
+		if (evbuffer_get_length(in) >= CONTROL_MAX_LINE)
+			finish_error(c, -E2BIG, "request line too long (max %d bytes)",
+				     CONTROL_MAX_LINE - 1);
+		return;
+	}
+	take_request(c, line, len);
+	free(line);
+}
+
+static void on_write(struct bufferevent *bev, void *arg)
+{
+	struct control_client *c = arg;
+
+	if (c->state == CLIENT_WRITING && evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+		client_close(c);
+}
+
+/* EOF can be a half-close ("printf 'dump\n' | socat"): only POLLHUP means gone. */
+static bool peer_gone(struct bufferevent *bev)
+{
+	struct pollfd pfd = { .fd = bufferevent_getfd(bev), .events = POLLIN };
+
+	return poll(&pfd, 1, 0) < 0 || (pfd.revents & (POLLHUP | POLLERR));
+}
+
+/* A request cut short by EOF, without its newline. */
+static void on_eof_reading(struct control_client *c)
+{
+	struct evbuffer *in = bufferevent_get_input(c->bev);
+	char line[CONTROL_MAX_LINE + 1];
+	size_t len = evbuffer_get_length(in);
+
+	if (len == 0 || len >= CONTROL_MAX_LINE) {
+		client_close(c);
+		return;
+	}
+	evbuffer_remove(in, line, len);
+	line[len] = '\0';
+	take_request(c, line, len);
+}
+
+static void on_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct control_client *c = arg;
+
+	if (what & BEV_EVENT_ERROR) {
+		log_debug("control: pid %d: %s", (int)c->pid, strerror(EVUTIL_SOCKET_ERROR()));
+		client_close(c);
+	} else if (what & BEV_EVENT_TIMEOUT) {
+		if (c->state != CLIENT_READING) {
+			log_info("control: pid %d does not read its reply, closing", (int)c->pid);
+			client_close(c);
+			return;
+		}
+		finish_error(c, -ETIMEDOUT, "timed out waiting for a request");
+	} else if (what & BEV_EVENT_EOF) {
+		if (c->state == CLIENT_READING)
+			on_eof_reading(c);
+		else if (peer_gone(bev))
+			client_close(c);
+	}
+}
+
+static bool pid_in_group(pid_t pid, gid_t gid)
+{
+	char path[64], *line = NULL, *p, *end;
+	size_t size = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && getline(&line, &size, f) > 0) {
+		if (strncmp(line, "Groups:", 7))
+			continue;
+		for (p = line + 7;; p = end) {
+			unsigned long g = strtoul(p, &end, 10);
+
+			if (end == p)
+				break;
+			if ((gid_t)g == gid) {
+				found = true;
+				break;
+			}
+		}
+		break;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+static bool authorized(const struct control *ctl, const struct ucred *cred)
+{
+	if (cred->uid == 0)
+		return true;
+	if (!ctl->group)
+		return false;
+	return cred->gid == ctl->gid || pid_in_group(cred->pid, ctl->gid);
+}
+
+/* For a peer that is never served: a fresh socket's buffer has room for one line. */
+static void refuse(int fd, const char *line)
+{
+	(void)send(fd, line, strlen(line), MSG_DONTWAIT | MSG_NOSIGNAL);
+	close(fd);
+}
+
+static int client_new(struct control *ctl, int fd, const struct ucred *cred)
+{
+	struct control_client *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->bev = bufferevent_socket_new(ctl->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (!c->bev) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->ctl = ctl;
+	c->refs = 1;
+	c->pid = cred->pid;
+	c->uid = cred->uid;
+	c->reply.out = bufferevent_get_output(c->bev);
+	bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
+	bufferevent_setwatermark(c->bev, EV_READ, 0, CONTROL_MAX_LINE);
+	bufferevent_set_timeouts(c->bev, &ctl->timeout, &ctl->timeout);
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	LIST_INSERT_HEAD(&ctl->clients, c, entry);
+	ctl->nr_clients++;
+	return 0;
+}
+
+static void take_connection(struct control *ctl, int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	char line[128 + NAME_MAX];
+	int r;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+		log_errno(-errno, "control: SO_PEERCRED");
+		close(fd);
+		return;
+	}
+	if (!authorized(ctl, &cred)) {
+		log_notice("control: refused pid %d uid %u gid %u: not root%s%s%s",
+			   (int)cred.pid, (unsigned int)cred.uid, (unsigned int)cred.gid,
+			   ctl->group ? " nor in group '" : "", ctl->group ? ctl->group : "",
+			   ctl->group ? "'" : "");
+		if (ctl->group)
+			snprintf(line, sizeof(line),
+				 "error permission denied: need root or group '%s'\n", ctl->group);
+		else
+			snprintf(line, sizeof(line), "error permission denied: need root\n");
+		refuse(fd, line);
+		return;
+	}
+	if (ctl->nr_clients >= CONTROL_MAX_CLIENTS) {
+		log_warning("control: %u connections open, refusing pid %d", ctl->nr_clients,
+			    (int)cred.pid);
+		refuse(fd, "error too many connections, try again\n");
+		return;
+	}
+	r = client_new(ctl, fd, &cred);
+	if (r < 0) {
+		log_errno(r, "control: connection from pid %d", (int)cred.pid);
+		close(fd);
+	}
+}
+
+static void on_accept(evutil_socket_t lfd, short what, void *arg)
+{
+	struct control *ctl = arg;
+	struct timeval pause = { .tv_sec = 1 };
+	int fd;
+
+	(void)what;
+	for (int i = 0; i < ACCEPT_BURST; i++) {
+		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd >= 0) {
+			take_connection(ctl, fd);
+			continue;
+		}
+		if (errno == EINTR || errno == ECONNABORTED)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return;
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+			/* Else the level-triggered listener would spin until an fd frees up. */
+			log_warning("control: accept: %s; pausing for a second", strerror(errno));
+			event_del(ctl->listen_ev);
+			evtimer_add(ctl->resume_ev, &pause);
+			return;
+		}
+		log_errno(-errno, "control: accept");
+		return;
+	}
+}
+
+static void on_resume(evutil_socket_t fd, short what, void *arg)
+{
+	struct control *ctl = arg;
+
+	(void)fd;
+	(void)what;
+	if (event_add(ctl->listen_ev, NULL) < 0)
+		log_error("control: cannot watch the socket again; control requests stop");
+}
+
+static int lookup_group(const char *name, gid_t *ret)
+{
+	long max = sysconf(_SC_GETGR_R_SIZE_MAX);
+	size_t size = max > 0 ? (size_t)max : 4096;
+	struct group grp, *res = NULL;
+	char *buf = NULL;
+	int r;
+
+	for (;;) {
+		char *nbuf = realloc(buf, size);
+
+		if (!nbuf) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = nbuf;
+		r = getgrnam_r(name, &grp, buf, size, &res);
+		if (r != ERANGE || size > 1024 * 1024)
+			break;
+		size *= 2;
+	}
+	if (r == 0 && res)
+		*ret = grp.gr_gid;
+	free(buf);
+	if (r)
+		return -r;
+	return res ? 0 : -ENOENT;
+}
+
+/* The socket's owner and mode, when this made it. */
+static int apply_owner(struct control *ctl)
+{
+	uid_t uid = geteuid() == 0 ? 0 : (uid_t)-1;
+	gid_t gid = ctl->group ? ctl->gid : getegid();
+
+	if (!ctl->created)
+		return 0;
+	if (chown(ctl->path, uid, gid) < 0)
+		return log_errno(-errno, "control: cannot chown '%s' to group %u", ctl->path,
+				 (unsigned int)gid);
+	if (chmod(ctl->path, 0660) < 0)
+		return log_errno(-errno, "control: cannot chmod '%s'", ctl->path);
+	return 0;
+}
+
+/**
+ * control__set_group - change which group may use the control socket
+ * @ctl: the control socket
+ * @group: a group name, or NULL or "" for root only
+ *
+ * Also gives a socket this created to that group. Returns 0 or -errno
+ * (logged); on error nothing changes.
+ */
+int control__set_group(struct control *ctl, const char *group)
+{
+	char *copy = NULL;
+	gid_t gid = 0;
+	int r;
+
+	if (group && *group) {
+		r = lookup_group(group, &gid);
+		if (r < 0)
+			return log_errno(r, "control: group '%s'", group);
+		copy = strdup(group);
+		if (!copy)
+			return log_errno(-ENOMEM, "control");
+	}
+	free(ctl->group);
+	ctl->group = copy;
+	ctl->gid = gid;
+	return apply_owner(ctl);
+}
+
+static int make_parent(const char *path)
+{
+	char dir[SUN_PATH_MAX];
+	char *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	if (mkdir(dir, 0755) == 0) {
+		if (chmod(dir, 0755) < 0)
+			return log_errno(-errno, "control: cannot chmod '%s'", dir);
+		log_info("control: created directory '%s'", dir);
+	} else if (errno != EEXIST) {
+		return log_errno(-errno, "control: cannot create directory '%s'", dir);
+	}
+	if (stat(dir, &st) < 0)
+		return log_errno(-errno, "control: '%s'", dir);
+	if (!S_ISDIR(st.st_mode))
+		return log_errno(-ENOTDIR, "control: '%s'", dir);
+	if ((st.st_mode & 0022) && !(st.st_mode & S_ISVTX))
+		log_warning("control: '%s' is writable by others: they can replace the socket",
+			    dir);
+	return 0;
+}
+
+/* Removes a socket nobody listens on; refuses to touch anything else. */
+static int remove_stale(const char *path, const struct sockaddr_un *sa)
+{
+	struct stat st;
+	int fd, r;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : log_errno(-errno, "control: '%s'", path);
+	if (!S_ISSOCK(st.st_mode))
+		return log_errno(-EEXIST, "control: '%s' exists and is not a socket; not "
+				 "removing it", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return log_errno(-errno, "control: socket");
+	r = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0 ? -errno : 0;
+	close(fd);
+	if (r == 0 || r == -EAGAIN)
+		return log_errno(-EADDRINUSE, "control: another process listens on '%s'", path);
+	if (r != -ECONNREFUSED && r != -ENOENT)
+		return log_errno(r, "control: cannot probe '%s'", path);
+	if (unlink(path) < 0 && errno != ENOENT)
+		return log_errno(-errno, "control: cannot remove stale socket '%s'", path);
+	log_info("control: removed stale socket '%s'", path);
+	return 0;
+}
+
+static int bind_socket(struct control *ctl, const struct sockaddr_un *sa)
+{
+	struct stat st;
+	mode_t old;
+	int r;
+
+	/* Never reachable by others, not even between bind() and chmod(). */
+	old = umask(0117);
+	r = bind(ctl->fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0 ? -errno : 0;
+	umask(old);
+	if (r < 0)
+		return log_errno(r, "control: cannot bind '%s'", ctl->path);
+	ctl->created = true;
+	if (lstat(ctl->path, &st) < 0)
+		return log_errno(-errno, "control: '%s'", ctl->path);
+	ctl->dev = st.st_dev;
+	ctl->ino = st.st_ino;
+	r = apply_owner(ctl);
+	if (r < 0)
+		return r;
+	if (listen(ctl->fd, 32) < 0)
+		return log_errno(-errno, "control: cannot listen on '%s'", ctl->path);
+	return 0;
+}
+
+static int create_socket(struct control *ctl, const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int r;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return log_errno(-ENAMETOOLONG, "control: socket path '%s'", path);
+	if (path[0] != '/')
+		return log_errno(-EINVAL, "control: socket path '%s' is not absolute", path);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	snprintf(ctl->path, sizeof(ctl->path), "%s", path);
+	r = make_parent(path);
+	if (r == 0)
+		r = remove_stale(path, &sa);
+	if (r < 0)
+		return r;
+	ctl->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (ctl->fd < 0)
+		return log_errno(-errno, "control: socket");
+	return bind_socket(ctl, &sa);
+}
+
+/* Returns 1 if systemd passed the socket, 0 if not, or -errno (logged). */
+static int take_activated(struct control *ctl)
+{
+	int n = sd_listen_fds(0), fd = SD_LISTEN_FDS_START, r;
+
+	if (n <= 0)
+		return n < 0 ? log_errno(n, "control: sd_listen_fds") : 0;
+	if (n != 1)
+		return log_errno(-EINVAL, "control: systemd passed %d sockets; expected one", n);
+	r = sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0);
+	if (r <= 0)
+		return log_errno(r < 0 ? r : -ENOTSOCK, "control: the socket systemd passed is not "
+				 "a listening AF_UNIX stream socket");
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		return log_errno(-errno, "control: fcntl");
+	ctl->fd = fd;
+	ctl->activated = true;
+	return 1;
+}
+
+/**
+ * control__new - start serving the control socket
+ * @base: the daemon's event loop
+ * @cfg: path, group and timeout (copied)
+ * @ops: the daemon's callbacks (kept by reference)
+ * @ctx: their first argument
+ * @ret: the control socket
+ *
+ * Uses the socket systemd passed if there is exactly one AF_UNIX stream
+ * socket; otherwise creates @cfg->path (mode 0660, owned by root and the
+ * group), creating its directory (0755) and replacing a stale socket, but
+ * never any other file. Returns 0 or -errno (logged).
+ */
+int control__new(struct event_base *base, const struct control_config *cfg,
+		 const struct control_ops *ops, void *ctx, struct control **ret)
+{
+	unsigned int ms = cfg->timeout_ms ? cfg->timeout_ms : CONTROL_DEFAULT_TIMEOUT_MS;
+	struct control *ctl = calloc(1, sizeof(*ctl));
+	int r;
+
+	if (!ctl)
+		return log_errno(-ENOMEM, "control");
+	ctl->base = base;
+	ctl->ops = ops;
+	ctl->ctx = ctx;
+	ctl->fd = -1;
+	ctl->timeout.tv_sec = ms / 1000;
+	ctl->timeout.tv_usec = (ms % 1000) * 1000;
+	LIST_INIT(&ctl->clients);
+	r = control__set_group(ctl, cfg->group);
+	if (r == 0)
+		r = take_activated(ctl);
+	if (r == 0)
+		r = create_socket(ctl, cfg->path ? cfg->path : CONTROL_DEFAULT_PATH);
+	if (r < 0)
+		goto out_err;
+	ctl->listen_ev = event_new(base, ctl->fd, EV_READ | EV_PERSIST, on_accept, ctl);
+	ctl->resume_ev = evtimer_new(base, on_resume, ctl);
+	if (!ctl->listen_ev || !ctl->resume_ev || event_add(ctl->listen_ev, NULL) < 0) {
+		r = log_errno(-ENOMEM, "control: event_new");
+		goto out_err;
+	}
+	*ret = ctl;
+	return 0;
+out_err:
+	control__delete(ctl);
+	return r;
+}
+
+/**
+ * control__delete - close the control socket and every connection
+ * @ctl: the control socket, or NULL
+ *
+ * Clients the daemon still holds stay valid (and disconnected) until it
+ * gives them back. A socket file this created is removed, if it is still
+ * the same file.
+ */
+void control__delete(struct control *ctl)
+{
+	struct stat st;
+
+	if (!ctl)
+		return;
+	while (!LIST_EMPTY(&ctl->clients))
+		client_close(LIST_FIRST(&ctl->clients));
+	if (ctl->listen_ev)
+		event_free(ctl->listen_ev);
+	if (ctl->resume_ev)
+		event_free(ctl->resume_ev);
+	if (ctl->fd >= 0)
+		close(ctl->fd);
+	if (ctl->created && lstat(ctl->path, &st) == 0 && st.st_dev == ctl->dev &&
+	    st.st_ino == ctl->ino)
+		(void)unlink(ctl->path);
+	free(ctl->group);
+	free(ctl);
+}
+
+/**
+ * control__path - the control socket's path
+ * @ctl: the control socket
+ *
+ * Returns the path, or "" for a socket systemd passed.
+ */
+const char *control__path(const struct control *ctl)
+{
+	return ctl->path;
+}
+
+/**
+ * control__socket_activated - whether systemd passed the socket
+ * @ctl: the control socket
+ *
+ * Returns true for an inherited socket.
+ */
+bool control__socket_activated(const struct control *ctl)
+{
+	return ctl->activated;
+}
+
+/**
+ * control__nr_clients - open connections
+ * @ctl: the control socket
+ *
+ * Returns the number of connections not yet closed.
+ */
+unsigned int control__nr_clients(const struct control *ctl)
+{
+	return ctl->nr_clients;
+}
+
+/**
+ * control_client__add_line - append a line to a dump's reply
+ * @client: a client the daemon holds
+ * @fmt: printf format of the line
+ *
+ * Returns 0 (also when the peer is gone and the line is dropped),
+ * -EMSGSIZE, -ENOMEM, or -EINVAL if the reply has already ended.
+ */
+int control_client__add_line(struct control_client *client, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	if (client->state == CLIENT_CLOSED)
+		return 0;
+	if (client->state != CLIENT_BUSY)
+		return -EINVAL;
+	va_start(ap, fmt);
+	r = reply_vadd(&client->reply, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+static void client_done(struct control_client *c, int err, const char *text)
+{
+	if (!c->daemon_ref) {
+		log_error("control: bug: a client was given back twice");
+		return;
+	}
+	c->daemon_ref = false;
+	if (c->state == CLIENT_BUSY) {
+		if (text && err < 0) {
+			snprintf(c->reply.error, sizeof(c->reply.error), "%s", text);
+			sanitize(c->reply.error);
+		}
+		finish(c, err < 0 ? err : 0);
+	}
+	client_unref(c);
+}
+
+/**
+ * control_client__done - end a dump's reply and give the client back
+ * @client: a client the daemon holds
+ * @err: 0 for "ok", or a negative errno for "error"
+ * @errfmt: printf format of the error text, or NULL for strerror(-@err)
+ *
+ * @client must not be used afterwards. Nothing is sent if the peer is gone.
+ */
+void control_client__done(struct control_client *client, int err, const char *errfmt, ...)
+{
+	char text[CONTROL_MAX_LINE];
+	va_list ap;
+
+	if (errfmt) {
+		va_start(ap, errfmt);
+		vsnprintf(text, sizeof(text), errfmt, ap);
+		va_end(ap);
+	}
+	client_done(client, err, errfmt ? text : NULL);
+}
+
+/**
+ * control_client__connected - whether a reply can still reach the peer
+ * @client: a client the daemon holds
+ *
+ * Returns false once the peer has gone or the control socket was deleted.
+ */
+bool control_client__connected(const struct control_client *client)
+{
+	return client->state != CLIENT_CLOSED;
+}
+
+/**
+ * control_waitlist__add - make a client wait for a dump
+ * @wl: the list for that dump
+ * @client: a client the daemon holds (the list now holds it)
+ */
+void control_waitlist__add(struct control_waitlist *wl, struct control_client *client)
+{
+	struct control_client **p = &wl->first;
+
+	if (client->in_waitlist) {
+		log_error("control: bug: a client was put in two wait lists");
+		return;
+	}
+	while (*p)
+		p = &(*p)->wait_next;
+	client->wait_next = NULL;
+	client->in_waitlist = true;
+	*p = client;
+	wl->nr++;
+}
+
+/**
+ * control_waitlist__add_line - append a line to every waiting client's reply
+ * @wl: the list
+ * @fmt: printf format of the line
+ *
+ * Returns 0 or the first -errno.
+ */
+int control_waitlist__add_line(struct control_waitlist *wl, const char *fmt, ...)
+{
+	int r = 0, r2;
+	va_list ap;
+
+	for (struct control_client *c = wl->first; c; c = c->wait_next) {
+		if (c->state == CLIENT_CLOSED)
+			continue;
+		if (c->state != CLIENT_BUSY) {
+			r2 = -EINVAL;
+		} else {
+			va_start(ap, fmt);
+			r2 = reply_vadd(&c->reply, fmt, ap);
+			va_end(ap);
+		}
+		if (r == 0)
+			r = r2;
+	}
+	return r;
+}
+
+/**
+ * control_waitlist__done - end the reply of every waiting client
+ * @wl: the list; empty afterwards (it may be refilled at once)
+ * @err: 0 for "ok", or a negative errno for "error"
+ * @errfmt: printf format of the error text, or NULL for strerror(-@err)
+ */
+void control_waitlist__done(struct control_waitlist *wl, int err, const char *errfmt, ...)
+{
+	struct control_client *c = wl->first, *next;
+	char text[CONTROL_MAX_LINE];
+	va_list ap;
+
+	if (errfmt) {
+		va_start(ap, errfmt);
+		vsnprintf(text, sizeof(text), errfmt, ap);
+		va_end(ap);
+	}
+	/* Detached first: a callback may already be filling the list again. */
+	wl->first = NULL;
+	wl->nr = 0;
+	for (; c; c = next) {
+		next = c->wait_next;
+		c->wait_next = NULL;
+		c->in_waitlist = false;
+		client_done(c, err, errfmt ? text : NULL);
+	}
+}

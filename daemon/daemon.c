@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * daemon: opening and closing the recording, reloading the configuration,
+ * and what follows each dump (log, status, retention, post_command).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "capture.h"
+#include "config.h"
+#include "control.h"
+#include "daemon.h"
+#include "log.h"
+#include "post_command.h"
+#include "retention.h"
+#include "service.h"
+#include "sideband.h"
+
+static void update_status(struct daemon *d)
+{
+	const char *last = !d->have_last ? NULL :
+			   d->last.error ? "failed" : d->last.files.paths[0];
+
+	/* STATUS= is one short line: a long path is cut, not the counts. */
+	snprintf(d->status, sizeof(d->status), "recording %zu events on %d CPUs; %lu snapshots%s%.300s",
+		 d->cfg->nr_events, capture__nr_cpus(d->cap), d->snapshots,
+		 last ? "; last " : "", last ? last : "");
+	service__status("%s", d->status);
+}
+
+/**
+ * daemon__start_recording - open the events, the side-band and the dumper
+ * @d: the daemon, with its configuration loaded
+ *
+ * Returns 0 or -errno (logged); on failure nothing stays open.
+ */
+int daemon__start_recording(struct daemon *d)
+{
+	int r;
+
+	r = capture__open(d->cfg, &d->cap);
+	if (r == 0 && d->cfg->sideband)
+		r = sideband__new(d->cap, d->cfg, d->base, &d->sb);
+	if (r == 0)
+		r = dump__new(d->cap, d->sb, d->cfg, d->base, d->argc, d->argv, daemon__dump_done,
+			      d, &d->dump);
+	if (r < 0)
+		daemon__stop_recording(d);
+	else
+		update_status(d);
+	return r;
+}
+
+/**
+ * daemon__stop_recording - finish a dump in flight, then close everything
+ * @d: the daemon
+ */
+void daemon__stop_recording(struct daemon *d)
+{
+	dump__delete(d->dump);
+	d->dump = NULL;
+	sideband__delete(d->sb);
+	d->sb = NULL;
+	capture__close(d->cap);
+	d->cap = NULL;
+}
+
+/**
+ * daemon__log_recording - say what is being recorded, once it is
+ * @d: the daemon
+ */
+void daemon__log_recording(struct daemon *d)
+{
+	const struct perfsnapd_config *cfg = d->cfg;
+	unsigned long long ring_kib = (unsigned long long)cfg->buffer_pages *
+				      (unsigned long long)sysconf(_SC_PAGESIZE) / 1024;
+
+	log_notice("recording %zu events on %d CPUs into %d overwrite rings of %llu KiB "
+		   "(%u pages) each; copy buffer %llu KiB; side-band %s; snapshots go to %s",
+		   cfg->nr_events, capture__nr_cpus(d->cap), capture__nr_rings(d->cap, true),
+		   ring_kib, cfg->buffer_pages,
+		   (unsigned long long)dump__copy_buffer_size(d->dump) / 1024,
+		   d->sb ? "on" : "off", cfg->directory);
+}
+
+static void enforce_retention(struct daemon *d)
+{
+	const struct perfsnapd_config *cfg = d->cfg;
+	struct snapshot_entry *deleted = NULL;
+	size_t nr = 0;
+	int r;
+
+	if (!cfg->max_snapshots && !cfg->max_total_size)
+		return;
+	r = retention__enforce(cfg->directory, cfg->max_snapshots, cfg->max_total_size,
+			       &deleted, &nr);
+	if (r < 0)
+		log_errno(r, "retention in '%s'", cfg->directory);
+	for (size_t i = 0; i < nr; i++) {
+		if (deleted[i].error)
+			log_errno(deleted[i].error, "retention: cannot delete snapshot %s",
+				  deleted[i].stem);
+		else
+			log_info("retention: deleted snapshot %s (%" PRIu64 " bytes) to keep "
+				 "max_snapshots = %u, max_total_size = %" PRIu64, deleted[i].stem,
+				 deleted[i].bytes, cfg->max_snapshots, cfg->max_total_size);
+	}
+	retention__free(deleted, nr);
+}
+
+static void log_snapshot(const struct dump_report *rep)
+{
+	char events[32], bytes[32], paused[32], dumped[32];
+	struct log_field fields[] = {
+		{ "SNAPSHOT_PATH", rep->files.paths[0] },
+		{ "SNAPSHOT_EVENTS", events },
+		{ "SNAPSHOT_BYTES", bytes },
+		{ "PAUSED_USEC", paused },
+		{ "DUMP_USEC", dumped },
+		{ "REASON", rep->reason },
+	};
+
+	snprintf(events, sizeof(events), "%" PRIu64, rep->nr_records);
+	snprintf(bytes, sizeof(bytes), "%" PRIu64, rep->files.bytes);
+	snprintf(paused, sizeof(paused), "%" PRIu64, rep->blind_max_ns / 1000);
+	snprintf(dumped, sizeof(dumped), "%" PRIu64, rep->dump_ns / 1000);
+	log_fields(LOG_NOTICE, fields, sizeof(fields) / sizeof(fields[0]),
+		   "snapshot %s: %" PRIu64 " events, %" PRIu64 " bytes, blind window %" PRIu64
+		   " us (longest ring pause; %" PRIu64 " us over all rings), dump %" PRIu64
+		   " ms, reason %s%s%s",
+		   rep->files.paths[0], rep->nr_records, rep->files.bytes,
+		   rep->blind_max_ns / 1000, rep->blind_total_ns / 1000, rep->dump_ns / 1000000,
+		   rep->reason, rep->files.nr_paths > 2 ? ", also " : "",
+		   rep->files.nr_paths > 2 ? rep->files.paths[1] : "");
+}
+
+/**
+ * daemon__dump_done - log a dump and do what follows it
+ * @ctx: the daemon
+ * @rep: what the dump did
+ */
+void daemon__dump_done(void *ctx, const struct dump_report *rep)
+{
+	struct daemon *d = ctx;
+	const char *paths[SNAPSHOT_MAX_FILES];
+
+	d->last = *rep;
+	d->have_last = true;
+	if (rep->error) {
+		d->failures++;
+		log_errno(rep->error, "snapshot %s (%s) failed: no file of it was kept; "
+			  "recording continues", rep->stem, rep->reason);
+		update_status(d);
+		return;
+	}
+	d->snapshots++;
+	log_snapshot(rep);
+	update_status(d);
+	enforce_retention(d);
+	if (d->cfg->post_command) {
+		for (int i = 0; i < rep->files.nr_paths; i++)
+			paths[i] = rep->files.paths[i];
+		post_command__run(d->base, d->cfg->post_command, paths, rep->files.nr_paths,
+				  d->cfg->post_command_timeout_ms * 1000000ull);
+	}
+}
+
+static bool same_string(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* True when @b can keep @a's rings: same events, sizes, CPUs and side-band. */
+static bool same_capture(const struct perfsnapd_config *a, const struct perfsnapd_config *b)
+{
+	if (a->nr_events != b->nr_events || a->buffer_pages != b->buffer_pages ||
+	    !same_string(a->cpus, b->cpus) || a->sideband != b->sideband ||
+	    a->max_tasks != b->max_tasks || a->history_size != b->history_size)
+		return false;
+	for (size_t i = 0; i < a->nr_events; i++)
+		if (strcmp(a->events[i].name, b->events[i].name) ||
+		    a->events[i].overwrite != b->events[i].overwrite ||
+		    memcmp(&a->events[i].attr, &b->events[i].attr, sizeof(a->events[i].attr)))
+			return false;
+	return true;
+}
+
+static void report_diags(const struct config_diags *diags, struct control_reply *reply)
+{
+	for (size_t i = 0; i < diags->nr; i++) {
+		const struct config_diag *g = &diags->items[i];
+
+		log_error("reload refused: %s:%d: %s", g->file, g->line, g->message);
+		if (reply)
+			control_reply__add(reply, "%s:%d: %s", g->file, g->line, g->message);
+	}
+}
+
+/* New events or sizes: close the rings and open new ones (history is lost). */
+static int reopen(struct daemon *d, struct perfsnapd_config *cfg)
+{
+	struct perfsnapd_config *old = d->cfg;
+	int r;
+
+	daemon__stop_recording(d);
+	d->cfg = cfg;
+	r = daemon__start_recording(d);
+	if (r == 0) {
+		config__delete(old);
+		return 0;
+	}
+	/* The new set cannot be opened: go back to what worked. */
+	log_error("reload: the new event set cannot be opened; reopening the previous one");
+	d->cfg = old;
+	config__delete(cfg);
+	if (daemon__start_recording(d) < 0) {
+		log_error("reload: the previous event set cannot be reopened either: stopping");
+		event_base_loopbreak(d->base);
+	}
+	return r;
+}
+
+/**
+ * daemon__reload - re-read the configuration file
+ * @d: the daemon
+ * @reply: a control client's reply to fill in, or NULL (SIGHUP)
+ *
+ * Settings that do not touch the event set or ring sizes apply with the
+ * same rings, so no history is lost; others reopen the rings, and say so.
+ * Returns 0 or -errno.
+ */
+int daemon__reload(struct daemon *d, struct control_reply *reply)
+{
+	struct config_diags diags = { 0 };
+	struct perfsnapd_config *cfg = NULL;
+	int r;
+
+	service__reloading();
+	r = config__load(d->config_path, NULL, &cfg, &diags);
+	if (r < 0) {
+		report_diags(&diags, reply);
+		config_diags__clear(&diags);
+		service__ready(d->status);
+		if (reply)
+			return control_reply__fail(reply, -EINVAL,
+						   "configuration '%s' refused; the old one stays",
+						   d->config_path);
+		return -EINVAL;
+	}
+	if (same_capture(d->cfg, cfg)) {
+		dump__set_config(d->dump, cfg);
+		config__delete(d->cfg);
+		d->cfg = cfg;
+		log_notice("reloaded '%s': same events and rings, history kept", d->config_path);
+		if (reply)
+			control_reply__add(reply, "reloaded: same rings, history kept");
+	} else {
+		r = reopen(d, cfg);
+		if (r == 0)
+			daemon__log_recording(d);
+		log_notice("reloaded '%s': %s", d->config_path, r == 0 ?
+			   "event set or ring sizes changed: rings reopened, history before the reload is gone" :
+			   "failed, previous configuration restored");
+		if (reply && r == 0)
+			control_reply__add(reply, "reloaded: rings reopened (events or sizes changed)");
+	}
+	if (d->ctl && r == 0)
+		control__set_group(d->ctl, d->cfg->control_group);
+	update_status(d);
+	service__ready(d->status);
+	return r;
+}

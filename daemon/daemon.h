@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * daemon: the running perfsnapd's state, shared by main.c (the life
+ * cycle), daemon.c (recording, reload, what happens after each dump) and
+ * daemon_control.c (the answers to perfsnapctl).
+ */
+#ifndef PERFSNAPD_DAEMON_H
+#define PERFSNAPD_DAEMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dump.h"
+
+struct capture;
+struct control;
+struct control_reply;
+struct event_base;
+struct perfsnapd_config;
+struct sideband;
+
+struct daemon {
+	const char *config_path;
+	int argc;
+	const char *const *argv;
+	struct event_base *base;
+	struct perfsnapd_config *cfg;
+	struct capture *cap;
+	struct sideband *sb;
+	struct dump *dump;
+	struct control *ctl;
+	unsigned long snapshots, failures, refused;
+	struct dump_report last;
+	bool have_last;
+	char status[512];		/* the current STATUS= text */
+};
+
+int daemon__start_recording(struct daemon *d);
+void daemon__stop_recording(struct daemon *d);
+void daemon__log_recording(struct daemon *d);
+
+/*
+ * Re-reads the configuration. A bad one is refused (errors logged, and put
+ * in @reply when given) and the old one keeps running. Returns 0 or -errno.
+ */
+int daemon__reload(struct daemon *d, struct control_reply *reply);
+
+int daemon__start_control(struct daemon *d);
+void daemon__stop_control(struct daemon *d);
+
+/* Called by the dumper after every dump. */
+void daemon__dump_done(void *ctx, const struct dump_report *rep);
+
+#endif

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * daemon_control: the daemon's answers to perfsnapctl over the control
+ * socket: dump (answered when the dump is done), status, list, reload.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "config.h"
+#include "control.h"
+#include "daemon.h"
+#include "log.h"
+#include "retention.h"
+#include "sideband.h"
+
+static void dump_answered(void *ctx, const struct dump_report *rep)
+{
+	struct control_client *client = ctx;
+
+	if (rep->error) {
+		control_client__done(client, rep->error, "snapshot failed: %s",
+				     strerror(-rep->error));
+		return;
+	}
+	for (int i = 0; i < rep->files.nr_paths; i++)
+		control_client__add_line(client, "%s", rep->files.paths[i]);
+	control_client__done(client, 0, NULL);
+}
+
+static void ctl_dump(void *ctx, const char *reason, struct control_client *client)
+{
+	struct daemon *d = ctx;
+	char why[128];
+	int r;
+
+	snprintf(why, sizeof(why), "ctl:%s", reason && *reason ? reason : "perfsnapctl");
+	r = dump__trigger(d->dump, why, dump_answered, client);
+	if (r == -EAGAIN) {
+		d->refused++;
+		control_client__done(client, r, "refused: max_per_hour = %u reached",
+				     d->cfg->max_per_hour);
+	} else if (r < 0) {
+		control_client__done(client, r, NULL);
+	}
+}
+
+static int ctl_status(void *ctx, struct control_reply *reply)
+{
+	struct daemon *d = ctx;
+	const struct perfsnapd_config *cfg = d->cfg;
+	const struct dump_report *last = &d->last;
+	long page = sysconf(_SC_PAGESIZE);
+
+	control_reply__add(reply, "state: %s", dump__busy(d->dump) ? "dumping" : "recording");
+	control_reply__add(reply, "cpus: %d", capture__nr_cpus(d->cap));
+	control_reply__add(reply, "buffer: %llu KiB per CPU (%u pages), %d overwrite rings",
+			   (unsigned long long)cfg->buffer_pages * (unsigned long long)page / 1024,
+			   cfg->buffer_pages, capture__nr_rings(d->cap, true));
+	for (size_t i = 0; i < cfg->nr_events; i++)
+		control_reply__add(reply, "event: %s (%s)", cfg->events[i].name,
+				   cfg->events[i].overwrite ? "overwrite" : "no-overwrite");
+	if (d->sb) {
+		struct sideband_stats st;
+
+		sideband__stats(d->sb, &st);
+		control_reply__add(reply, "sideband: %" PRIu64 " tasks, %" PRIu64
+				   " dropped, %" PRIu64 " history records",
+				   st.nr_tasks, st.nr_dropped_tasks, st.history_records);
+	}
+	control_reply__add(reply, "directory: %s", cfg->directory);
+	control_reply__add(reply, "snapshots: %lu written, %lu failed, %lu refused",
+			   d->snapshots, d->failures, d->refused);
+	if (!d->have_last)
+		return 0;
+	control_reply__add(reply, "last: %s", last->error ? "failed" : last->files.paths[0]);
+	control_reply__add(reply, "last reason: %s", last->reason);
+	if (last->error)
+		control_reply__add(reply, "last error: %s", strerror(-last->error));
+	control_reply__add(reply, "last paused: %" PRIu64 " us (longest ring), %" PRIu64
+			   " us (all rings)", last->blind_max_ns / 1000,
+			   last->blind_total_ns / 1000);
+	control_reply__add(reply, "last dump: %" PRIu64 " ms", last->dump_ns / 1000000);
+	control_reply__add(reply, "last bytes: %" PRIu64, last->files.bytes);
+	control_reply__add(reply, "last events: %" PRIu64, last->nr_records);
+	return 0;
+}
+
+static int ctl_list(void *ctx, struct control_reply *reply)
+{
+	struct daemon *d = ctx;
+	struct snapshot_entry *list = NULL;
+	size_t nr = 0;
+	int r;
+
+	r = retention__list(d->cfg->directory, &list, &nr);
+	if (r < 0)
+		return control_reply__fail(reply, r, "cannot list '%s': %s", d->cfg->directory,
+					   strerror(-r));
+	for (size_t i = 0; i < nr; i++)
+		control_reply__add(reply, "%s %" PRIu64 " %s", list[i].stem, list[i].bytes,
+				   list[i].reason ? list[i].reason : "-");
+	retention__free(list, nr);
+	return 0;
+}
+
+static int ctl_reload(void *ctx, struct control_reply *reply)
+{
+	return daemon__reload(ctx, reply);
+}
+
+static const struct control_ops ops = {
+	.status = ctl_status,
+	.list = ctl_list,
+	.reload = ctl_reload,
+	.dump = ctl_dump,
+};
+
+/**
+ * daemon__start_control - listen on the control socket
+ * @d: the daemon
+ *
+ * Returns 0 or -errno (logged).
+ */
+int daemon__start_control(struct daemon *d)
+{
+	struct control_config cc = {
+		.path = d->cfg->control_socket,
+		.group = d->cfg->control_group,
+	};
+
+	return control__new(d->base, &cc, &ops, d, &d->ctl);
+}
+
+void daemon__stop_control(struct daemon *d)
+{
+	control__delete(d->ctl);
+	d->ctl = NULL;
+}

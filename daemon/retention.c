@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * retention: lists the snapshots in the snapshot directory and deletes the
+ * oldest to keep within count and size limits (daemon layer, no logging).
+ * A file is perfsnapd's only if its whole name has perfsnapd's shape; the
+ * reason comes from a tolerant scan of the sidecar JSON. See retention.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "retention.h"
+
+#define MAX_JSON (64 * 1024)
+#define STAMP_LEN 19		/* "YYYYmmdd-HHMMSS.mmm" */
+#define MAX_SEQ_DIGITS 20
+
+static const struct {
+	const char *suffix;
+	unsigned int kind;
+} suffixes[] = {
+	/* Deletion order: the sidecar goes last, so a partial delete still lists. */
+	{ ".perf.data", SNAPSHOT_FILE_PERFDATA },
+	{ ".trace.dat", SNAPSHOT_FILE_TRACEDAT },
+	{ ".json", SNAPSHOT_FILE_JSON },
+};
+
+#define NR_SUFFIXES (sizeof(suffixes) / sizeof(suffixes[0]))
+
+static bool digits(const char *s, size_t n, unsigned int max)
+{
+	unsigned int v = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (unsigned int)(s[i] - '0');
+	}
+	return v <= max;
+}
+
+/* "YYYYmmdd-HHMMSS.mmm", as strftime() and dump.c make it. */
+static bool valid_stamp(const char *s)
+{
+	return digits(s, 4, 9999) && digits(s + 4, 2, 12) && digits(s + 6, 2, 31) &&
+	       s[8] == '-' && digits(s + 9, 2, 23) && digits(s + 11, 2, 59) &&
+	       digits(s + 13, 2, 60) && s[15] == '.' && digits(s + 16, 3, 999);
+}
+
+/**
+ * retention__parse_name - recognize a snapshot file name
+ * @name: a file name (no directory)
+ * @ret_stem_len: the length of its stem, set on a match
+ *
+ * Returns the file's enum snapshot_file kind, or 0 if perfsnapd did not
+ * name it so (including every dotfile).
+ */
+unsigned int retention__parse_name(const char *name, size_t *ret_stem_len)
+{
+	size_t len = strlen(name), stem = 0, q;
+	unsigned int kind = 0;
+
+	if (name[0] == '.')
+		return 0;
+	for (size_t i = 0; i < NR_SUFFIXES; i++) {
+		size_t sl = strlen(suffixes[i].suffix);
+
+		if (len > sl && !strcmp(name + len - sl, suffixes[i].suffix)) {
+			kind = suffixes[i].kind;
+			stem = len - sl;
+			break;
+		}
+	}
+	if (!kind || stem > NAME_MAX)
+		return 0;
+	/* From the right: "-<seq>", then "-YYYYmmdd-HHMMSS.mmm", then a host. */
+	for (q = stem; q > 0 && name[q - 1] >= '0' && name[q - 1] <= '9'; q--)
+		;
+	if (q == stem || stem - q > MAX_SEQ_DIGITS || q < STAMP_LEN + 3 || name[q - 1] != '-')
+		return 0;
+	q -= 1 + STAMP_LEN;
+	if (!valid_stamp(name + q) || name[q - 1] != '-')
+		return 0;
+	for (size_t i = 0; i < q - 1; i++)
+		if ((unsigned char)name[i] <= ' ' || name[i] == 0x7f)
+			return 0;
+	*ret_stem_len = stem;
+	return kind;
+}
+
+/* Appends @cp as UTF-8 if there is room for it and a NUL. */
+static size_t put_utf8(char *out, size_t o, size_t size, unsigned int cp)
+{
+	if (cp < 0x20 || cp == 0x7f || (cp >= 0xd800 && cp < 0xe000))
+		cp = '?';
+	if (cp < 0x80) {
+		if (o + 2 > size)
+			return o;
+		out[o++] = (char)cp;
+	} else if (cp < 0x800) {
+		if (o + 3 > size)
+			return o;
+		out[o++] = (char)(0xc0 | (cp >> 6));
+		out[o++] = (char)(0x80 | (cp & 0x3f));
+	} else {
+		if (o + 4 > size)
+			return o;
+		out[o++] = (char)(0xe0 | (cp >> 12));
+		out[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		out[o++] = (char)(0x80 | (cp & 0x3f));
+	}
+	return o;
+}
+
+/*
+ * Decodes the JSON string starting after the quote at buf[*pos] into @out
+ * (cut to @size). Returns false if it does not end.
+ */
+static bool json_string(const char *buf, size_t len, size_t *pos, char *out, size_t size)
+{
+	static const char esc_in[] = "\"\\/bfnrt", esc_out[] = "\"\\/\b\f\n\r\t";
+	size_t i = *pos + 1, o = 0;
+
+	for (; i < len && buf[i] != '"'; i++) {
+		unsigned int cp = (unsigned char)buf[i];
+
+		if (cp == '\\' && i + 1 < len) {
+			const char *e = strchr(esc_in, buf[++i]);
+
+			if (buf[i] == 'u' && i + 4 < len) {
+				char hex[5] = { buf[i + 1], buf[i + 2], buf[i + 3], buf[i + 4], 0 };
+
+				cp = (unsigned int)strtoul(hex, NULL, 16);
+				i += 4;
+			} else {
+				cp = e && buf[i] ? (unsigned char)esc_out[e - esc_in] : '?';
+			}
+			o = put_utf8(out, o, size, cp);
+		} else if (cp >= 0x80) {
+			if (o + 2 <= size)
+				out[o++] = (char)cp;	/* UTF-8 passes through */
+		} else {
+			o = put_utf8(out, o, size, cp);
+		}
+	}
+	out[o] = '\0';
+	*pos = i;
+	return i < len;
+}
+
+static size_t skip_ws(const char *buf, size_t len, size_t i)
+{
+	while (i < len && strchr(" \t\r\n", buf[i]))
+		i++;
+	return i;
+}
+
+/*
+ * The string value of the top-level key "reason", or NULL. Not a JSON
+ * validator: it only tells keys of the outer object from everything else.
+ */
+static char *json_reason(const char *buf, size_t len)
+{
+	char key[16], value[RETENTION_MAX_REASON];
+	int depth = 0;
+	size_t j;
+
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] == '{' || buf[i] == '[') {
+			depth++;
+			continue;
+		}
+		if (buf[i] == '}' || buf[i] == ']') {
+			depth--;
+			continue;
+		}
+		if (buf[i] != '"')
+			continue;
+		if (!json_string(buf, len, &i, key, sizeof(key)))
+			return NULL;
+		j = skip_ws(buf, len, i + 1);
+		if (depth != 1 || strcmp(key, "reason") || j >= len || buf[j] != ':')
+			continue;	/* a nested key, another key, or a value */
+		j = skip_ws(buf, len, j + 1);
+		if (j >= len || buf[j] != '"' || !json_string(buf, len, &j, value, sizeof(value)))
+			return NULL;
+		return strdup(value);
+	}
+	return NULL;
+}
+
+static char *read_reason(int dfd, const char *stem)
+{
+	char name[NAME_MAX + 8], *buf;
+	ssize_t n;
+	size_t len = 0;
+	char *reason = NULL;
+	int fd;
+
+	snprintf(name, sizeof(name), "%s.json", stem);
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	buf = malloc(MAX_JSON);
+	while (buf && len < MAX_JSON) {
+		n = read(fd, buf + len, MAX_JSON - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	if (buf)
+		reason = json_reason(buf, len);
+	free(buf);
+	close(fd);
+	return reason;
+}
+
+static int by_stem(const void *a, const void *b)
+{
+	return strcmp(((const struct snapshot_entry *)a)->stem,
+		      ((const struct snapshot_entry *)b)->stem);
+}
+
+/* Where the "YYYYmmdd-HHMMSS.mmm-<seq>" part of a valid stem starts. */
+static const char *stamp_of(const char *stem)
+{
+	const char *p = strrchr(stem, '-');	/* before <seq> */
+
+	return p - STAMP_LEN;
+}
+
+static int by_age(const void *a, const void *b)
+{
+	const struct snapshot_entry *x = a, *y = b;
+	const char *sx = stamp_of(x->stem), *sy = stamp_of(y->stem);
+	int r;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+	r = strncmp(sx, sy, STAMP_LEN);
+	if (r)
+		return r;
+	/* Same millisecond: the longer sequence number is the larger. */
+	if (strlen(sx) != strlen(sy))
+		return strlen(sx) < strlen(sy) ? -1 : 1;
+	return strcmp(x->stem, y->stem);
+}
+
+/* Appends one entry per snapshot file in @d. */
+static int scan(DIR *d, struct snapshot_entry **ret, size_t *ret_nr)
+{
+	struct snapshot_entry *v = NULL, *nv;
+	size_t nr = 0, alloc = 0, stem_len;
+	struct dirent *de;
+	struct stat st;
+	unsigned int kind;
+
+	while ((errno = 0, de = readdir(d))) {
+		kind = retention__parse_name(de->d_name, &stem_len);
+		if (!kind || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (nr == alloc) {
+			alloc = alloc ? alloc * 2 : 32;
+			nv = realloc(v, alloc * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		memset(&v[nr], 0, sizeof(v[nr]));
+		memcpy(v[nr].stem, de->d_name, stem_len);
+		v[nr].files = kind;
+		v[nr].bytes = (uint64_t)st.st_size;
+		v[nr++].mtime = st.st_mtim;
+	}
+	if (errno) {
+		free(v);
+		return -errno;
+	}
+	*ret = v;
+	*ret_nr = nr;
+	return 0;
+}
+
+static bool newer(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
+/* Folds the per-file entries of each stem into one. Returns the new count. */
+static size_t merge(struct snapshot_entry *v, size_t nr)
+{
+	size_t out = 0;
+
+	if (nr)
+		qsort(v, nr, sizeof(*v), by_stem);
+	for (size_t i = 0; i < nr; i++) {
+		struct snapshot_entry *last = out ? &v[out - 1] : NULL;
+
+		if (last && !strcmp(last->stem, v[i].stem)) {
+			last->files |= v[i].files;
+			last->bytes += v[i].bytes;
+			if (newer(&v[i].mtime, &last->mtime))
+				last->mtime = v[i].mtime;
+		} else {
+			v[out++] = v[i];
+		}
+	}
+	return out;
+}
+
+/**
+ * retention__list - the snapshots in a directory
+ * @dir: the snapshot directory
+ * @ret: an array, oldest first (newest file time, then the stem's time and
+ *       sequence number); NULL when there are none
+ * @ret_nr: its length
+ *
+ * Returns 0 or -errno.
+ */
+int retention__list(const char *dir, struct snapshot_entry **ret, size_t *ret_nr)
+{
+	struct snapshot_entry *v = NULL;
+	size_t nr = 0;
+	DIR *d;
+	int r;
+
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	r = scan(d, &v, &nr);
+	if (r < 0) {
+		closedir(d);
+		return r;
+	}
+	nr = merge(v, nr);
+	for (size_t i = 0; i < nr; i++)
+		if (v[i].files & SNAPSHOT_FILE_JSON)
+			v[i].reason = read_reason(dirfd(d), v[i].stem);
+	closedir(d);
+	if (nr)
+		qsort(v, nr, sizeof(*v), by_age);
+	if (!nr) {
+		free(v);
+		v = NULL;
+	}
+	*ret = v;
+	*ret_nr = nr;
+	return 0;
+}
+
+/**
+ * retention__free - free a snapshot list
+ * @entries: the array, or NULL
+ * @nr: its length
+ */
+void retention__free(struct snapshot_entry *entries, size_t nr)
+{
+	if (!entries)
+		return;
+	for (size_t i = 0; i < nr; i++)
+		free(entries[i].reason);
+	free(entries);
+}
+
+static int remove_snapshot(int dfd, const struct snapshot_entry *e)
+{
+	char name[NAME_MAX + 1];
+	int r = 0;
+
+	for (size_t i = 0; i < NR_SUFFIXES; i++) {
+		if (!(e->files & suffixes[i].kind))
+			continue;
+		snprintf(name, sizeof(name), "%s%s", e->stem, suffixes[i].suffix);
+		if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT && r == 0)
+			r = -errno;
+	}
+	return r;
+}
+
+static bool over(size_t count, uint64_t bytes, size_t max_snapshots, uint64_t max_bytes)
+{
+	return (max_snapshots && count > max_snapshots) || (max_bytes && bytes > max_bytes);
+}
+
+/**
+ * retention__enforce - delete the oldest snapshots beyond the limits
+ * @dir: the snapshot directory
+ * @max_snapshots: most snapshots to keep, 0 for no limit
+ * @max_total_bytes: most bytes all of them may take, 0 for no limit
+ * @ret_deleted: the snapshots deleted, oldest first (NULL if none)
+ * @ret_nr_deleted: their number
+ *
+ * The newest snapshot stays even if it alone is over a limit. Stops at the
+ * first snapshot that cannot be deleted; it is the last in *ret_deleted,
+ * with .error set. Returns 0, or that error, or -errno if @dir cannot be
+ * listed (then *ret_deleted is not set).
+ */
+int retention__enforce(const char *dir, size_t max_snapshots, uint64_t max_total_bytes,
+		       struct snapshot_entry **ret_deleted, size_t *ret_nr_deleted)
+{
+	struct snapshot_entry *v;
+	uint64_t bytes = 0;
+	size_t nr, count, done = 0;
+	int dfd, r;
+
+	r = retention__list(dir, &v, &nr);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < nr; i++)
+		bytes += v[i].bytes;
+	count = nr;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		r = -errno;
+		retention__free(v, nr);
+		return r;
+	}
+	while (done + 1 < nr && over(count, bytes, max_snapshots, max_total_bytes)) {
+		r = remove_snapshot(dfd, &v[done]);
+		v[done++].error = r;
+		if (r < 0)
+			break;
+		count--;
+		bytes -= v[done - 1].bytes;
+	}
+	close(dfd);
+	/* The deleted ones are the array's head; free the rest's reasons. */
+	for (size_t i = done; i < nr; i++)
+		free(v[i].reason);
+	if (!done) {
+		free(v);
+		v = NULL;
+	}
+	*ret_deleted = v;
+	*ret_nr_deleted = done;
+	return r;
+}

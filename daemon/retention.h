@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * retention: the snapshots in a directory and their pruning. Only files
+ * named as perfsnapd names them count, "<host>-YYYYmmdd-HHMMSS.mmm-<seq>"
+ * plus ".perf.data", ".trace.dat" or ".json"; dotfiles (temporaries),
+ * symlinks and anything else are never listed nor deleted. Nothing here
+ * logs: callers log what was deleted.
+ */
+#ifndef PERFSNAPD_RETENTION_H
+#define PERFSNAPD_RETENTION_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+enum snapshot_file {
+	SNAPSHOT_FILE_PERFDATA = 1u << 0,	/* <stem>.perf.data */
+	SNAPSHOT_FILE_TRACEDAT = 1u << 1,	/* <stem>.trace.dat */
+	SNAPSHOT_FILE_JSON = 1u << 2,		/* <stem>.json */
+};
+
+/* One snapshot: every file of one stem. */
+struct snapshot_entry {
+	char stem[NAME_MAX + 1];
+	unsigned int files;		/* enum snapshot_file bits */
+	uint64_t bytes;			/* all its files together */
+	struct timespec mtime;		/* the newest of its files */
+	char *reason;			/* "reason" from <stem>.json, or NULL */
+	int error;			/* retention__enforce(): 0 or -errno of a failed unlink */
+};
+
+/* Longest "reason" kept from a sidecar; longer ones are cut. */
+#define RETENTION_MAX_REASON 1024
+
+/*
+ * Lists the snapshots in @dir, oldest first. Returns 0 and an array in
+ * *ret (free with retention__free()), or -errno.
+ */
+int retention__list(const char *dir, struct snapshot_entry **ret, size_t *ret_nr);
+
+/*
+ * Deletes the oldest snapshots until at most @max_snapshots remain and
+ * they take at most @max_total_bytes (0: no limit), but never the newest
+ * one. Returns 0 or the first -errno; what was deleted (or attempted,
+ * with .error set) goes to *ret_deleted in both cases unless listing the
+ * directory failed.
+ */
+int retention__enforce(const char *dir, size_t max_snapshots, uint64_t max_total_bytes,
+		       struct snapshot_entry **ret_deleted, size_t *ret_nr_deleted);
+
+/* Frees a list from retention__list() or retention__enforce(); NULL is fine. */
+void retention__free(struct snapshot_entry *entries, size_t nr);
+
+/*
+ * If @name is a snapshot file, returns its kind and puts the length of its
+ * stem in *ret_stem_len; else returns 0.
+ */
+unsigned int retention__parse_name(const char *name, size_t *ret_stem_len);
+
+#endif

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sideband: drains the forward rings (side-band records into the process
+ * table, /no-overwrite/ samples into the history) when the kernel wakes
+ * the loop, and gives each snapshot the records that name its tasks.
+ * The table is shared with the dump worker thread, hence the mutex.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+#include <perf/evlist.h>
+#include <perf/event.h>
+#include <perf/mmap.h>
+
+#include "capture.h"
+#include "config.h"
+#include "log.h"
+#include "perf_record.h"
+#include "proc_table.h"
+#include "sideband.h"
+#include "snapshot.h"
+
+/* Records of /no-overwrite/ events, oldest first, within history_size bytes. */
+struct history {
+	uint8_t *buf;
+	size_t cap, start, end;
+	uint64_t records, dropped;
+};
+
+struct sideband {
+	struct capture *cap;
+	struct perf_evlist *main;
+	const struct capture_event *event;	/* the dummy side-band event */
+	struct proc_table *table;
+	pthread_mutex_t lock;			/* table, name_time */
+	uint64_t name_time;			/* end of the last snapshot named */
+	struct history hist;
+	struct event **ring_evs;
+	int nr_ring_evs;
+	uint64_t drained, lost_events, bad_records;
+};
+
+static bool is_sideband_record(const struct sideband *sb, const struct perf_event_header *h)
+{
+	uint64_t id;
+
+	if (h->type == PERF_RECORD_SAMPLE || perf_record__id(h, &id) < 0)
+		return false;
+	for (size_t i = 0; i < sb->event->nr_ids; i++)
+		if (sb->event->ids[i] == id)
+			return true;
+	return false;
+}
+
+static void history_add(struct history *h, const struct perf_event_header *rec)
+{
+	if (rec->size > h->cap) {
+		h->dropped++;
+		return;
+	}
+	if (h->end + rec->size > h->cap) {
+		/* Drop the oldest until it fits, then close the gap at the front. */
+		while (h->start < h->end && h->end - h->start + rec->size > h->cap) {
+			const struct perf_event_header *old = (const void *)(h->buf + h->start);
+
+			h->start += old->size;
+			h->records--;
+			h->dropped++;
+		}
+		memmove(h->buf, h->buf + h->start, h->end - h->start);
+		h->end -= h->start;
+		h->start = 0;
+	}
+	memcpy(h->buf + h->end, rec, rec->size);
+	h->end += rec->size;
+	h->records++;
+}
+
+static void take_record(struct sideband *sb, const struct perf_event_header *h)
+{
+	int r;
+
+	sb->drained++;
+	if (h->type == PERF_RECORD_LOST && h->size >= sizeof(*h) + 16) {
+		uint64_t lost;
+
+		memcpy(&lost, (const uint8_t *)(h + 1) + 8, sizeof(lost));
+		sb->lost_events += lost;
+	}
+	if (is_sideband_record(sb, h)) {
+		pthread_mutex_lock(&sb->lock);
+		r = proc_table__process_record(sb->table, h, sb->event->attr->sample_type);
+		pthread_mutex_unlock(&sb->lock);
+		if (r < 0)
+			sb->bad_records++;
+		return;
+	}
+	/* /no-overwrite/ samples, and the LOST records that say what they miss. */
+	if (sb->hist.cap)
+		history_add(&sb->hist, h);
+}
+
+static void drain(struct sideband *sb)
+{
+	struct perf_mmap *map;
+	union perf_event *ev;
+
+	perf_evlist__for_each_mmap(sb->main, map, false) {
+		if (perf_mmap__read_init(map) < 0)
+			continue;
+		while ((ev = perf_mmap__read_event(map))) {
+			take_record(sb, &ev->header);
+			perf_mmap__consume(map);
+		}
+		perf_mmap__read_done(map);
+	}
+}
+
+static void on_ring_ready(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	drain(arg);
+}
+
+/**
+ * sideband__new - seed the process table and watch the forward rings
+ * @cap: an open capture with the side-band event
+ * @cfg: max_tasks and history_size are read now, not kept
+ * @base: the loop the kernel's watermark wake-ups arrive on
+ * @ret: the side-band
+ *
+ * Returns 0 or -errno (logged).
+ */
+int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg,
+		  struct event_base *base, struct sideband **ret)
+{
+	struct sideband *sb = calloc(1, sizeof(*sb));
+	int nr = capture__nr_rings(cap, false), r;
+
+	if (!sb)
+		return log_errno(-ENOMEM, "side-band");
+	pthread_mutex_init(&sb->lock, NULL);
+	sb->cap = cap;
+	sb->main = capture__main_evlist(cap);
+	sb->event = capture__sideband_event(cap);
+	if (!sb->main || !sb->event) {
+		sideband__delete(sb);
+		return log_errno(-EINVAL, "side-band event missing from the capture");
+	}
+	sb->table = proc_table__new(cfg->max_tasks);
+	sb->hist.cap = cfg->history_size;
+	sb->hist.buf = cfg->history_size ? malloc(cfg->history_size) : NULL;
+	sb->ring_evs = calloc((size_t)nr, sizeof(*sb->ring_evs));
+	if (!sb->table || (cfg->history_size && !sb->hist.buf) || (nr && !sb->ring_evs)) {
+		sideband__delete(sb);
+		return log_errno(-ENOMEM, "side-band");
+	}
+	for (int i = 0; i < nr; i++) {
+		sb->ring_evs[i] = event_new(base, capture__ring(cap, false, i)->fd,
+					    EV_READ | EV_PERSIST, on_ring_ready, sb);
+		if (!sb->ring_evs[i] || event_add(sb->ring_evs[i], NULL) < 0) {
+			sideband__delete(sb);
+			return log_errno(-ENOMEM, "side-band ring events");
+		}
+		sb->nr_ring_evs++;
+	}
+	/* The event is already enabled, so nothing born after this scan is missed. */
+	r = proc_table__seed_from_proc(sb->table, 0);
+	if (r < 0) {
+		sideband__delete(sb);
+		return log_errno(r, "cannot read /proc to seed the process table");
+	}
+	log_debug("side-band: %d tasks from /proc", r);
+	*ret = sb;
+	return 0;
+}
+
+/**
+ * sideband__delete - stop watching and free the table and history
+ * @sb: the side-band, or NULL
+ */
+void sideband__delete(struct sideband *sb)
+{
+	if (!sb)
+		return;
+	for (int i = 0; i < sb->nr_ring_evs; i++)
+		event_free(sb->ring_evs[i]);
+	free(sb->ring_evs);
+	proc_table__delete(sb->table);
+	free(sb->hist.buf);
+	pthread_mutex_destroy(&sb->lock);
+	free(sb);
+}
+
+/**
+ * sideband__collect - bring the side-band up to date for a dump
+ * @sb: the side-band
+ * @s: the snapshot being collected (loop thread)
+ *
+ * Returns 0 or -errno.
+ */
+int sideband__collect(struct sideband *sb, struct snapshot *s)
+{
+	struct history *h = &sb->hist;
+	int r;
+
+	drain(sb);
+	if (h->end == h->start)
+		return 0;
+	r = snapshot__begin_chunk(s, -1, false);
+	if (r == 0)
+		r = snapshot__append(s, h->buf + h->start, h->end - h->start);
+	if (r == 0)
+		r = snapshot__end_chunk(s);
+	return r;
+}
+
+struct record_buf {
+	uint8_t *data;
+	size_t len, cap;
+};
+
+static int buffer_record(void *ctx, const struct perf_event_header *rec)
+{
+	struct record_buf *b = ctx;
+
+	if (b->len + rec->size > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 65536;
+		uint8_t *n;
+
+		while (cap < b->len + rec->size)
+			cap *= 2;
+		n = realloc(b->data, cap);
+		if (!n)
+			return -ENOMEM;
+		b->data = n;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, rec, rec->size);
+	b->len += rec->size;
+	return 0;
+}
+
+/**
+ * sideband__name_tasks - add to a sealed snapshot what names its tasks
+ * @sb: the side-band
+ * @s: the sealed snapshot (worker thread)
+ * @ret_added: number of records merged in
+ * @ret_unknown: tasks of the snapshot the table does not know
+ *
+ * Returns 0 or -errno.
+ */
+int sideband__name_tasks(struct sideband *sb, struct snapshot *s, uint64_t *ret_added,
+			 uint64_t *ret_unknown)
+{
+	const struct snapshot_stats *st = snapshot__stats(s);
+	struct procinfo_stamp stamp = {
+		.sample_type = sb->event->attr->sample_type,
+		.id = sb->event->ids[0],
+	};
+	struct record_buf b = { 0 };
+	size_t unknown = 0;
+	int r;
+
+	pthread_mutex_lock(&sb->lock);
+	r = proc_table__emit_span(sb->table, snapshot__task(s, 0), snapshot__nr_tasks(s),
+				  st->first_time, st->last_time, &stamp, buffer_record, &b,
+				  &unknown);
+	sb->name_time = st->last_time;
+	pthread_mutex_unlock(&sb->lock);
+	if (r == 0)
+		r = snapshot__add_records(s, b.data, b.len);
+	*ret_added = 0;
+	for (size_t pos = 0; r == 0 && pos < b.len; (*ret_added)++)
+		pos += ((const struct perf_event_header *)(b.data + pos))->size;
+	*ret_unknown = unknown;
+	free(b.data);
+	return r;
+}
+
+/**
+ * sideband__comm_of - a task's name at the end of the last named snapshot
+ * @ctx: the side-band
+ * @pid: the task's process (unused: names are per thread)
+ * @tid: the task
+ *
+ * Returns a name valid until the calling thread's next call, or NULL.
+ */
+const char *sideband__comm_of(void *ctx, pid_t pid, pid_t tid)
+{
+	static __thread char comm[32];
+	struct sideband *sb = ctx;
+	const char *name;
+
+	(void)pid;
+	pthread_mutex_lock(&sb->lock);
+	name = proc_table__comm_at(sb->table, tid, sb->name_time);
+	if (name)
+		snprintf(comm, sizeof(comm), "%s", name);
+	pthread_mutex_unlock(&sb->lock);
+	return name ? comm : NULL;
+}
+
+/**
+ * sideband__stats - what the side-band holds
+ * @sb: the side-band
+ * @ret: filled in
+ */
+void sideband__stats(struct sideband *sb, struct sideband_stats *ret)
+{
+	const struct proc_table_stats *t;
+
+	pthread_mutex_lock(&sb->lock);
+	t = proc_table__stats(sb->table);
+	ret->nr_tasks = t->nr_tasks;
+	ret->nr_dropped_tasks = t->nr_dropped;
+	ret->table_bytes = t->bytes;
+	pthread_mutex_unlock(&sb->lock);
+	ret->history_records = sb->hist.records;
+	ret->history_bytes = sb->hist.end - sb->hist.start;
+	ret->history_dropped = sb->hist.dropped;
+	ret->records_drained = sb->drained;
+	ret->lost_events = sb->lost_events;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sideband: keeps names and mappings of tasks right, including tasks that
+ * exited before a dump. A dummy event in the forward main evlist reports
+ * every comm, exec, mmap, fork and exit; the daemon drains its rings when
+ * the kernel wakes it (watermark) into a process table, and /no-overwrite/
+ * events from the same rings into a bounded history. At dump time the
+ * snapshot gets the history and the records that name its tasks.
+ */
+#ifndef PERFSNAPD_SIDEBAND_H
+#define PERFSNAPD_SIDEBAND_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct capture;
+struct event_base;
+struct perfsnapd_config;
+struct snapshot;
+struct sideband;
+
+struct sideband_stats {
+	uint64_t nr_tasks, nr_dropped_tasks, table_bytes;
+	uint64_t history_records, history_bytes, history_dropped;
+	uint64_t records_drained, lost_events;
+};
+
+/* Seeds the table from /proc and watches the main rings. Returns 0 or -errno. */
+int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg,
+		  struct event_base *base, struct sideband **ret);
+void sideband__delete(struct sideband *sb);
+
+/* Loop thread, at dump time: drains the rings, adds the history chunk. */
+int sideband__collect(struct sideband *sb, struct snapshot *s);
+
+/*
+ * Worker thread: merges into the sealed @s the COMM/FORK/MMAP2/EXIT records
+ * that were true during its span for every task in it. Returns 0 or -errno.
+ */
+int sideband__name_tasks(struct sideband *sb, struct snapshot *s, uint64_t *ret_added,
+			 uint64_t *ret_unknown);
+
+/* Worker thread: the comm of @tid at the end of the last named snapshot. */
+const char *sideband__comm_of(void *sb, pid_t pid, pid_t tid);
+
+void sideband__stats(struct sideband *sb, struct sideband_stats *ret);
+
+#endif

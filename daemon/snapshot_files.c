@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * snapshot_files: temporary files, fsync, rename, and unlink on failure,
+ * for all the files of one snapshot. See snapshot_files.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "snapshot.h"
+#include "snapshot_files.h"
+#include "snapshot_tracedat.h"
+
+enum file_kind { FILE_PERFDATA, FILE_TRACEDAT, FILE_JSON, NR_FILE_KINDS };
+
+static const char *const suffix[NR_FILE_KINDS] = { ".perf.data", ".trace.dat", ".json" };
+
+struct pending_file {
+	char tmp[PATH_MAX];
+	char final[PATH_MAX];
+	bool created, renamed;
+};
+
+static int fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+static int write_body(const struct snapshot *s, const struct snapshot_files_params *p,
+		      enum file_kind kind, int fd, struct snapshot_files_result *res)
+{
+	struct tracedat_result tres = { 0 };
+	struct tracedat_meta tmeta = {
+		.tracing_dir = p->perfdata.tracing_dir,
+		.trace_clock = p->trace_clock,
+		.compression = p->compress ? TRACEDAT_COMPRESS_ZSTD : TRACEDAT_COMPRESS_NONE,
+		.nr_cpus = p->nr_cpus,
+		.comm_of = p->comm_of,
+		.comm_ctx = p->comm_ctx,
+	};
+	FILE *f;
+	int r;
+
+	switch (kind) {
+	case FILE_PERFDATA:
+		return snapshot__write_perfdata(s, fd, &p->perfdata, &res->perfdata);
+	case FILE_TRACEDAT:
+		r = snapshot__write_tracedat(s, fd, &tmeta, &tres);
+		res->tracedat_events = tres.nr_events;
+		res->tracedat_skipped = tres.nr_skipped;
+		return r;
+	default:
+		f = fdopen(dup(fd), "w");
+		if (!f)
+			return -errno;
+		r = snapshot__write_json(s, &p->json, f);
+		if (fclose(f) != 0 && r == 0)
+			r = -errno;
+		return r;
+	}
+}
+
+static int write_one(const struct snapshot *s, const struct snapshot_files_params *p,
+		     enum file_kind kind, struct pending_file *pf, struct snapshot_files_result *res)
+{
+	struct stat st;
+	int fd, r;
+
+	if ((size_t)snprintf(pf->final, sizeof(pf->final), "%s/%s%s", p->directory, p->stem,
+			     suffix[kind]) >= sizeof(pf->final) ||
+	    (size_t)snprintf(pf->tmp, sizeof(pf->tmp), "%s/.%s%s.tmp", p->directory, p->stem,
+			     suffix[kind]) >= sizeof(pf->tmp))
+		return -ENAMETOOLONG;
+	fd = open(pf->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
+	if (fd < 0)
+		return -errno;
+	pf->created = true;
+	r = write_body(s, p, kind, fd, res);
+	/* The umask must not loosen or tighten what operators expect. */
+	if (r == 0 && fchmod(fd, 0640) < 0)
+		r = -errno;
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (r == 0 && fstat(fd, &st) == 0)
+		res->bytes += (uint64_t)st.st_size;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+/**
+ * snapshot_files__write - write every file of a snapshot, all or nothing
+ * @s: a sealed snapshot
+ * @p: where, which formats, and the metadata they need
+ * @ret: the final paths and sizes, on success
+ *
+ * Returns 0 or -errno; on failure every temporary and every file already
+ * renamed for this snapshot is removed.
+ */
+int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_params *p,
+			  struct snapshot_files_result *ret)
+{
+	struct pending_file files[NR_FILE_KINDS] = { 0 };
+	struct snapshot_files_params params = *p;
+	const char *names[NR_FILE_KINDS];
+	char base[NR_FILE_KINDS][PATH_MAX];
+	enum file_kind kinds[NR_FILE_KINDS];
+	int nr = 0, r = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	if (p->formats & SNAPSHOT_FORMAT_PERFDATA)
+		kinds[nr++] = FILE_PERFDATA;
+	if (p->formats & SNAPSHOT_FORMAT_TRACEDAT)
+		kinds[nr++] = FILE_TRACEDAT;
+	for (int i = 0; i < nr; i++) {
+		snprintf(base[i], sizeof(base[i]), "%s%s", p->stem, suffix[kinds[i]]);
+		names[i] = base[i];
+	}
+	params.json.files = names;
+	params.json.nr_files = nr;
+	kinds[nr++] = FILE_JSON;
+
+	for (int i = 0; i < nr && r == 0; i++)
+		r = write_one(s, &params, kinds[i], &files[i], ret);
+	/* The sidecar last: its presence says the data files are there. */
+	for (int i = 0; i < nr && r == 0; i++) {
+		if (rename(files[i].tmp, files[i].final) < 0)
+			r = -errno;
+		else
+			files[i].renamed = true;
+	}
+	if (r == 0)
+		r = fsync_dir(p->directory);
+	for (int i = 0; i < nr; i++) {
+		if (r < 0 && files[i].renamed)
+			(void)unlink(files[i].final);
+		else if (r < 0 && files[i].created)
+			(void)unlink(files[i].tmp);
+		else if (r == 0 && kinds[i] != FILE_JSON)
+			snprintf(ret->paths[ret->nr_paths++], PATH_MAX, "%s", files[i].final);
+	}
+	if (r == 0)
+		snprintf(ret->paths[ret->nr_paths++], PATH_MAX, "%s", files[nr - 1].final);
+	return r;
+}

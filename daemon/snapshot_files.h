@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * snapshot_files: writes one sealed snapshot as its set of files in the
+ * snapshot directory, "<stem>.perf.data", "<stem>.trace.dat" and
+ * "<stem>.json", all or nothing: each is written under a hidden temporary
+ * name and synced, and only when every one is complete are they renamed
+ * into place. On any failure nothing of the snapshot remains.
+ */
+#ifndef PERFSNAPD_SNAPSHOT_FILES_H
+#define PERFSNAPD_SNAPSHOT_FILES_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "procinfo.h"
+#include "snapshot_json.h"
+#include "snapshot_perfdata.h"
+
+struct snapshot;
+
+#define SNAPSHOT_MAX_FILES 3
+
+struct snapshot_files_params {
+	const char *directory;
+	const char *stem;
+	unsigned int formats;			/* enum snapshot_format bits */
+	struct perfdata_meta perfdata;
+	const char *trace_clock;		/* trace.dat TRACECLOCK */
+	int compress;				/* nonzero: zstd */
+	int nr_cpus;
+	/* Name of a task at the snapshot's time, for trace.dat CMDLINES. */
+	const char *(*comm_of)(void *ctx, pid_t pid, pid_t tid);
+	void *comm_ctx;
+	struct snapshot_json_meta json;		/* files/nr_files are filled in here */
+};
+
+struct snapshot_files_result {
+	char paths[SNAPSHOT_MAX_FILES][PATH_MAX];
+	int nr_paths;
+	uint64_t bytes;				/* all files together */
+	struct perfdata_result perfdata;
+	uint64_t tracedat_events, tracedat_skipped;
+};
+
+/* Returns 0 or -errno; *ret describes the files written. */
+int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_params *p,
+			  struct snapshot_files_result *ret);
+
+#endif

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libFuzzer target for perfdata_reader: each input is read as a file
+ * (from a memfd, so file mode and pipe mode in a file are both reached)
+ * and as a stream from a pipe, into a snapshot that is then sealed and
+ * walked the way a converter does. Built with clang under PERFSNAPD_FUZZ;
+ * replay_main.c drives it over the corpus in every build.
+ */
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "perf_record.h"
+#include "perfdata_reader.h"
+#include "snapshot.h"
+#include "tracing_data.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Largest input also tried through a pipe (it must fit the pipe buffer). */
+#define PIPE_MAX (1u << 20)
+
+static void write_all(int fd, const uint8_t *data, size_t size)
+{
+	while (size) {
+		ssize_t n = write(fd, data, size);
+
+		if (n <= 0)
+			abort();
+		data += n;
+		size -= (size_t)n;
+	}
+}
+
+/* What a converter touches after a successful read. */
+static void walk(const struct snapshot *s, const struct perfdata_reader *r)
+{
+	const struct tracing_data_info *t = perfdata_reader__tracing_data(r);
+	volatile uint64_t sink = 0;
+
+	for (size_t i = 0; i < snapshot__nr_records(s); i++) {
+		const struct perf_event_header *h = snapshot__record(s, i);
+		const struct snapshot_event *ev;
+		struct perf_record_info info;
+		uint64_t id;
+
+		if (perf_record__id(h, &id) || !(ev = snapshot__event_by_id(s, id)))
+			abort();	/* the reader gives every record a known id */
+		if (h->type == PERF_RECORD_SAMPLE &&
+		    !perf_record__parse_sample(h, ev->attr.sample_type, &info) && info.raw)
+			sink += ((const uint8_t *)info.raw)[info.raw_size ? info.raw_size - 1 : 0];
+	}
+	for (size_t i = 0; t && i < t->nr_events; i++)
+		sink += t->events[i].size ? (uint8_t)t->events[i].text[t->events[i].size - 1] : 0;
+	(void)sink;
+}
+
+static void read_one(int fd, uint64_t start, uint64_t end)
+{
+	struct snapshot *s = snapshot__new();
+	struct perfdata_reader *r = perfdata_reader__new(fd);
+
+	if (!s || !r || snapshot__open_spill(s, "/tmp"))
+		abort();
+	perfdata_reader__set_time_range(r, start, end);
+	if (!perfdata_reader__read(r, s)) {
+		if (snapshot__seal(s))
+			abort();
+		walk(s, r);
+	} else if (!perfdata_reader__error(r)[0]) {
+		abort();	/* every failure says why */
+	}
+	perfdata_reader__delete(r);
+	snapshot__delete(s);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* The input's last byte picks a time range now and then. */
+	uint64_t start = 0, end = UINT64_MAX;
+	int fd, pipefd[2];
+
+	if (size && data[size - 1] == 0x7f) {
+		start = 1000;
+		end = 2000000000000ull;
+	}
+	fd = memfd_create("fuzz", MFD_CLOEXEC);
+	if (fd < 0)
+		abort();
+	write_all(fd, data, size);
+	read_one(fd, start, end);
+	close(fd);
+
+	if (size > PIPE_MAX || pipe2(pipefd, O_CLOEXEC))
+		return 0;
+	if (size > 65536 && fcntl(pipefd[1], F_SETPIPE_SZ, PIPE_MAX) < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return 0;
+	}
+	write_all(pipefd[1], data, size);
+	close(pipefd[1]);
+	read_one(pipefd[0], start, end);
+	close(pipefd[0]);
+	return 0;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# compare_script_report.sh PERF_SCRIPT_OUT TRACE_CMD_OUT
+#
+# Compares `perf script --ns` output of a perf.data with `trace-cmd report
+# -N -t` output of its conversion, event for event: the same number of
+# tracepoint events, and for each one the same time (ns), CPU, tid, event
+# name and field text. Both are normalised to "time cpu tid event fields"
+# and sorted (events at the same ns on two CPUs may come in either order).
+# Comms are compared apart: trace-cmd names a pid by its last COMM (so an
+# exec'd task shows its new name throughout) and calls pid 0 "<idle>", so a
+# trace-cmd comm must be one perf script shows for that tid. Prints the
+# count on success; the first differences and exit 1 otherwise.
+set -u
+perf_out=$1
+tc_out=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# perf script: "  comm  tid [cpu] sec.ns: system:event: fields". A task
+# that has already exited (sched_switch with prev_state=X) has sample tid -1
+# and comm ":-1"; trace-cmd shows the tracepoint's common_pid, which for
+# sched_switch is prev_pid.
+gawk '
+	match($0, /^ *(.*[^ ]) +(-?[0-9]+) +\[([0-9]+)\] +([0-9]+\.[0-9]+): +([^ :]+):([^ :]+): *(.*)$/, m) {
+		f = m[7]; sub(/ +$/, "", f)
+		tid = m[2]; comm = m[1]
+		if (tid == -1 && match(f, /prev_pid=([0-9]+)/, p)) {
+			tid = p[1]; comm = "?"
+		}
+		printf "%s %d %s %s %s\t%s\n", m[4], m[3], tid, m[6], f, comm
+	}' "$perf_out" | sort >"$work/perf"
+# trace-cmd report -t: "  comm-tid [cpu] sec.ns: event: fields"
+gawk '
+	match($0, /^ *(.*)-([0-9]+) +\[([0-9]+)\] +([0-9]+\.[0-9]+): +([^ :]+): *(.*)$/, m) {
+		f = m[6]; sub(/ +$/, "", f)
+		printf "%s %d %s %s %s\t%s\n", m[4], m[3], m[2], m[5], f, m[1]
+	}' "$tc_out" | sort >"$work/tc"
+
+n_perf=$(wc -l <"$work/perf")
+n_tc=$(wc -l <"$work/tc")
+if [ "$n_perf" -eq 0 ]; then
+	echo "compare: no tracepoint events in $perf_out" >&2
+	exit 1
+fi
+if [ "$n_perf" != "$n_tc" ]; then
+	echo "compare: perf script has $n_perf events, trace-cmd report $n_tc" >&2
+fi
+cut -f1 "$work/perf" >"$work/perf.ev"
+cut -f1 "$work/tc" >"$work/tc.ev"
+if ! diff -u "$work/perf.ev" "$work/tc.ev" >"$work/diff"; then
+	echo "compare: events differ (- perf script, + trace-cmd report):" >&2
+	head -n 40 "$work/diff" >&2
+	exit 1
+fi
+[ "$n_perf" = "$n_tc" ] || exit 1
+
+# Comms: line i of both sorted files is the same event now.
+paste "$work/perf" "$work/tc" | gawk -F '\t' '
+	{ split($1, k, " "); tid = k[3]; seen[tid][$2] = 1; pc[NR] = $2; tc[NR] = $4; t[NR] = tid; ev[NR] = $1 }
+	END {
+		bad = 0
+		for (i = 1; i <= NR; i++) {
+			if (pc[i] == tc[i] || pc[i] == "?" || (t[i] == 0 && tc[i] == "<idle>") ||
+			    (tc[i] in seen[t[i]]))
+				continue
+			if (bad++ < 20)
+				printf "compare: comm %s in trace-cmd, %s in perf script: %s\n", tc[i], pc[i], ev[i] > "/dev/stderr"
+		}
+		exit bad != 0
+	}' || exit 1
+echo "compare: $n_perf events match"

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * shortlived_xyz: makes marked syscalls through a known call stack of its
+ * own (psl_outer -> psl_middle -> psl_inner), for longer than a small ring
+ * holds, then exits. A snapshot taken after it is gone must still name it
+ * and its functions: only side-band tracking can, since /proc no longer
+ * has it. Built with -O0 -fno-omit-frame-pointer.
+ *
+ * usage: shortlived_xyz SECONDS
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MARK_NR 4660
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) void psl_inner(long seq)
+{
+	syscall(MARK_NR, seq, 0x51, 0, 0, 0, 0);
+}
+
+__attribute__((noinline)) void psl_middle(long seq)
+{
+	psl_inner(seq);
+}
+
+__attribute__((noinline)) void psl_outer(long seq)
+{
+	psl_middle(seq);
+}
+
+int main(int argc, char **argv)
+{
+	double end = now() + (argc > 1 ? atof(argv[1]) : 2.0);
+	long seq = 0;
+
+	while (now() < end)
+		psl_outer(seq++);
+	printf("done %d %ld\n", getpid(), seq);
+	return 0;
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# A task that ran longer than the rings' window and exited a second before
+# the dump is still named, with its user functions, in perf.data (and in
+# trace.dat): only the side-band can know it, /proc no longer does.
+source "$(dirname "$0")/lib.sh"
+require_env
+
+FORMATS="perf.data trace.dat" write_config "$WORK/p.conf" \
+	"raw_syscalls:sys_enter/call-graph=fp/ sched:sched_switch" 256K
+start_daemon "$WORK/p.conf"
+"$PROGS/shortlived_xyz" 2 >"$WORK/sl.out" || fail "shortlived_xyz failed"
+slpid=$(awk '{print $2}' "$WORK/sl.out")
+made=$(awk '{print $3}' "$WORK/sl.out")
+[ -d "/proc/$slpid" ] && fail "shortlived_xyz still running"
+sleep 1
+file=$(dump_and_wait)
+note "snapshot $file; shortlived_xyz (pid $slpid) made $made marked calls"
+perf_script_clean "$file" "$WORK/script.txt"
+
+gawk -v pid="$slpid" '$2 == pid' "$WORK/script.txt" >"$WORK/mine.txt"
+n=$(wc -l <"$WORK/mine.txt")
+[ "$n" -gt 0 ] || fail "no events of pid $slpid in the snapshot"
+# The ring had wrapped: the process's start (its exec) is long gone from it.
+[ "$(grep -c 'NR 4660' "$WORK/mine.txt")" -lt "$made" ] ||
+	fail "the ring held all $made marked calls: it was not overwritten, the test proves nothing"
+bad=$(gawk '$1 != "shortlived_xyz"' "$WORK/mine.txt" | head -3)
+[ -z "$bad" ] || fail "events of pid $slpid not named shortlived_xyz: $bad"
+
+perf report -i "$file" --stdio --no-children --comm shortlived_xyz --sort sym \
+	>"$WORK/report.txt" 2>"$WORK/report.err" || { cat "$WORK/report.err"; fail "perf report"; }
+for fn in psl_inner psl_middle psl_outer; do
+	grep -q "$fn" "$WORK/report.txt" || fail "perf report does not name $fn"
+done
+
+tdat=${file%.perf.data}.trace.dat
+trace-cmd report "$tdat" >"$WORK/report.dat.txt" 2>"$WORK/tc.err" || fail "trace-cmd report"
+[ -s "$WORK/tc.err" ] && { cat "$WORK/tc.err"; fail "trace-cmd report printed on stderr"; }
+grep -q "shortlived_xyz-$slpid " "$WORK/report.dat.txt" ||
+	fail "trace-cmd report does not name pid $slpid shortlived_xyz"
+echo "PASS: $n events of the exited shortlived_xyz named, functions resolved"

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests for the snapshot model: chunks in, records out in time order,
+ * with tasks, per-chunk coverage and records merged in after sealing.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "perf_record.h"
+#include "snapshot.h"
+
+#define TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+
+/* A SAMPLE of 40 bytes: header, id, pid/tid, time, cpu. */
+static size_t put_sample(uint8_t *p, uint64_t id, uint32_t tid, uint64_t time, uint32_t cpu)
+{
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 40 };
+	uint64_t w[4] = { id, (uint64_t)tid << 32 | tid, time, cpu };
+
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + 8, w, sizeof(w));
+	return 40;
+}
+
+/* A LOST record with its trailer. */
+static size_t put_lost(uint8_t *p, uint64_t id, uint64_t lost, uint64_t time, uint32_t cpu)
+{
+	struct perf_event_header h = { .type = PERF_RECORD_LOST, .size = 24 + 32 };
+	struct perf_record_info t = { .pid = 0, .tid = 0, .time = time, .id = id, .cpu = cpu };
+
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + 8, &id, 8);
+	memcpy(p + 16, &lost, 8);
+	perf_record__write_id_trailer(p + 24, TYPE, &t);
+	return h.size;
+}
+
+static struct snapshot *new_snapshot(void)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .sample_type = TYPE };
+	uint64_t ids_a[] = { 10, 11 }, ids_b[] = { 20, 21 };
+	struct snapshot *s = snapshot__new();
+
+	assert_non_null(s);
+	assert_int_equal(snapshot__add_event(s, &a, "a", ids_a, 2), 0);
+	assert_int_equal(snapshot__add_event(s, &a, "b", ids_b, 2), 0);
+	assert_int_equal(snapshot__open_spill(s, "/tmp"), 0);
+	return s;
+}
+
+static uint64_t time_of(const struct snapshot *s, size_t i)
+{
+	uint64_t t = 0;
+
+	assert_int_equal(perf_record__time(snapshot__record(s, i), TYPE, &t), 0);
+	return t;
+}
+
+static void test_order_tasks_chunks(void **state)
+{
+	struct snapshot *s = new_snapshot();
+	uint8_t buf[1024];
+	size_t n = 0;
+
+	(void)state;
+	/* CPU 0, backward ring copy: newest first (times 50, 30, 10), a LOST at 40. */
+	n += put_sample(buf + n, 10, 100, 50, 0);
+	n += put_lost(buf + n, 10, 7, 40, 0);
+	n += put_sample(buf + n, 20, 101, 30, 0);
+	n += put_sample(buf + n, 10, 100, 10, 0);
+	memset(buf + n, 0, 8);	/* unwritten rest of the ring */
+	assert_int_equal(snapshot__begin_chunk(s, 0, true), 0);
+	assert_int_equal(snapshot__append(s, buf, n + 8), 0);
+	assert_int_equal(snapshot__set_chunk_overwritten(s), 0);
+	assert_int_equal(snapshot__end_chunk(s), 0);
+	/* CPU 1, forward: oldest first (20, 30 tie with CPU 0, 60); one unknown id. */
+	n = 0;
+	n += put_sample(buf + n, 11, 102, 20, 1);
+	n += put_sample(buf + n, 21, 100, 30, 1);
+	n += put_sample(buf + n, 99, 103, 35, 1);
+	n += put_sample(buf + n, 21, 102, 60, 1);
+	assert_int_equal(snapshot__begin_chunk(s, 1, false), 0);
+	assert_int_equal(snapshot__append(s, buf, n), 0);
+	assert_int_equal(snapshot__end_chunk(s), 0);
+	assert_int_equal(snapshot__seal(s), 0);
+
+	assert_int_equal(snapshot__nr_records(s), 7);
+	{
+		static const uint64_t want[] = { 10, 20, 30, 30, 40, 50, 60 };
+
+		for (size_t i = 0; i < 7; i++)
+			assert_int_equal(time_of(s, i), want[i]);
+	}
+	/* Equal times keep ring order: CPU 0's chunk came first. */
+	assert_int_equal(((const uint64_t *)snapshot__record(s, 2))[1], 20);
+	assert_int_equal(snapshot__stats(s)->nr_dropped, 1);
+	assert_int_equal(snapshot__stats(s)->lost_events, 7);
+	assert_int_equal(snapshot__stats(s)->first_time, 10);
+	assert_int_equal(snapshot__stats(s)->last_time, 60);
+	assert_int_equal(snapshot__event(s, 0)->nr_records, 4);
+	assert_int_equal(snapshot__event(s, 1)->nr_records, 3);
+
+	/* Tasks: 100, 101, 102 (103's record was dropped). */
+	assert_int_equal(snapshot__nr_tasks(s), 3);
+	assert_int_equal(snapshot__task(s, 0)->tid, 100);
+	assert_int_equal(snapshot__task(s, 2)->tid, 102);
+
+	assert_int_equal(snapshot__nr_chunks(s), 2);
+	assert_true(snapshot__chunk(s, 0)->overwritten);
+	assert_int_equal(snapshot__chunk(s, 0)->nr_records, 4);
+	assert_int_equal(snapshot__chunk(s, 0)->first_time, 10);
+	assert_int_equal(snapshot__chunk(s, 0)->last_time, 50);
+	assert_int_equal(snapshot__chunk(s, 0)->lost_events, 7);
+	assert_false(snapshot__chunk(s, 1)->overwritten);
+	assert_int_equal(snapshot__chunk(s, 1)->nr_records, 3);
+	snapshot__delete(s);
+}
+
+static void test_add_records_after_seal(void **state)
+{
+	struct snapshot *s = new_snapshot();
+	uint8_t buf[256];
+	size_t n = 0;
+
+	(void)state;
+	n += put_sample(buf + n, 10, 100, 100, 0);
+	n += put_sample(buf + n, 10, 100, 300, 0);
+	assert_int_equal(snapshot__begin_chunk(s, 0, false), 0);
+	assert_int_equal(snapshot__append(s, buf, n), 0);
+	assert_int_equal(snapshot__end_chunk(s), 0);
+	assert_int_equal(snapshot__add_records(s, buf, n), -EBADFD);
+	assert_int_equal(snapshot__seal(s), 0);
+
+	n = 0;
+	n += put_sample(buf + n, 20, 555, 200, 0);
+	n += put_sample(buf + n, 20, 555, 99, 0);
+	assert_int_equal(snapshot__add_records(s, buf, n), 0);
+	assert_int_equal(snapshot__nr_records(s), 4);
+	assert_int_equal(time_of(s, 0), 99);
+	assert_int_equal(time_of(s, 1), 100);
+	assert_int_equal(time_of(s, 2), 200);
+	assert_int_equal(time_of(s, 3), 300);
+	/* Merged records name tasks, they do not add them, nor stretch the span. */
+	assert_int_equal(snapshot__nr_tasks(s), 1);
+	assert_int_equal(snapshot__stats(s)->first_time, 100);
+	/* A torn record is refused. */
+	assert_int_equal(snapshot__add_records(s, buf, 16), -EINVAL);
+	snapshot__delete(s);
+}
+
+static void test_state_errors(void **state)
+{
+	struct snapshot *s = snapshot__new();
+	struct perf_event_attr a = { .sample_type = TYPE };
+	uint64_t id = 1;
+
+	(void)state;
+	assert_int_equal(snapshot__begin_chunk(s, 0, false), -EBADFD);
+	assert_int_equal(snapshot__append(s, &id, 8), -EBADFD);
+	assert_int_equal(snapshot__open_spill(s, "/nonexistent/dir"), -ENOENT);
+	assert_int_equal(snapshot__open_spill(s, "/tmp"), 0);
+	assert_int_equal(snapshot__begin_chunk(s, 0, false), 0);
+	assert_int_equal(snapshot__seal(s), -EBADFD);
+	assert_int_equal(snapshot__end_chunk(s), 0);
+	assert_int_equal(snapshot__seal(s), 0);
+	assert_int_equal(snapshot__add_event(s, &a, "late", &id, 1), -EBUSY);
+	assert_int_equal(snapshot__nr_records(s), 0);
+	snapshot__delete(s);
+	snapshot__delete(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_order_tasks_chunks),
+		cmocka_unit_test(test_add_records_after_seal),
+		cmocka_unit_test(test_state_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
