@@ -15,9 +15,11 @@
 #include "perfdata_reader.h"
 #include "tracing_data.h"
 
+struct snapshot;
+
 #define MAGIC_PERFILE2		0x32454c4946524550ULL	/* "PERFILE2", little-endian */
 #define MAGIC_PERFILE2_BE	0x50455246494c4532ULL
-#define MAGIC_PERFFILE		0x454c494652455050ULL	/* version 1 */
+#define MAGIC_PERFFILE		0x454c494646524550ULL	/* "PERFFILE": version 1 */
 #define PIPE_HEADER_SIZE	16
 #define ATTR_SIZE_VER0		64
 #define MAX_ATTR_ENTRY		(64u << 10)
@@ -101,6 +103,11 @@ struct perfdata_reader {
 	char **desc_names;		/* EVENT_DESC names in attr order */
 	size_t nr_desc_names;
 
+	struct ZSTD_DCtx_s *zstd;	/* COMPRESSED records: one stream for the input */
+	uint8_t *zbuf;			/* decompressed bytes, the last record partial */
+	size_t zbuf_len;
+	uint64_t *zrec;			/* one decompressed record, room to add an id */
+
 	uint8_t *tdata;
 	size_t tdata_size;
 	struct tracing_data_info tinfo;
@@ -125,5 +132,11 @@ int reader_set_tracing_data(struct perfdata_reader *r, uint8_t *data, size_t siz
 int reader_process_feature(struct perfdata_reader *r, uint64_t feat, const uint8_t *data,
 			   size_t size, uint64_t offset);
 int reader_read_file_header(struct perfdata_reader *r);
+int reader_record_kernel(struct perfdata_reader *r, struct snapshot *s,
+			 struct perf_event_header *h, uint64_t offset);
+int reader_decompress(struct perfdata_reader *r, struct snapshot *s,
+		      const struct perf_event_header *h, uint64_t offset);
+int reader_decompress_end(struct perfdata_reader *r, uint64_t offset);
+void reader_decompress_free(struct perfdata_reader *r);
 
 #endif

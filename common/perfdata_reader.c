@@ -40,6 +40,7 @@ int reader_fail(struct perfdata_reader *r, int err, uint64_t offset, const char 
 	va_end(ap);
 	return err;
 }
+
 /**
  * perfdata_reader__new - a reader for one input
  * @fd: perf.data file or pipe stream, read from its start (files) or
@@ -81,6 +82,7 @@ void perfdata_reader__delete(struct perfdata_reader *r)
 	for (size_t i = 0; i < r->nr_desc_names; i++)
 		free(r->desc_names[i]);
 	free(r->desc_names);
+	reader_decompress_free(r);
 	tracing_data__release(&r->tinfo);
 	free(r->tdata);
 	free(r->buf);
@@ -266,9 +268,6 @@ static int record_user(struct perfdata_reader *r, const struct perf_event_header
 	uint64_t v[2];
 
 	r->stats.nr_user_records++;
-	if (h->type == REC_COMPRESSED || h->type == REC_COMPRESSED2)
-		return reader_fail(r, -EOPNOTSUPP, offset,
-				   "compressed records (perf record -z) are not supported");
 	if (h->type == REC_HEADER_ATTR)
 		return record_attr(r, h, offset);
 	if (h->type == REC_HEADER_TRACING_DATA)
@@ -316,29 +315,42 @@ static int add_identifier(struct perfdata_reader *r, struct perf_event_header *h
 			  const struct attr_entry *e, uint64_t id, uint64_t offset)
 {
 	uint8_t *p = (uint8_t *)h;
-	int pos = h->type == PERF_RECORD_SAMPLE ? perf_record__id_pos(e->input_sample_type) :
+	bool sample = h->type == PERF_RECORD_SAMPLE;
+	int pos = sample ? perf_record__id_pos(e->input_sample_type) :
 		  perf_record__is_pos(e->input_sample_type);
 
-	if (pos >= 0 && h->size < sizeof(*h) + (size_t)(pos + 1) * 8)
+	/* A SAMPLE's id is word @pos after the header; others' is @pos words from the end. */
+	if (pos >= 0 && h->size < sizeof(*h) + (size_t)(pos + sample) * 8)
 		return reader_fail(r, -EPROTO, offset,
 				   "record of type %u and %u bytes cannot hold its id", h->type,
 				   h->size);
 	if (e->input_sample_type & PERF_SAMPLE_IDENTIFIER) {
-		memcpy(h->type == PERF_RECORD_SAMPLE ? p + sizeof(*h) : p + h->size - 8, &id, 8);
+		memcpy(sample ? p + sizeof(*h) : p + h->size - 8, &id, 8);
 		return 0;
 	}
 	if (h->size > MAX_RECORD - 8)
 		return reader_fail(r, -EPROTO, offset,
 				   "record of %u bytes is too large to add an id to", h->size);
-	if (h->type == PERF_RECORD_SAMPLE)
+	if (sample)
 		memmove(p + sizeof(*h) + 8, p + sizeof(*h), h->size - sizeof(*h));
 	/* The sample_id_all trailer ends with IDENTIFIER: append it there. */
-	memcpy(h->type == PERF_RECORD_SAMPLE ? p + sizeof(*h) : p + h->size, &id, 8);
+	memcpy(sample ? p + sizeof(*h) : p + h->size, &id, 8);
 	h->size += 8;
 	return 0;
 }
 
-static int record_kernel(struct perfdata_reader *r, struct snapshot *s,
+/**
+ * reader_record_kernel - take in one kernel record
+ * @r: the reader
+ * @s: the snapshot, inside its chunk
+ * @h: the record, in a buffer with 8 spare bytes after it (an id may be added)
+ * @offset: input offset, for messages
+ *
+ * Gives the record PERF_SAMPLE_IDENTIFIER's layout and appends it, unless
+ * no event can be found for it or it is a sample outside the time range.
+ * Returns 0 or -errno.
+ */
+int reader_record_kernel(struct perfdata_reader *r, struct snapshot *s,
 			 struct perf_event_header *h, uint64_t offset)
 {
 	const struct attr_entry *e;
@@ -392,7 +404,7 @@ static int read_records(struct perfdata_reader *r, struct snapshot *s)
 		offset = r->pos;
 		err = input_take(r, h, sizeof(*h), &got);
 		if (err == -ENODATA && !got)
-			return 0;
+			return reader_decompress_end(r, offset);
 		if (err == -ENODATA)
 			return reader_fail(r, -EPROTO, offset,
 					   "input ends inside a record header: truncated?");
@@ -408,10 +420,12 @@ static int read_records(struct perfdata_reader *r, struct snapshot *s)
 					   h->type, (unsigned long long)got + sizeof(*h), h->size);
 		if (err)
 			return reader_fail(r, err, offset, "cannot read: %s", strerror(-err));
-		if (h->type >= REC_USER_TYPE_START)
+		if (h->type == REC_COMPRESSED || h->type == REC_COMPRESSED2)
+			err = reader_decompress(r, s, h, offset);
+		else if (h->type >= REC_USER_TYPE_START)
 			err = record_user(r, h, offset);
 		else
-			err = record_kernel(r, s, h, offset);
+			err = reader_record_kernel(r, s, h, offset);
 		if (err)
 			return err;
 	}

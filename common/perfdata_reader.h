@@ -3,7 +3,8 @@
  * perfdata_reader: reads a perf.data file ("PERFILE2" with a 104-byte
  * header: attrs, ids, data and feature sections; needs a seekable fd) or a
  * pipe-mode stream (a 16-byte header, then attrs, features and tracing data
- * as records among the others) into a snapshot, for a converter. Part of
+ * as records among the others) into a snapshot, for a converter; records
+ * compressed with zstd (perf record -z, PERF_RECORD_COMPRESSED) too. Part of
  * common/: it never logs; it keeps one message saying what was wrong and
  * at which input offset.
  *
@@ -45,8 +46,8 @@ int perfdata_reader__set_time_range(struct perfdata_reader *r, uint64_t start, u
  * Reads the whole input into @s (spill file open, not sealed): one chunk
  * of records, then one event per attr with its name. Returns 0, -EPROTO
  * (or -EINVAL) for malformed input, -EPROTONOSUPPORT for a format it does
- * not read (big-endian, old magic), -EOPNOTSUPP for compressed records,
- * -ENODATA for an empty input, or another -errno; then
+ * not read (big-endian, old magic), -ENODATA for an empty input, or
+ * another -errno; then
  * perfdata_reader__error() says what and where.
  */
 int perfdata_reader__read(struct perfdata_reader *r, struct snapshot *s);

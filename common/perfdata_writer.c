@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "perfdata_compress.h"
 #include "perfdata_writer.h"
 
 #define WRITER_BUF_SIZE		(256 * 1024)
@@ -35,7 +36,8 @@ _Static_assert(PERFDATA_FEAT_TRACING_DATA == 1 && PERFDATA_FEAT_HOSTNAME == 3 &&
 	       PERFDATA_FEAT_OSRELEASE == 4 && PERFDATA_FEAT_VERSION == 5 &&
 	       PERFDATA_FEAT_ARCH == 6 && PERFDATA_FEAT_NRCPUS == 7 &&
 	       PERFDATA_FEAT_CMDLINE == 11 && PERFDATA_FEAT_EVENT_DESC == 12 &&
-	       PERFDATA_FEAT_SAMPLE_TIME == 21 && PERFDATA_FEAT_CLOCKID == 23,
+	       PERFDATA_FEAT_SAMPLE_TIME == 21 && PERFDATA_FEAT_CLOCKID == 23 &&
+	       PERFDATA_FEAT_COMPRESSED == 27,
 	       "feature bits differ from perf's HEADER_* numbering");
 
 enum writer_state {
@@ -70,6 +72,7 @@ struct perfdata_writer {
 	size_t attrs_cap;
 	uint64_t data_offset;
 	struct blob feat[FEAT_SLOTS];
+	struct perfdata_compress *zc;	/* NULL: records go to the file as they are */
 };
 
 struct file_section {
@@ -294,6 +297,7 @@ void perfdata_writer__delete(struct perfdata_writer *w)
 	free(w->attrs);
 	for (i = 0; i < FEAT_SLOTS; i++)
 		blob_free(&w->feat[i]);
+	perfdata_compress__delete(w->zc);
 	free(w->buf);
 	free(w);
 }
@@ -360,6 +364,43 @@ int perfdata_writer__add_attr(struct perfdata_writer *w, const struct perf_event
 	}
 	a->nr_ids = nr_ids;
 	w->nr_attrs++;
+	return 0;
+}
+
+static int append_cb(void *ctx, const void *data, size_t len)
+{
+	return append(ctx, data, len);
+}
+
+/**
+ * perfdata_writer__set_compression - compress the data section with zstd
+ * @w: the writer, before __begin_data
+ * @level: zstd level, 1..22, or 0 for none (the default)
+ *
+ * Records then reach the file inside PERF_RECORD_COMPRESSED records, and
+ * __finish adds the COMPRESSED feature, as `perf record -z` does. Only a
+ * perf built with zstd reads such a file.
+ *
+ * Returns 0, -EBADFD after __begin_data, -EINVAL for a level out of
+ * range, or -ENOMEM.
+ */
+int perfdata_writer__set_compression(struct perfdata_writer *w, int level)
+{
+	struct perfdata_compress *zc = NULL;
+	int err;
+
+	err = check_state(w, WRITER_ATTRS);
+	if (err)
+		return err;
+	if (level < 0 || level > PERFDATA_COMPRESS_LEVEL_MAX)
+		return -EINVAL;
+	if (level) {
+		zc = perfdata_compress__new(level, append_cb, w);
+		if (!zc)
+			return -ENOMEM;
+	}
+	perfdata_compress__delete(w->zc);
+	w->zc = zc;
 	return 0;
 }
 
@@ -462,7 +503,12 @@ int perfdata_writer__write_event(struct perfdata_writer *w, const struct perf_ev
 		return err;
 	if (!event || event->size < sizeof(*event) || event->size % 8)
 		return -EINVAL;
-	return append(w, event, event->size);
+	if (!w->zc)
+		return append(w, event, event->size);
+	err = perfdata_compress__add(w->zc, event, event->size);
+	if (err)
+		w->state = WRITER_FAILED;
+	return err;
 }
 
 static int set_feature(struct perfdata_writer *w, enum perfdata_feature feat, struct blob *b)
@@ -668,6 +714,19 @@ static int build_event_desc(struct perfdata_writer *w)
 	return set_feature(w, PERFDATA_FEAT_EVENT_DESC, &b);
 }
 
+/* Writes the last COMPRESSED record and the feature that describes them. */
+static int finish_compression(struct perfdata_writer *w)
+{
+	uint32_t feat[PERFDATA_COMPRESS_FEAT_WORDS];
+	struct blob b = { 0 };
+	int err;
+
+	err = perfdata_compress__finish(w->zc, feat);
+	if (!err)
+		err = blob_put(&b, feat, sizeof(feat));
+	return err ? err : set_feature(w, PERFDATA_FEAT_COMPRESSED, &b);
+}
+
 /* The section table (one entry per set bit, in bit order), then payloads. */
 static int write_features(struct perfdata_writer *w)
 {
@@ -701,9 +760,10 @@ static int write_features(struct perfdata_writer *w)
  * perfdata_writer__finish - complete the file
  * @w: the writer, after __begin_data
  *
- * Writes EVENT_DESC (built from the attrs), every feature that was set,
- * and the final header with the data size and the feature bitmap. The
- * writer does not fsync, close, rename or unlink.
+ * Writes the last COMPRESSED record (when compressing), EVENT_DESC (built
+ * from the attrs), every feature that was set, and the final header with
+ * the data size and the feature bitmap. The writer does not fsync, close,
+ * rename or unlink.
  *
  * Returns 0, -EBADFD out of order, -ENOMEM, or the -errno of a failed
  * write; after an error the file is unusable.
@@ -717,6 +777,8 @@ int perfdata_writer__finish(struct perfdata_writer *w)
 	err = check_state(w, WRITER_DATA);
 	if (err)
 		return err;
+	if (w->zc && (err = finish_compression(w)) < 0)
+		goto out_fail;
 	err = build_event_desc(w);
 	if (err)
 		return err;

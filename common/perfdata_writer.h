@@ -31,6 +31,7 @@ enum perfdata_feature {
 	PERFDATA_FEAT_EVENT_DESC = 12,
 	PERFDATA_FEAT_SAMPLE_TIME = 21,
 	PERFDATA_FEAT_CLOCKID = 23,
+	PERFDATA_FEAT_COMPRESSED = 27,	/* written by __finish when compressing */
 };
 
 /* The writer starts at offset 0 of @fd and never closes it. NULL on ENOMEM. */
@@ -40,6 +41,13 @@ void perfdata_writer__delete(struct perfdata_writer *w);
 /* Adds an event: its attr (copied), display name and the ids of its fds. */
 int perfdata_writer__add_attr(struct perfdata_writer *w, const struct perf_event_attr *attr,
 			      const char *name, const uint64_t *ids, size_t nr_ids);
+
+/*
+ * zstd level 1..22 for the data section (PERF_RECORD_COMPRESSED records
+ * and the COMPRESSED feature, as `perf record -z` writes), 0 for none.
+ * Before __begin_data.
+ */
+int perfdata_writer__set_compression(struct perfdata_writer *w, int level);
 
 /* Writes header space, attrs and ids; records follow. */
 int perfdata_writer__begin_data(struct perfdata_writer *w);
@@ -57,8 +65,8 @@ int perfdata_writer__set_clockid_res(struct perfdata_writer *w, uint64_t res_ns)
 int perfdata_writer__set_sample_time(struct perfdata_writer *w, uint64_t first, uint64_t last);
 
 /*
- * Writes EVENT_DESC (from the attrs), every feature that was set, and the
- * final header. Returns 0 or -errno; the file is complete only after 0.
+ * Flushes the compressed stream, writes EVENT_DESC (from the attrs), every
+ * feature that was set, and the final header. Returns 0 or -errno; the file is complete only after 0.
  */
 int perfdata_writer__finish(struct perfdata_writer *w);
 

@@ -402,11 +402,14 @@ static void number_run(struct snapshot *s, size_t first)
 
 static int index_chunk(struct snapshot *s, struct chunk *c)
 {
-	const uint8_t *base = s->map + c->offset;
+	const uint8_t *base;
 	const struct perf_event_header *h;
 	size_t first = s->nr_index, pos = 0;
 	int r;
 
+	if (!c->len)
+		return 0;	/* the spill may be unmapped: NULL + 0 is undefined */
+	base = s->map + c->offset;
 	if (c->info.backward) {
 		while ((h = backward_ring__next(base, c->len, &pos)))
 			if ((r = index_record(s, h, &c->info)) < 0)

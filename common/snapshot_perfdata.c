@@ -143,6 +143,8 @@ int snapshot__write_perfdata(const struct snapshot *s, int fd, const struct perf
 	e.w = perfdata_writer__new(fd);
 	if (!e.w)
 		return -ENOMEM;
+	if (meta->compress_level)
+		r = perfdata_writer__set_compression(e.w, meta->compress_level);
 	for (size_t i = 0; i < snapshot__nr_events(s) && r == 0; i++) {
 		const struct snapshot_event *ev = snapshot__event(s, i);
 		struct perf_event_attr attr = ev->attr;

@@ -22,6 +22,8 @@ struct perfdata_meta {
 	 * synthesis). Off when side-band records already name them.
 	 */
 	bool synthesize_from_proc;
+	/* zstd level (1..22) for PERF_RECORD_COMPRESSED data, 0: none. */
+	int compress_level;
 };
 
 struct perfdata_result {

@@ -2,10 +2,11 @@
 /*
  * tracedat_writer: writes a trace.dat version 7 file (the format of
  * trace-cmd 3.x and KernelShark) to an open file descriptor: the initial
- * header, the metadata sections (HEADER_INFO, FTRACE_EVENTS, EVENT_FORMATS,
- * KALLSYMS, PRINTK, CMDLINES, STRINGS), OPTIONS, and a FLYRECORD buffer
- * with per-CPU ring-buffer pages built from the events the caller feeds
- * in time order, one CPU after another.
+ * header, a FLYRECORD buffer with per-CPU ring-buffer pages built from the
+ * events the caller feeds in time order, one CPU after another, then the
+ * metadata sections (HEADER_INFO, FTRACE_EVENTS, EVENT_FORMATS, KALLSYMS,
+ * PRINTK, CMDLINES), OPTIONS and STRINGS. Little-endian, 64-bit long, this
+ * machine's page size.
  *
  * Sequence: __new; __add_event_format for every recorded tracepoint;
  * __add_cmdline for every task; __set_* options; then for each CPU
@@ -38,7 +39,7 @@ struct tracedat_params {
 	size_t header_page_size;
 	const char *header_event;
 	size_t header_event_size;
-	int nr_cpus;			/* CPUCOUNT: CPUs numbered 0..nr_cpus-1; <= 0: this machine's */
+	int nr_cpus;			/* CPUs 0..nr_cpus-1; <= 0: this machine's */
 	/*
 	 * "local", "perf", "mono", "boot", ...; NULL: "local". trace-cmd shows
 	 * seconds only for local, global, uptime, perf, mono*, tai and
@@ -48,7 +49,7 @@ struct tracedat_params {
 	enum tracedat_compression compression;	/* ZSTD: sections and 10-page chunks */
 };
 
-/* Starts a file on @fd (written from offset 0, never closed). NULL on ENOMEM. */
+/* Starts a file on @fd (written from offset 0, never closed). NULL on ENOMEM or bad params. */
 struct tracedat_writer *tracedat_writer__new(int fd, const struct tracedat_params *params);
 void tracedat_writer__delete(struct tracedat_writer *w);
 

@@ -19,6 +19,14 @@
 
 #define WRITER_BUF_SIZE		(256 * 1024)
 
+/**
+ * tdw_blob_put - append bytes to a growable buffer
+ * @b: the buffer
+ * @data: the bytes, or NULL for zeros
+ * @len: how many
+ *
+ * Returns 0 or -ENOMEM.
+ */
 int tdw_blob_put(struct tdw_blob *b, const void *data, size_t len)
 {
 	if (len > b->cap - b->len) {
@@ -44,32 +52,72 @@ int tdw_blob_put(struct tdw_blob *b, const void *data, size_t len)
 	return 0;
 }
 
+/**
+ * tdw_blob_put_u16 - append a little-endian u16
+ * @b: the buffer
+ * @v: the value
+ *
+ * Returns 0 or -ENOMEM.
+ */
 int tdw_blob_put_u16(struct tdw_blob *b, uint16_t v)
 {
 	return tdw_blob_put(b, &v, sizeof(v));
 }
 
+/**
+ * tdw_blob_put_u32 - append a little-endian u32
+ * @b: the buffer
+ * @v: the value
+ *
+ * Returns 0 or -ENOMEM.
+ */
 int tdw_blob_put_u32(struct tdw_blob *b, uint32_t v)
 {
 	return tdw_blob_put(b, &v, sizeof(v));
 }
 
+/**
+ * tdw_blob_put_u64 - append a little-endian u64
+ * @b: the buffer
+ * @v: the value
+ *
+ * Returns 0 or -ENOMEM.
+ */
 int tdw_blob_put_u64(struct tdw_blob *b, uint64_t v)
 {
 	return tdw_blob_put(b, &v, sizeof(v));
 }
 
+/**
+ * tdw_blob_put_str - append a string with its NUL
+ * @b: the buffer
+ * @s: the string
+ *
+ * Returns 0 or -ENOMEM.
+ */
 int tdw_blob_put_str(struct tdw_blob *b, const char *s)
 {
 	return tdw_blob_put(b, s, strlen(s) + 1);
 }
 
+/**
+ * tdw_blob_set - replace a buffer's content
+ * @b: the buffer
+ * @data: the new bytes (NULL for zeros)
+ * @len: how many
+ *
+ * Returns 0 or -ENOMEM.
+ */
 int tdw_blob_set(struct tdw_blob *b, const void *data, size_t len)
 {
 	b->len = 0;
 	return tdw_blob_put(b, data, len);
 }
 
+/**
+ * tdw_blob_free - free a buffer's memory and empty it
+ * @b: the buffer
+ */
 void tdw_blob_free(struct tdw_blob *b)
 {
 	free(b->data);
@@ -97,6 +145,12 @@ static int write_at(struct tracedat_writer *w, uint64_t offset, const void *data
 	return 0;
 }
 
+/**
+ * tdw_flush - write the output buffer to the file
+ * @w: the writer
+ *
+ * Returns 0 or the -errno of the write (the writer is then failed).
+ */
 int tdw_flush(struct tracedat_writer *w)
 {
 	int err;
@@ -111,7 +165,14 @@ int tdw_flush(struct tracedat_writer *w)
 	return 0;
 }
 
-/* Appends at the end of the file through the buffer; NULL @data: zeros. */
+/**
+ * tdw_append - append to the file through the output buffer
+ * @w: the writer
+ * @data: the bytes, or NULL for zeros
+ * @len: how many
+ *
+ * Returns 0 or -errno.
+ */
 int tdw_append(struct tracedat_writer *w, const void *data, size_t len)
 {
 	const unsigned char *p = data;
@@ -138,7 +199,16 @@ int tdw_append(struct tracedat_writer *w, const void *data, size_t len)
 	return 0;
 }
 
-/* Rewrites bytes already appended (sizes and offsets known only later). */
+/**
+ * tdw_patch - rewrite bytes already appended
+ * @w: the writer
+ * @offset: their file offset
+ * @data: the new bytes
+ * @len: how many
+ *
+ * For sizes and offsets known only later; flushes the buffer first.
+ * Returns 0 or -errno.
+ */
 int tdw_patch(struct tracedat_writer *w, uint64_t offset, const void *data, size_t len)
 {
 	int err = tdw_flush(w);
@@ -146,11 +216,23 @@ int tdw_patch(struct tracedat_writer *w, uint64_t offset, const void *data, size
 	return err ? err : write_at(w, offset, data, len);
 }
 
+/**
+ * tdw_pos - the file offset the next appended byte goes to
+ * @w: the writer
+ *
+ * Returns the offset.
+ */
 uint64_t tdw_pos(const struct tracedat_writer *w)
 {
 	return w->buf_offset + w->buf_len;
 }
 
+/**
+ * tdw_pad_to_page - append zeros up to the next page boundary of the file
+ * @w: the writer
+ *
+ * Returns 0 or -errno.
+ */
 int tdw_pad_to_page(struct tracedat_writer *w)
 {
 	uint64_t pos = tdw_pos(w);
@@ -178,7 +260,17 @@ static int put_section_header(struct tracedat_writer *w, uint16_t id, uint16_t f
 	return tdw_append(w, h, sizeof(h));
 }
 
-/* Section header: u16 id, u16 flags, u32 description (STRINGS offset), u64 size. */
+/**
+ * tdw_section_header - append a section header
+ * @w: the writer
+ * @id: the section id
+ * @flags: TDW_SEC_FL_COMPRESS or 0
+ * @desc: its description, added to STRINGS
+ * @size: the bytes after the header (patched later if not yet known)
+ *
+ * Layout: u16 id, u16 flags, u32 description (STRINGS offset), u64 size.
+ * Returns 0 or -errno.
+ */
 int tdw_section_header(struct tracedat_writer *w, uint16_t id, uint16_t flags, const char *desc,
 		       uint64_t size)
 {
@@ -188,9 +280,16 @@ int tdw_section_header(struct tracedat_writer *w, uint16_t id, uint16_t flags, c
 	return err ? err : put_section_header(w, id, flags, desc_id, size);
 }
 
-/*
- * A compression block as trace-cmd lays it out for sections and flyrecord
- * chunks alike: u32 compressed size, u32 uncompressed size, one zstd frame.
+/**
+ * tdw_compress - build a zstd compression block
+ * @w: the writer (its zstd context)
+ * @data: the uncompressed bytes
+ * @len: how many
+ * @out: set to the block
+ *
+ * The block as trace-cmd reads sections and flyrecord chunks alike: u32
+ * compressed size, u32 uncompressed size, one zstd frame.
+ * Returns 0, -E2BIG past 4 GiB, -ENOMEM or -EIO.
  */
 int tdw_compress(struct tracedat_writer *w, const void *data, size_t len, struct tdw_blob *out)
 {
@@ -238,7 +337,14 @@ static int write_section(struct tracedat_writer *w, uint16_t id, uint32_t desc_i
 	return err;
 }
 
-/* The initial header; the first OPTIONS offset is patched in at the end. */
+/**
+ * tdw_write_initial_header - append the file's initial header
+ * @w: the writer, at offset 0
+ *
+ * Magic, version "7", little endian, long size, page size, compression
+ * name and version, and the first OPTIONS offset (patched by
+ * tdw_write_metadata()). Returns 0 or -errno.
+ */
 int tdw_write_initial_header(struct tracedat_writer *w)
 {
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };

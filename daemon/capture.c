@@ -160,7 +160,12 @@ static int add_event(struct capture *c, const char *name, const struct perf_even
 	if (!evsel)
 		return -ENOMEM;
 	c->evsels[c->nr_events] = evsel;
-	c->events[c->nr_events].name = name;
+	/* Owned: a reload frees the configuration but keeps the capture. */
+	c->events[c->nr_events].name = strdup(name);
+	if (!c->events[c->nr_events].name) {
+		perf_evsel__delete(evsel);
+		return -ENOMEM;
+	}
 	c->events[c->nr_events].attr = perf_evsel__attr(evsel);
 	c->events[c->nr_events].overwrite = overwrite;
 	c->nr_events++;
@@ -264,6 +269,8 @@ void capture__close(struct capture *c)
 	perf_evlist__delete(c->main);
 	perf_cpu_map__put(c->cpus);
 	perf_thread_map__put(c->threads);
+	for (size_t i = 0; c->events && i < c->nr_events; i++)
+		free((char *)c->events[i].name);
 	free(c->events);
 	free(c->evsels);
 	free(c);

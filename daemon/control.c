@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * control: the control socket (daemon layer, on the libevent loop). This
- * file owns the listening socket and each connection's life: credentials,
- * the request line, the reply, timeouts. What a command does is the
- * daemon's business, through struct control_ops. See control.h.
+ * file owns each connection's life: accepting it, the request line, the
+ * reply, timeouts, and clients the daemon holds across a dump. The
+ * listening socket and who may connect are control_socket.c's; what a
+ * command does is the daemon's, through struct control_ops. See control.h.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -16,19 +15,16 @@
 #include <string.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
-#include <systemd/sd-daemon.h>
 
 #include "control.h"
+#include "control_socket.h"
 #include "log.h"
 
-#define SUN_PATH_MAX sizeof(((struct sockaddr_un *)NULL)->sun_path)
 #define ACCEPT_BURST 16
 
 typedef int (*sync_op_fn)(void *ctx, struct control_reply *reply);
@@ -64,14 +60,8 @@ struct control {
 	struct event_base *base;
 	const struct control_ops *ops;
 	void *ctx;
-	int fd;
+	struct control_socket *sock;
 	struct event *listen_ev, *resume_ev;
-	char path[SUN_PATH_MAX];
-	bool activated, created;
-	dev_t dev;
-	ino_t ino;
-	char *group;
-	gid_t gid;
 	struct timeval timeout;
 	LIST_HEAD(, control_client) clients;
 	unsigned int nr_clients;
@@ -377,46 +367,6 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
 	}
 }
 
-static bool pid_in_group(pid_t pid, gid_t gid)
-{
-	char path[64], *line = NULL, *p, *end;
-	size_t size = 0;
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (!found && getline(&line, &size, f) > 0) {
-		if (strncmp(line, "Groups:", 7))
-			continue;
-		for (p = line + 7;; p = end) {
-			unsigned long g = strtoul(p, &end, 10);
-
-			if (end == p)
-				break;
-			if ((gid_t)g == gid) {
-				found = true;
-				break;
-			}
-		}
-		break;
-	}
-	free(line);
-	fclose(f);
-	return found;
-}
-
-static bool authorized(const struct control *ctl, const struct ucred *cred)
-{
-	if (cred->uid == 0)
-		return true;
-	if (!ctl->group)
-		return false;
-	return cred->gid == ctl->gid || pid_in_group(cred->pid, ctl->gid);
-}
-
 /* For a peer that is never served: a fresh socket's buffer has room for one line. */
 static void refuse(int fd, const char *line)
 {
@@ -453,6 +403,7 @@ static void take_connection(struct control *ctl, int fd)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
+	const char *group = control_socket__group(ctl->sock);
 	char line[128 + NAME_MAX];
 	int r;
 
@@ -461,14 +412,13 @@ static void take_connection(struct control *ctl, int fd)
 		close(fd);
 		return;
 	}
-	if (!authorized(ctl, &cred)) {
+	if (!control_socket__allowed(ctl->sock, &cred)) {
 		log_notice("control: refused pid %d uid %u gid %u: not root%s%s%s",
 			   (int)cred.pid, (unsigned int)cred.uid, (unsigned int)cred.gid,
-			   ctl->group ? " nor in group '" : "", ctl->group ? ctl->group : "",
-			   ctl->group ? "'" : "");
-		if (ctl->group)
+			   group ? " nor in group '" : "", group ? group : "", group ? "'" : "");
+		if (group)
 			snprintf(line, sizeof(line),
-				 "error permission denied: need root or group '%s'\n", ctl->group);
+				 "error permission denied: need root or group '%s'\n", group);
 		else
 			snprintf(line, sizeof(line), "error permission denied: need root\n");
 		refuse(fd, line);
@@ -526,199 +476,17 @@ static void on_resume(evutil_socket_t fd, short what, void *arg)
 		log_error("control: cannot watch the socket again; control requests stop");
 }
 
-static int lookup_group(const char *name, gid_t *ret)
-{
-	long max = sysconf(_SC_GETGR_R_SIZE_MAX);
-	size_t size = max > 0 ? (size_t)max : 4096;
-	struct group grp, *res = NULL;
-	char *buf = NULL;
-	int r;
-
-	for (;;) {
-		char *nbuf = realloc(buf, size);
-
-		if (!nbuf) {
-			free(buf);
-			return -ENOMEM;
-		}
-		buf = nbuf;
-		r = getgrnam_r(name, &grp, buf, size, &res);
-		if (r != ERANGE || size > 1024 * 1024)
-			break;
-		size *= 2;
-	}
-	if (r == 0 && res)
-		*ret = grp.gr_gid;
-	free(buf);
-	if (r)
-		return -r;
-	return res ? 0 : -ENOENT;
-}
-
-/* The socket's owner and mode, when this made it. */
-static int apply_owner(struct control *ctl)
-{
-	uid_t uid = geteuid() == 0 ? 0 : (uid_t)-1;
-	gid_t gid = ctl->group ? ctl->gid : getegid();
-
-	if (!ctl->created)
-		return 0;
-	if (chown(ctl->path, uid, gid) < 0)
-		return log_errno(-errno, "control: cannot chown '%s' to group %u", ctl->path,
-				 (unsigned int)gid);
-	if (chmod(ctl->path, 0660) < 0)
-		return log_errno(-errno, "control: cannot chmod '%s'", ctl->path);
-	return 0;
-}
-
 /**
  * control__set_group - change which group may use the control socket
  * @ctl: the control socket
  * @group: a group name, or NULL or "" for root only
  *
  * Also gives a socket this created to that group. Returns 0 or -errno
- * (logged); on error nothing changes.
+ * (logged); an unknown group changes nothing.
  */
 int control__set_group(struct control *ctl, const char *group)
 {
-	char *copy = NULL;
-	gid_t gid = 0;
-	int r;
-
-	if (group && *group) {
-		r = lookup_group(group, &gid);
-		if (r < 0)
-			return log_errno(r, "control: group '%s'", group);
-		copy = strdup(group);
-		if (!copy)
-			return log_errno(-ENOMEM, "control");
-	}
-	free(ctl->group);
-	ctl->group = copy;
-	ctl->gid = gid;
-	return apply_owner(ctl);
-}
-
-static int make_parent(const char *path)
-{
-	char dir[SUN_PATH_MAX];
-	char *slash;
-	struct stat st;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return 0;
-	*slash = '\0';
-	if (mkdir(dir, 0755) == 0) {
-		if (chmod(dir, 0755) < 0)
-			return log_errno(-errno, "control: cannot chmod '%s'", dir);
-		log_info("control: created directory '%s'", dir);
-	} else if (errno != EEXIST) {
-		return log_errno(-errno, "control: cannot create directory '%s'", dir);
-	}
-	if (stat(dir, &st) < 0)
-		return log_errno(-errno, "control: '%s'", dir);
-	if (!S_ISDIR(st.st_mode))
-		return log_errno(-ENOTDIR, "control: '%s'", dir);
-	if ((st.st_mode & 0022) && !(st.st_mode & S_ISVTX))
-		log_warning("control: '%s' is writable by others: they can replace the socket",
-			    dir);
-	return 0;
-}
-
-/* Removes a socket nobody listens on; refuses to touch anything else. */
-static int remove_stale(const char *path, const struct sockaddr_un *sa)
-{
-	struct stat st;
-	int fd, r;
-
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : log_errno(-errno, "control: '%s'", path);
-	if (!S_ISSOCK(st.st_mode))
-		return log_errno(-EEXIST, "control: '%s' exists and is not a socket; not "
-				 "removing it", path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return log_errno(-errno, "control: socket");
-	r = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0 ? -errno : 0;
-	close(fd);
-	if (r == 0 || r == -EAGAIN)
-		return log_errno(-EADDRINUSE, "control: another process listens on '%s'", path);
-	if (r != -ECONNREFUSED && r != -ENOENT)
-		return log_errno(r, "control: cannot probe '%s'", path);
-	if (unlink(path) < 0 && errno != ENOENT)
-		return log_errno(-errno, "control: cannot remove stale socket '%s'", path);
-	log_info("control: removed stale socket '%s'", path);
-	return 0;
-}
-
-static int bind_socket(struct control *ctl, const struct sockaddr_un *sa)
-{
-	struct stat st;
-	mode_t old;
-	int r;
-
-	/* Never reachable by others, not even between bind() and chmod(). */
-	old = umask(0117);
-	r = bind(ctl->fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0 ? -errno : 0;
-	umask(old);
-	if (r < 0)
-		return log_errno(r, "control: cannot bind '%s'", ctl->path);
-	ctl->created = true;
-	if (lstat(ctl->path, &st) < 0)
-		return log_errno(-errno, "control: '%s'", ctl->path);
-	ctl->dev = st.st_dev;
-	ctl->ino = st.st_ino;
-	r = apply_owner(ctl);
-	if (r < 0)
-		return r;
-	if (listen(ctl->fd, 32) < 0)
-		return log_errno(-errno, "control: cannot listen on '%s'", ctl->path);
-	return 0;
-}
-
-static int create_socket(struct control *ctl, const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int r;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return log_errno(-ENAMETOOLONG, "control: socket path '%s'", path);
-	if (path[0] != '/')
-		return log_errno(-EINVAL, "control: socket path '%s' is not absolute", path);
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	snprintf(ctl->path, sizeof(ctl->path), "%s", path);
-	r = make_parent(path);
-	if (r == 0)
-		r = remove_stale(path, &sa);
-	if (r < 0)
-		return r;
-	ctl->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (ctl->fd < 0)
-		return log_errno(-errno, "control: socket");
-	return bind_socket(ctl, &sa);
-}
-
-/* Returns 1 if systemd passed the socket, 0 if not, or -errno (logged). */
-static int take_activated(struct control *ctl)
-{
-	int n = sd_listen_fds(0), fd = SD_LISTEN_FDS_START, r;
-
-	if (n <= 0)
-		return n < 0 ? log_errno(n, "control: sd_listen_fds") : 0;
-	if (n != 1)
-		return log_errno(-EINVAL, "control: systemd passed %d sockets; expected one", n);
-	r = sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0);
-	if (r <= 0)
-		return log_errno(r < 0 ? r : -ENOTSOCK, "control: the socket systemd passed is not "
-				 "a listening AF_UNIX stream socket");
-	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ||
-	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
-		return log_errno(-errno, "control: fcntl");
-	ctl->fd = fd;
-	ctl->activated = true;
-	return 1;
+	return control_socket__set_group(ctl->sock, group);
 }
 
 /**
@@ -732,7 +500,8 @@ static int take_activated(struct control *ctl)
  * Uses the socket systemd passed if there is exactly one AF_UNIX stream
  * socket; otherwise creates @cfg->path (mode 0660, owned by root and the
  * group), creating its directory (0755) and replacing a stale socket, but
- * never any other file. Returns 0 or -errno (logged).
+ * never any other file (see control_socket__open()). Returns 0 or -errno
+ * (logged).
  */
 int control__new(struct event_base *base, const struct control_config *cfg,
 		 const struct control_ops *ops, void *ctx, struct control **ret)
@@ -746,18 +515,15 @@ int control__new(struct event_base *base, const struct control_config *cfg,
 	ctl->base = base;
 	ctl->ops = ops;
 	ctl->ctx = ctx;
-	ctl->fd = -1;
 	ctl->timeout.tv_sec = ms / 1000;
 	ctl->timeout.tv_usec = (ms % 1000) * 1000;
 	LIST_INIT(&ctl->clients);
-	r = control__set_group(ctl, cfg->group);
-	if (r == 0)
-		r = take_activated(ctl);
-	if (r == 0)
-		r = create_socket(ctl, cfg->path ? cfg->path : CONTROL_DEFAULT_PATH);
+	r = control_socket__open(cfg->path ? cfg->path : CONTROL_DEFAULT_PATH, cfg->group,
+				 &ctl->sock);
 	if (r < 0)
 		goto out_err;
-	ctl->listen_ev = event_new(base, ctl->fd, EV_READ | EV_PERSIST, on_accept, ctl);
+	ctl->listen_ev = event_new(base, control_socket__fd(ctl->sock), EV_READ | EV_PERSIST,
+				   on_accept, ctl);
 	ctl->resume_ev = evtimer_new(base, on_resume, ctl);
 	if (!ctl->listen_ev || !ctl->resume_ev || event_add(ctl->listen_ev, NULL) < 0) {
 		r = log_errno(-ENOMEM, "control: event_new");
@@ -780,8 +546,6 @@ out_err:
  */
 void control__delete(struct control *ctl)
 {
-	struct stat st;
-
 	if (!ctl)
 		return;
 	while (!LIST_EMPTY(&ctl->clients))
@@ -790,12 +554,7 @@ void control__delete(struct control *ctl)
 		event_free(ctl->listen_ev);
 	if (ctl->resume_ev)
 		event_free(ctl->resume_ev);
-	if (ctl->fd >= 0)
-		close(ctl->fd);
-	if (ctl->created && lstat(ctl->path, &st) == 0 && st.st_dev == ctl->dev &&
-	    st.st_ino == ctl->ino)
-		(void)unlink(ctl->path);
-	free(ctl->group);
+	control_socket__close(ctl->sock);
 	free(ctl);
 }
 
@@ -807,7 +566,7 @@ void control__delete(struct control *ctl)
  */
 const char *control__path(const struct control *ctl)
 {
-	return ctl->path;
+	return control_socket__path(ctl->sock);
 }
 
 /**
@@ -818,7 +577,7 @@ const char *control__path(const struct control *ctl)
  */
 bool control__socket_activated(const struct control *ctl)
 {
-	return ctl->activated;
+	return control_socket__activated(ctl->sock);
 }
 
 /**

@@ -497,6 +497,11 @@ static int convert(const struct convert_options *o, int in_fd)
 	       strcmp(o->input, "-") ? o->input : "stdin", o->output);
 	printf(PROG ": skipped %" PRIu64 " non-tracepoint samples, %" PRIu64
 	       " samples outside --time\n", res.nr_skipped, st->nr_out_of_range);
+	/* Records the output cannot place: no time stamp, no raw data, too large. */
+	if (snapshot__stats(s)->nr_dropped || res.nr_invalid)
+		printf(PROG ": also left out %" PRIu64 " records without a time stamp and %" PRIu64
+		       " tracepoint samples without usable raw data\n",
+		       snapshot__stats(s)->nr_dropped, res.nr_invalid);
 out:
 	perfdata_reader__delete(r);
 	snapshot__delete(s);

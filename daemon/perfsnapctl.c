@@ -199,7 +199,8 @@ static int read_reply(int fd, const struct ctl_options *o)
 			continue;
 		if (n <= 0) {
 			fprintf(stderr, "perfsnapctl: perfsnapd closed the connection before the "
-				"reply ended%s%s\n", n < 0 ? ": " : "", n < 0 ? strerror(errno) : "");
+				"reply ended%s%s\n", n < 0 ? ": " : "",
+				n < 0 ? strerror(errno) : "");
 			return EXIT_ERROR;
 		}
 		len += (size_t)n;
@@ -293,7 +294,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ctl_options o = { .timeout_sec = DEFAULT_TIMEOUT_SEC };
-	char req[CONTROL_MAX_LINE + 1];		/* the longest line the daemon takes, a NUL */
+	char req[CONTROL_MAX_LINE + 1];		/* the longest request, and a NUL */
 	int c, r;
 
 	o.socket = getenv("PERFSNAPD_SOCKET");

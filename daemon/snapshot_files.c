@@ -15,6 +15,14 @@
 #include "snapshot_files.h"
 #include "snapshot_tracedat.h"
 
+/*
+ * zstd level for perf.data: 3 is zstd's own default and what the trace.dat
+ * writer uses. perf record -z picks 1 to keep up with the ring buffer while
+ * recording; a snapshot is compressed once, off the hot path, so it can
+ * spend a little more CPU for smaller files.
+ */
+#define PERFDATA_ZSTD_LEVEL	3
+
 enum file_kind { FILE_PERFDATA, FILE_TRACEDAT, FILE_JSON, NR_FILE_KINDS };
 
 static const char *const suffix[NR_FILE_KINDS] = { ".perf.data", ".trace.dat", ".json" };
@@ -50,12 +58,14 @@ static int write_body(const struct snapshot *s, const struct snapshot_files_para
 		.comm_of = p->comm_of,
 		.comm_ctx = p->comm_ctx,
 	};
+	struct perfdata_meta pmeta = p->perfdata;
 	FILE *f;
 	int r;
 
 	switch (kind) {
 	case FILE_PERFDATA:
-		return snapshot__write_perfdata(s, fd, &p->perfdata, &res->perfdata);
+		pmeta.compress_level = p->compress ? PERFDATA_ZSTD_LEVEL : 0;
+		return snapshot__write_perfdata(s, fd, &pmeta, &res->perfdata);
 	case FILE_TRACEDAT:
 		r = snapshot__write_tracedat(s, fd, &tmeta, &tres);
 		res->tracedat_events = tres.nr_events;

@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # compare_script_report.sh PERF_SCRIPT_OUT TRACE_CMD_OUT
 #
-# Compares `perf script --ns` output of a perf.data with `trace-cmd report
-# -N -t` output of its conversion, event for event: the same number of
-# tracepoint events, and for each one the same time (ns), CPU, tid, event
-# name and field text. Both are normalised to "time cpu tid event fields"
-# and sorted (events at the same ns on two CPUs may come in either order).
-# Comms are compared apart: trace-cmd names a pid by its last COMM (so an
-# exec'd task shows its new name throughout) and calls pid 0 "<idle>", so a
-# trace-cmd comm must be one perf script shows for that tid. Prints the
+# Compares `perf script --ns --show-task-events` output of a perf.data with
+# `trace-cmd report -N -t` output of its conversion, event for event: the
+# same number of tracepoint events, and for each one the same time (ns),
+# CPU, tid, event name and field text. Both are normalised to "time cpu tid
+# event fields" and sorted (events at the same ns on two CPUs may come in
+# either order). Comms are compared apart: trace-cmd names a pid by its
+# last COMM (so a renamed or exec'd task shows its last name throughout)
+# and calls pid 0 "<idle>", so a trace-cmd comm must be one perf script
+# shows for that tid, on a sample or a PERF_RECORD_COMM line. Prints the
 # count on success; the first differences and exit 1 otherwise.
 set -u
 perf_out=$1
@@ -22,7 +23,7 @@ trap 'rm -rf "$work"' EXIT
 # and comm ":-1"; trace-cmd shows the tracepoint's common_pid, which for
 # sched_switch is prev_pid.
 gawk '
-	match($0, /^ *(.*[^ ]) +(-?[0-9]+) +\[([0-9]+)\] +([0-9]+\.[0-9]+): +([^ :]+):([^ :]+): *(.*)$/, m) {
+	!/ PERF_RECORD_/ && match($0, /^ *(.*[^ ]) +(-?[0-9]+) +\[([0-9]+)\] +([0-9]+\.[0-9]+): +([^ :]+):([^ :]+): *(.*)$/, m) {
 		f = m[7]; sub(/ +$/, "", f)
 		tid = m[2]; comm = m[1]
 		if (tid == -1 && match(f, /prev_pid=([0-9]+)/, p)) {
@@ -30,6 +31,10 @@ gawk '
 		}
 		printf "%s %d %s %s %s\t%s\n", m[4], m[3], tid, m[6], f, comm
 	}' "$perf_out" | sort >"$work/perf"
+# "... PERF_RECORD_COMM[ exec]: comm:pid/tid": names a tid had.
+gawk 'match($0, /PERF_RECORD_COMM( exec)?: (.*):(-?[0-9]+)\/(-?[0-9]+)$/, m) {
+	printf "%s\t%s\n", m[4], m[2]
+}' "$perf_out" >"$work/comms"
 # trace-cmd report -t: "  comm-tid [cpu] sec.ns: event: fields"
 gawk '
 	match($0, /^ *(.*)-([0-9]+) +\[([0-9]+)\] +([0-9]+\.[0-9]+): +([^ :]+): *(.*)$/, m) {
@@ -56,7 +61,8 @@ fi
 [ "$n_perf" = "$n_tc" ] || exit 1
 
 # Comms: line i of both sorted files is the same event now.
-paste "$work/perf" "$work/tc" | gawk -F '\t' '
+paste "$work/perf" "$work/tc" | gawk -F '\t' -v comms="$work/comms" '
+	BEGIN { while ((getline line < comms) > 0) { split(line, c, "\t"); seen[c[1]][c[2]] = 1 } }
 	{ split($1, k, " "); tid = k[3]; seen[tid][$2] = 1; pc[NR] = $2; tc[NR] = $4; t[NR] = tid; ev[NR] = $1 }
 	END {
 		bad = 0

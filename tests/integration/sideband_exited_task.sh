@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 require_env
 
 FORMATS="perf.data trace.dat" write_config "$WORK/p.conf" \
-	"raw_syscalls:sys_enter/call-graph=fp/ sched:sched_switch" 256K
+	"raw_syscalls:sys_enter/call-graph=fp/ sched:sched_switch" 16M
 start_daemon "$WORK/p.conf"
 "$PROGS/shortlived_xyz" 2 >"$WORK/sl.out" || fail "shortlived_xyz failed"
 slpid=$(awk '{print $2}' "$WORK/sl.out")
@@ -27,7 +27,7 @@ n=$(wc -l <"$WORK/mine.txt")
 bad=$(gawk '$1 != "shortlived_xyz"' "$WORK/mine.txt" | head -3)
 [ -z "$bad" ] || fail "events of pid $slpid not named shortlived_xyz: $bad"
 
-perf report -i "$file" --stdio --no-children --comm shortlived_xyz --sort sym \
+perf report -i "$file" --stdio --no-children --sort comm,sym \
 	>"$WORK/report.txt" 2>"$WORK/report.err" || { cat "$WORK/report.err"; fail "perf report"; }
 for fn in psl_inner psl_middle psl_outer; do
 	grep -q "$fn" "$WORK/report.txt" || fail "perf report does not name $fn"

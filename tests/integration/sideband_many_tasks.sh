@@ -21,7 +21,7 @@ for i in $(seq 1901 2000); do
 	grep -q "^ *pst_$i .*NR 4660 " "$WORK/script.txt" || fail "pst_$i not named in the snapshot"
 done
 tasks=$(grep -o 'side-band: [0-9]* tasks' "$WORK/daemon.log" | tail -n 1)
-"$PROGS/../daemon/perfsnapctl" --socket "$WORK/control.sock" status >"$WORK/status.txt" ||
+"$PERFSNAPCTL" --socket "$WORK/control.sock" status >"$WORK/status.txt" ||
 	fail "perfsnapctl status"
 ntasks=$(sed -n 's/^sideband: \([0-9]*\) tasks.*/\1/p' "$WORK/status.txt")
 dropped=$(sed -n 's/^sideband: [0-9]* tasks, \([0-9]*\) dropped.*/\1/p' "$WORK/status.txt")

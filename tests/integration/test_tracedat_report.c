@@ -53,12 +53,17 @@ enum { TP_SWITCH, TP_WAKEUP, TP_SYS_ENTER, TP_EXEC, NR_TPS };
 static struct {
 	const char *system, *name;
 	struct tep_event *ev;
-} tps[NR_TPS] = {
-	{ "sched", "sched_switch", NULL },
-	{ "sched", "sched_wakeup", NULL },
-	{ "raw_syscalls", "sys_enter", NULL },
-	{ "sched", "sched_process_exec", NULL },
+	char *text;		/* its tracefs format */
+	int size;
+} tps[NR_TPS + 1] = {
+	{ .system = "sched", .name = "sched_switch" },
+	{ .system = "sched", .name = "sched_wakeup" },
+	{ .system = "raw_syscalls", .name = "sys_enter" },
+	{ .system = "sched", .name = "sched_process_exec" },
+	{ .system = "ftrace", .name = "function" },	/* only for FTRACE_EVENTS */
 };
+static char *header_page, *header_event;
+static int header_page_size, header_event_size;
 
 struct task {
 	int pid;
@@ -141,8 +146,11 @@ static void fill_payload(struct gen_event *e, int i)
 
 		assert_non_null(args);
 		set_field(e->raw, ev, "id", (uint64_t)(i % 450));
-		for (uint64_t a = 0; a < 6; a++)
-			memcpy(e->raw + args->offset + 8 * a, &(uint64_t){ 0x7f0000001000ull + a + (uint64_t)i }, 8);
+		for (uint64_t a = 0; a < 6; a++) {
+			uint64_t v = 0x7f0000001000ull + a + (uint64_t)i;
+
+			memcpy(e->raw + args->offset + 8 * a, &v, 8);
+		}
 		break;
 	}
 	default:
@@ -291,7 +299,7 @@ static void normalize(const char *line, char *buf, size_t len)
 	snprintf(buf, len, "%s %s %s %s %s", who, cpu, ts, name, line + skip);
 }
 
-static void check_report(const char *path)
+static void check_report(const char *path, int nr_cpus)
 {
 	const char *args[] = { "report", "-t", "-R", path, NULL };
 	struct gen_event *sorted[NR_EVENTS];
@@ -309,7 +317,8 @@ static void check_report(const char *path)
 	assert_string_equal(err, "");
 	line = strtok_r(out, "\n", &save);
 	assert_non_null(line);
-	assert_string_equal(line, "cpus=2");
+	snprintf(want, sizeof(want), "cpus=%d", nr_cpus);
+	assert_string_equal(line, want);
 	while ((line = strtok_r(NULL, "\n", &save))) {
 		if (n >= NR_EVENTS)
 			fail_msg("extra line: %s", line);
@@ -446,7 +455,7 @@ static void test_writer_none(void **state)
 	snprintf(path, sizeof(path), "%s/none.dat", tmpdir);
 	size = write_direct(path, TRACEDAT_COMPRESS_NONE);
 	assert_int_equal(size, file_size(path));
-	check_report(path);
+	check_report(path, NR_CPUS);
 	check_plain_report(path);
 	check_dump(path, false);
 }
@@ -462,7 +471,7 @@ static void test_writer_zstd(void **state)
 	write_direct(none, TRACEDAT_COMPRESS_NONE);
 	size = write_direct(zstd, TRACEDAT_COMPRESS_ZSTD);
 	assert_int_equal(size, file_size(zstd));
-	check_report(zstd);
+	check_report(zstd, NR_CPUS);
 	check_plain_report(zstd);
 	check_dump(zstd, true);
 	/* Repetitive events: zstd must win clearly. */
@@ -639,9 +648,59 @@ static void test_snapshot(void **state)
 	assert_int_equal(res.nr_cmdlines, 3);
 	assert_int_equal(res.nr_cpus, NR_CPUS);	/* raised from 1 by the samples */
 	assert_int_equal(calls, 2);			/* 3333 and 4444 */
-	check_report(path);
+	check_report(path, NR_CPUS);
 	check_plain_report(path);
 	check_dump(path, true);
+}
+
+/* A converter's case: every format and header from @meta, none from tracefs. */
+static void test_snapshot_own_formats(void **state)
+{
+	struct tracedat_format formats[NR_TPS + 1];
+	struct tracedat_result res = { 0 };
+	struct snapshot *s = build_snapshot();
+	char path[PATH_MAX];
+	int calls = 0, fd;
+	struct tracedat_meta meta = {
+		.tracing_dir = "/nonexistent/tracefs", .trace_clock = "mono",
+		.compression = TRACEDAT_COMPRESS_NONE, .nr_cpus = 8,
+		.comm_of = comm_of, .comm_ctx = &calls,
+		.header_page = header_page, .header_page_size = (size_t)header_page_size,
+		.header_event = header_event, .header_event_size = (size_t)header_event_size,
+		.formats = formats, .nr_formats = NR_TPS + 1,
+		.uname = "Linux elsewhere 6.1.0 x86_64",
+	};
+	const char *args[] = { "dump", "--options", path, NULL };
+	char *out, *err;
+
+	(void)state;
+	for (int t = 0; t <= NR_TPS; t++)
+		formats[t] = (struct tracedat_format){ tps[t].system, tps[t].text,
+						       (size_t)tps[t].size };
+	snprintf(path, sizeof(path), "%s/own.dat", tmpdir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(snapshot__write_tracedat(s, fd, &meta, &res), 0);
+	assert_int_equal(close(fd), 0);
+	snapshot__delete(s);
+	assert_int_equal(res.nr_events, NR_EVENTS);
+	assert_int_equal(res.nr_cpus, 8);
+	check_report(path, 8);
+	check_plain_report(path);
+	assert_int_equal(run_trace_cmd(args, &out, &err), 0);
+	assert_string_equal(err, "");
+	assert_non_null(strstr(out, "[Option UNAME, 29 bytes]\nLinux elsewhere 6.1.0 x86_64\n"));
+	assert_non_null(strstr(out, "[Option TRACECLOCK, 7 bytes]\n[mono]\n"));
+	assert_non_null(strstr(out, "[Option CPUCOUNT, 4 bytes]\n8\n"));
+	free(out);
+	free(err);
+	args[1] = "--summary";
+	assert_int_equal(run_trace_cmd(args, &out, &err), 0);
+	assert_non_null(strstr(out, "[Ftrace format, 1 events]"));
+	assert_non_null(strstr(out, "[Trace printk, 0 bytes]"));
+	assert_non_null(strstr(out, "\"mono\" clock, 4096 page size, 8 cpus,"));
+	free(out);
+	free(err);
 }
 
 static int load_formats(void)
@@ -652,20 +711,19 @@ static int load_formats(void)
 	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
 	tep_set_long_size(tep, 8);
-	for (int t = 0; t < NR_TPS; t++) {
-		int size = 0;
-		char *text = tracefs_event_file_read(NULL, tps[t].system, tps[t].name, "format",
-						     &size);
-
-		if (!text)
+	for (int t = 0; t <= NR_TPS; t++) {
+		tps[t].text = tracefs_event_file_read(NULL, tps[t].system, tps[t].name, "format",
+						      &tps[t].size);
+		if (!tps[t].text)
 			return -ENOENT;
-		if (tep_parse_format(tep, &tps[t].ev, text, (unsigned long)size, tps[t].system)) {
-			free(text);
+		if (t < NR_TPS && tep_parse_format(tep, &tps[t].ev, tps[t].text,
+						   (unsigned long)tps[t].size, tps[t].system))
 			return -EINVAL;
-		}
-		free(text);
 	}
-	return 0;
+	header_page = tracefs_instance_file_read(NULL, "events/header_page", &header_page_size);
+	header_event = tracefs_instance_file_read(NULL, "events/header_event",
+						  &header_event_size);
+	return header_page && header_event ? 0 : -ENOENT;
 }
 
 /* Prerequisites: skip (77) when missing, but fail under CI=true. */
@@ -701,6 +759,7 @@ int main(void)
 		cmocka_unit_test(test_writer_none),
 		cmocka_unit_test(test_writer_zstd),
 		cmocka_unit_test(test_snapshot),
+		cmocka_unit_test(test_snapshot_own_formats),
 	};
 	char rm[128];
 	int r;
@@ -718,6 +777,10 @@ int main(void)
 		if (system(rm) != 0)
 			r = r ? r : 1;
 	}
+	for (int t = 0; t <= NR_TPS; t++)
+		free(tps[t].text);
+	free(header_page);
+	free(header_event);
 	tep_free(tep);
 	return r;
 }

@@ -24,6 +24,7 @@
 #include "retention.h"
 
 #define T0 1700000000
+#define SIGNAL_JSON "{\"stem\": \"x\", \"reason\": \"signal\"}"
 
 static char dir[64];
 
@@ -131,7 +132,7 @@ static void test_list(void **state)
 	assert_int_equal(nr, 0);
 
 	make_file("h-20240101-000000.000-1.perf.data", NULL, 1000, 10);
-	make_file("h-20240101-000000.000-1.json", "{\"stem\": \"x\", \"reason\": \"signal\"}", 0, 10);
+	make_file("h-20240101-000000.000-1.json", SIGNAL_JSON, 0, 10);
 	make_file("h-20240101-000100.000-2.perf.data", NULL, 2000, 30);
 	make_file("h-20240101-000100.000-2.trace.dat", NULL, 3000, 31);
 	make_file("h-20240101-000100.000-2.json",
@@ -153,7 +154,7 @@ static void test_list(void **state)
 	/* Oldest first, by the newest file of each. */
 	assert_string_equal(v[0].stem, "h-20240101-000000.000-1");
 	assert_int_equal(v[0].files, SNAPSHOT_FILE_PERFDATA | SNAPSHOT_FILE_JSON);
-	assert_int_equal(v[0].bytes, 1000 + strlen("{\"stem\": \"x\", \"reason\": \"signal\"}"));
+	assert_int_equal(v[0].bytes, 1000 + strlen(SIGNAL_JSON));
 	assert_int_equal(v[0].mtime.tv_sec, T0 + 10);
 	assert_string_equal(v[0].reason, "signal");
 	assert_string_equal(v[1].stem, "h-20240101-000200.000-3");

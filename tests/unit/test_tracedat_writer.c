@@ -233,7 +233,8 @@ static void parse_options(struct tdat *t)
 /* Checks the initial header, walks the sections to EOF, reads OPTIONS. */
 static void parse(struct tdat *t, int fd, const char *zname)
 {
-	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n',
+					       'g' };
 	const char *zver = ZSTD_versionString();
 	uint64_t p;
 	off_t end = lseek(fd, 0, SEEK_END);
@@ -359,16 +360,12 @@ static void test_layout(void **state)
 	close(fd);
 }
 
-/* HEADER_INFO, formats grouped by system (ftrace apart), KALLSYMS, PRINTK, CMDLINES. */
-static void test_metadata(void **state)
+/* Writes a file with extra formats, cmdlines, kallsyms and printk. */
+static void write_metadata(struct tdat *t)
 {
-	unsigned char *b;
-	size_t len, off;
-	struct tdat t;
 	int fd = new_fd();
 	struct tracedat_writer *w = new_writer(fd, TRACEDAT_COMPRESS_NONE);
 
-	(void)state;
 	assert_int_equal(tracedat_writer__add_event_format_text(w, "ftrace", ftrace_format,
 								sizeof(ftrace_format) - 1), 0);
 	assert_int_equal(tracedat_writer__add_event_format_text(w, "zz", other_format,
@@ -384,8 +381,19 @@ static void test_metadata(void **state)
 	assert_int_equal(tracedat_writer__set_kallsyms(w, "ffffffff81000000 T _text\n", 25), 0);
 	assert_int_equal(tracedat_writer__set_printk(w, "0x1 : \"x\"\n", 10), 0);
 	finish(w);
-	parse(&t, fd, "none");
+	parse(t, fd, "none");
+	close(fd);
+}
 
+/* HEADER_INFO, and formats grouped by system with "ftrace" apart. */
+static void test_headers_formats(void **state)
+{
+	unsigned char *b;
+	size_t len, off;
+	struct tdat t;
+
+	(void)state;
+	write_metadata(&t);
 	b = section_body(&t, 16, &len);
 	assert_int_equal(len, 12 + 8 + sizeof(header_page) - 1 + 13 + 8 + sizeof(header_event) - 1);
 	assert_memory_equal(b, "header_page\0", 12);
@@ -402,7 +410,7 @@ static void test_metadata(void **state)
 	free(b);
 
 	b = section_body(&t, 18, &len);
-	assert_int_equal(word(b), 2);			/* "test", "zz" */
+	assert_int_equal(word(b), 2);					/* "test", "zz" */
 	assert_string_equal((char *)b + 4, "test");
 	assert_int_equal(word(b + 9), 1);
 	assert_int_equal(qword(b + 13), sizeof(ev_format) - 1);
@@ -410,7 +418,18 @@ static void test_metadata(void **state)
 	assert_string_equal((char *)b + off, "zz");
 	assert_int_equal(len, off + 3 + 4 + 8 + sizeof(other_format) - 1);
 	free(b);
+	free(t.data);
+}
 
+/* KALLSYMS and PRINTK after their u32 size; CMDLINES sorted, later names win. */
+static void test_sized_sections(void **state)
+{
+	unsigned char *b;
+	size_t len;
+	struct tdat t;
+
+	(void)state;
+	write_metadata(&t);
 	b = section_body(&t, 19, &len);
 	assert_int_equal(len, 4 + 25);
 	assert_int_equal(word(b), 25);
@@ -424,7 +443,6 @@ static void test_metadata(void **state)
 	assert_string_equal((char *)b + 8, "7 new?line\n30 late\n");
 	free(b);
 	free(t.data);
-	close(fd);
 }
 
 /* Writes the events of CPU 0 and returns the parsed file. */
@@ -740,7 +758,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_layout, reset, reset),
-		cmocka_unit_test_setup_teardown(test_metadata, reset, reset),
+		cmocka_unit_test_setup_teardown(test_headers_formats, reset, reset),
+		cmocka_unit_test_setup_teardown(test_sized_sections, reset, reset),
 		cmocka_unit_test_setup_teardown(test_page_records, reset, reset),
 		cmocka_unit_test_setup_teardown(test_page_overflow, reset, reset),
 		cmocka_unit_test_setup_teardown(test_missing_events, reset, reset),

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * control_socket: the control socket's listening end (daemon layer, part
+ * of control). Creating it never touches a file that is not a stale
+ * socket, and it is never reachable by others, not even for a moment.
+ * Peers are checked by SO_PEERCRED and /proc/<pid>/status. See
+ * control_socket.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "control_socket.h"
+#include "log.h"
+
+#define SUN_PATH_MAX sizeof(((struct sockaddr_un *)NULL)->sun_path)
+
+struct control_socket {
+	int fd;
+	char path[SUN_PATH_MAX];	/* "" for systemd's socket */
+	bool activated, created;
+	dev_t dev;			/* of the file created, to remove only it */
+	ino_t ino;
+	char *group;			/* NULL: root only */
+	gid_t gid;
+};
+
+static bool pid_in_group(pid_t pid, gid_t gid)
+{
+	char path[64], *line = NULL, *p, *end;
+	size_t size = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (getline(&line, &size, f) > 0) {
+		if (strncmp(line, "Groups:", 7))
+			continue;
+		for (p = line + 7; !found; p = end) {
+			unsigned long g = strtoul(p, &end, 10);
+
+			if (end == p)
+				break;
+			found = (gid_t)g == gid;
+		}
+		break;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/**
+ * control_socket__allowed - whether a peer may use the control socket
+ * @s: the control socket
+ * @cred: the peer's SO_PEERCRED
+ *
+ * The supplementary groups are read from /proc/<pid>/status, as the
+ * kernel does not pass them. Returns true for root and group members.
+ */
+bool control_socket__allowed(const struct control_socket *s, const struct ucred *cred)
+{
+	if (cred->uid == 0)
+		return true;
+	if (!s->group)
+		return false;
+	return cred->gid == s->gid || pid_in_group(cred->pid, s->gid);
+}
+
+static int lookup_group(const char *name, gid_t *ret)
+{
+	long max = sysconf(_SC_GETGR_R_SIZE_MAX);
+	size_t size = max > 0 ? (size_t)max : 4096;
+	struct group grp, *res = NULL;
+	char *buf = NULL, *nbuf;
+	int r;
+
+	for (;;) {
+		nbuf = realloc(buf, size);
+		if (!nbuf) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = nbuf;
+		r = getgrnam_r(name, &grp, buf, size, &res);
+		if (r != ERANGE || size > 1024 * 1024)
+			break;
+		size *= 2;
+	}
+	if (r == 0 && res)
+		*ret = grp.gr_gid;
+	free(buf);
+	if (r)
+		return -r;
+	return res ? 0 : -ENOENT;
+}
+
+/* The owner and mode of a socket this created: root (if we are) and the group. */
+static int apply_owner(const struct control_socket *s)
+{
+	uid_t uid = geteuid() == 0 ? 0 : (uid_t)-1;
+	gid_t gid = s->group ? s->gid : getegid();
+
+	if (!s->created)
+		return 0;
+	if (chown(s->path, uid, gid) < 0)
+		return log_errno(-errno, "control: cannot chown '%s' to group %u", s->path,
+				 (unsigned int)gid);
+	if (chmod(s->path, 0660) < 0)
+		return log_errno(-errno, "control: cannot chmod '%s'", s->path);
+	return 0;
+}
+
+/**
+ * control_socket__set_group - change the group that is served
+ * @s: the control socket
+ * @group: a group name, or NULL or "" for root only
+ *
+ * A socket this created is given to the group (a socket systemd passed
+ * keeps what its unit says). Returns 0 or -errno (logged); an unknown
+ * group changes nothing.
+ */
+int control_socket__set_group(struct control_socket *s, const char *group)
+{
+	char *copy = NULL;
+	gid_t gid = 0;
+	int r;
+
+	if (group && *group) {
+		r = lookup_group(group, &gid);
+		if (r < 0)
+			return log_errno(r, "control: group '%s'", group);
+		copy = strdup(group);
+		if (!copy)
+			return log_errno(-ENOMEM, "control");
+	}
+	free(s->group);
+	s->group = copy;
+	s->gid = gid;
+	return apply_owner(s);
+}
+
+/**
+ * control_socket__group - the group that is served
+ * @s: the control socket
+ *
+ * Returns its name, or NULL for root only.
+ */
+const char *control_socket__group(const struct control_socket *s)
+{
+	return s->group;
+}
+
+static int make_parent(const char *path)
+{
+	char dir[SUN_PATH_MAX];
+	char *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	if (mkdir(dir, 0755) == 0) {
+		if (chmod(dir, 0755) < 0)
+			return log_errno(-errno, "control: cannot chmod '%s'", dir);
+		log_info("control: created directory '%s'", dir);
+	} else if (errno != EEXIST) {
+		return log_errno(-errno, "control: cannot create directory '%s'", dir);
+	}
+	if (stat(dir, &st) < 0)
+		return log_errno(-errno, "control: '%s'", dir);
+	if (!S_ISDIR(st.st_mode))
+		return log_errno(-ENOTDIR, "control: '%s'", dir);
+	if ((st.st_mode & 0022) && !(st.st_mode & S_ISVTX))
+		log_warning("control: '%s' is writable by others: they can replace the socket",
+			    dir);
+	return 0;
+}
+
+/* Removes a socket nobody listens on; refuses to touch anything else. */
+static int remove_stale(const char *path, const struct sockaddr_un *sa)
+{
+	struct stat st;
+	int fd, r;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : log_errno(-errno, "control: '%s'", path);
+	if (!S_ISSOCK(st.st_mode))
+		return log_errno(-EEXIST, "control: '%s' exists and is not a socket; not "
+				 "removing it", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return log_errno(-errno, "control: socket");
+	r = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0 ? -errno : 0;
+	close(fd);
+	if (r == 0 || r == -EAGAIN)
+		return log_errno(-EADDRINUSE, "control: another process listens on '%s'", path);
+	if (r != -ECONNREFUSED && r != -ENOENT)
+		return log_errno(r, "control: cannot probe '%s'", path);
+	if (unlink(path) < 0 && errno != ENOENT)
+		return log_errno(-errno, "control: cannot remove stale socket '%s'", path);
+	log_info("control: removed stale socket '%s'", path);
+	return 0;
+}
+
+static int bind_socket(struct control_socket *s, const struct sockaddr_un *sa)
+{
+	struct stat st;
+	mode_t old;
+	int r;
+
+	/* 0660 from the start: never reachable by others, not even before chmod(). */
+	old = umask(0117);
+	r = bind(s->fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0 ? -errno : 0;
+	umask(old);
+	if (r < 0)
+		return log_errno(r, "control: cannot bind '%s'", s->path);
+	s->created = true;
+	if (lstat(s->path, &st) < 0)
+		return log_errno(-errno, "control: '%s'", s->path);
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	r = apply_owner(s);
+	if (r < 0)
+		return r;
+	if (listen(s->fd, 32) < 0)
+		return log_errno(-errno, "control: cannot listen on '%s'", s->path);
+	return 0;
+}
+
+static int create_socket(struct control_socket *s, const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int r;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return log_errno(-ENAMETOOLONG, "control: socket path '%s'", path);
+	if (path[0] != '/')
+		return log_errno(-EINVAL, "control: socket path '%s' is not absolute", path);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	r = make_parent(path);
+	if (r == 0)
+		r = remove_stale(path, &sa);
+	if (r < 0)
+		return r;
+	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->fd < 0)
+		return log_errno(-errno, "control: socket");
+	return bind_socket(s, &sa);
+}
+
+/* Returns 1 if systemd passed the socket, 0 if not, or -errno (logged). */
+static int take_activated(struct control_socket *s)
+{
+	int n = sd_listen_fds(0), fd = SD_LISTEN_FDS_START, flags, r;
+
+	if (n <= 0)
+		return n < 0 ? log_errno(n, "control: sd_listen_fds") : 0;
+	if (n != 1)
+		return log_errno(-EINVAL, "control: systemd passed %d sockets; expected one", n);
+	r = sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0);
+	if (r <= 0)
+		return log_errno(r < 0 ? r : -ENOTSOCK, "control: the socket systemd passed is not "
+				 "a listening AF_UNIX stream socket");
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		return log_errno(-errno, "control: fcntl");
+	s->fd = fd;
+	s->activated = true;
+	return 1;
+}
+
+/**
+ * control_socket__open - take or create the listening socket
+ * @path: the socket to create if systemd passed none
+ * @group: the group served, or NULL or "" for root only
+ * @ret: the socket
+ *
+ * Takes the socket systemd passed if it is exactly one listening AF_UNIX
+ * stream socket (more, or another kind, is an error). Else creates @path:
+ * its directory if missing (0755), replacing a socket nobody listens on
+ * but never another file; the socket is 0660, root's and @group's (or the
+ * daemon's group's). Returns 0 or -errno (logged).
+ */
+int control_socket__open(const char *path, const char *group, struct control_socket **ret)
+{
+	struct control_socket *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s)
+		return log_errno(-ENOMEM, "control");
+	s->fd = -1;
+	/* First, so that a bad group fails before any file is made. */
+	r = control_socket__set_group(s, group);
+	if (r == 0)
+		r = take_activated(s);
+	if (r == 0)
+		r = create_socket(s, path);
+	if (r < 0) {
+		control_socket__close(s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+/**
+ * control_socket__close - stop listening
+ * @s: the socket, or NULL
+ *
+ * Removes the file if this created it and it is still that file (not one
+ * that replaced it). systemd's socket file is left to systemd.
+ */
+void control_socket__close(struct control_socket *s)
+{
+	struct stat st;
+
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->created && lstat(s->path, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino)
+		(void)unlink(s->path);
+	free(s->group);
+	free(s);
+}
+
+/**
+ * control_socket__fd - the listening fd
+ * @s: the socket
+ *
+ * Returns the fd (non-blocking, close-on-exec).
+ */
+int control_socket__fd(const struct control_socket *s)
+{
+	return s->fd;
+}
+
+/**
+ * control_socket__path - the socket's path
+ * @s: the socket
+ *
+ * Returns the path, or "" for systemd's socket.
+ */
+const char *control_socket__path(const struct control_socket *s)
+{
+	return s->path;
+}
+
+/**
+ * control_socket__activated - whether systemd passed the socket
+ * @s: the socket
+ *
+ * Returns true for systemd's socket.
+ */
+bool control_socket__activated(const struct control_socket *s)
+{
+	return s->activated;
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# perfsnapctl over the control socket: dump returns the paths of complete
+# files, with the reason recorded; status and list tell the truth; a user
+# who is neither root nor in the group is refused.
+source "$(dirname "$0")/lib.sh"
+require_env
+CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
+command -v setpriv >/dev/null || prereq_missing "setpriv (util-linux)"
+
+FORMATS="perf.data trace.dat" write_config "$WORK/p.conf" "raw_syscalls:sys_enter sched:sched_switch" 1M
+start_daemon "$WORK/p.conf"
+sock="$WORK/control.sock"
+[ -S "$sock" ] || fail "no control socket at $sock"
+[ "$(stat -c %a "$sock")" = 660 ] || fail "socket mode $(stat -c %a "$sock"), want 660"
+
+"$CTL" --socket "$sock" dump --reason "disk latency spike" >"$WORK/dump.out" 2>"$WORK/dump.err" ||
+	{ cat "$WORK/dump.err"; fail "perfsnapctl dump"; }
+grep -q '\.perf\.data$' "$WORK/dump.out" || fail "dump printed no perf.data path"
+grep -q '\.trace\.dat$' "$WORK/dump.out" || fail "dump printed no trace.dat path"
+while read -r f; do
+	[ -f "$f" ] || fail "printed path $f does not exist"
+	case "$f" in
+	*.perf.data) perf_script_clean "$f" /dev/null ;;
+	*.trace.dat) trace-cmd report "$f" >/dev/null 2>"$WORK/tc.err" && [ ! -s "$WORK/tc.err" ] ||
+		fail "trace-cmd report $f" ;;
+	*.json) grep -q '"reason": "ctl:disk latency spike"' "$f" || fail "reason not in $f" ;;
+	esac
+done <"$WORK/dump.out"
+
+"$CTL" --socket "$sock" status >"$WORK/status.out" || fail "perfsnapctl status"
+grep -q '^state: recording' "$WORK/status.out" || fail "status: state"
+grep -q "^cpus: $(nproc)" "$WORK/status.out" || fail "status: cpus"
+grep -q '^snapshots: 1 written' "$WORK/status.out" || fail "status: snapshot count"
+grep -q "^last: $(head -n 1 "$WORK/dump.out")" "$WORK/status.out" || fail "status: last path"
+grep -q '^last reason: ctl:disk latency spike' "$WORK/status.out" || fail "status: reason"
+
+kill -USR2 "$DAEMON_PID"
+wait_snapshot 1 >/dev/null
+"$CTL" --socket "$sock" list >"$WORK/list.out" || fail "perfsnapctl list"
+[ "$(wc -l <"$WORK/list.out")" = 2 ] || { cat "$WORK/list.out"; fail "list: want 2 snapshots"; }
+grep -q ' ctl:disk latency spike$' "$WORK/list.out" || fail "list: reason of the first"
+grep -q ' signal$' "$WORK/list.out" || fail "list: reason of the second"
+
+# Not root, not in a group: refused, and nothing dumped.
+chmod 0755 "$WORK"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" --socket "$sock" dump \
+	>"$WORK/nobody.out" 2>&1 && fail "an unprivileged user could dump"
+grep -qiE 'permission denied' "$WORK/nobody.out" || { cat "$WORK/nobody.out"; fail "no clear refusal"; }
+[ "$(snapshot_count)" = 2 ] || fail "a refused client caused a dump"
+echo "PASS: dump, status, list, refusal"

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Output directory on a tiny tmpfs: the dump fails with a clear log line,
+# no partial file remains, recording continues, and once space is freed the
+# next dump succeeds.
+source "$(dirname "$0")/lib.sh"
+require_env
+
+mkdir -p "$WORK/out"
+mount -t tmpfs -o size=256k tmpfs "$WORK/out" || prereq_missing "mounting a tmpfs"
+trap 'umount "$WORK/out" 2>/dev/null; cleanup' EXIT
+write_config "$WORK/p.conf" "raw_syscalls:sys_enter sched:sched_switch" 4M
+start_daemon "$WORK/p.conf"
+start_prog /dev/null "$PROGS/marker" psnap_load 3000000 exit 0
+sleep 1
+before=$(grep -c 'snapshot .* failed' "$WORK/daemon.log")
+kill -USR2 "$DAEMON_PID"
+for _ in $(seq 1 200); do
+	[ "$(grep -c 'snapshot .* failed' "$WORK/daemon.log")" -gt "$before" ] && break
+	sleep 0.05
+done
+grep 'failed' "$WORK/daemon.log" | grep -q 'No space left on device' ||
+	{ cat "$WORK/daemon.log"; fail "no clear disk-full log line"; }
+kill -0 "$DAEMON_PID" || fail "perfsnapd died"
+left=$(ls -A "$WORK/out")
+[ -z "$left" ] || fail "files left after a failed dump: $left"
+# Free space: a bigger tmpfs in its place.
+mount -o remount,size=64m "$WORK/out" || fail "remount"
+"$PROGS/marker" psnap_after 10 exit >/dev/null
+file=$(dump_and_wait)
+# The failed dump's pause shows as the kernel's LOST record: perf's warning is true.
+perf_script_complete "$file"
+perf script -i "$file" >"$WORK/script.txt" 2>/dev/null
+[ "$(grep -c '^ *psnap_after .*NR 4660 ' "$WORK/script.txt")" = 10 ] || fail "not recording after the failure"
+echo "PASS: disk full handled, next dump fine"

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# 50 triggers in 2 s with min_interval = 1s and max_snapshots = 3: dumps
+# are spaced, triggers coalesce, exactly the newest three snapshots stay,
+# never a partial file. Then max_per_hour refuses beyond its count.
+source "$(dirname "$0")/lib.sh"
+require_env
+CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
+
+write_config "$WORK/p.conf" "raw_syscalls:sys_enter" 1M \
+	"$(printf 'min_interval = 1s\nmax_snapshots = 3')"
+start_daemon "$WORK/p.conf"
+for _ in $(seq 1 50); do kill -USR2 "$DAEMON_PID"; sleep 0.04; done
+sleep 2.5
+n=$(snapshot_count)
+note "50 triggers in 2 s -> $n snapshots"
+[ "$n" -ge 2 ] && [ "$n" -le 4 ] || fail "$n snapshots, want 2 to 4 (one a second)"
+grep -q 'deferred .* by min_interval' "$WORK/daemon.log" || fail "nothing deferred by min_interval"
+on_disk=$(ls "$WORK/out"/*.perf.data | wc -l)
+want=$(( n < 3 ? n : 3 ))
+[ "$on_disk" = "$want" ] || fail "$on_disk snapshots on disk, want $want"
+# The ones kept are the newest logged.
+for p in $(grep -o 'snapshot [^ ]*\.perf\.data' "$WORK/daemon.log" | tail -n "$want" | cut -d' ' -f2); do
+	[ -f "$p" ] || fail "newest snapshot $p was deleted"
+	perf_script_complete "$p"
+done
+ls -a "$WORK/out" | grep -q '\.tmp$' && fail "partial file left"
+[ "$(ls "$WORK/out"/*.json | wc -l)" = "$want" ] || fail "sidecars do not match snapshots"
+
+# max_per_hour: the third request in the hour is refused, clearly.
+kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID"; DAEMON_PID=
+rm -f "$WORK/out"/*
+write_config "$WORK/p.conf" "raw_syscalls:sys_enter" 1M "max_per_hour = 2"
+start_daemon "$WORK/p.conf"
+"$CTL" --socket "$WORK/control.sock" dump >/dev/null || fail "first dump refused"
+"$CTL" --socket "$WORK/control.sock" dump >/dev/null || fail "second dump refused"
+"$CTL" --socket "$WORK/control.sock" dump >"$WORK/third.out" 2>&1 && fail "third dump in the hour accepted"
+grep -q 'max_per_hour' "$WORK/third.out" || { cat "$WORK/third.out"; fail "refusal does not say why"; }
+[ "$(ls "$WORK/out"/*.perf.data | wc -l)" = 2 ] || fail "refused trigger wrote a file"
+echo "PASS: $n spaced snapshots, newest $want kept; max_per_hour refuses"
