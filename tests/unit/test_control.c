@@ -683,7 +683,8 @@ static void test_peer_credentials(void **state)
 	assert_int_equal(child_request(f, nobody, both, 2, STATUS_REPLY), 0);
 	assert_int_equal(child_request(f, users->gr_gid, NULL, 0, STATUS_REPLY), 0);
 	assert_int_equal(f->status_calls, 2);
-	/* The socket file goes to the group, and back. */
+	/* The socket file goes to the group (0660 again), and back. */
+	assert_int_equal(control__set_group(f->ctl, "users"), 0);
 	assert_int_equal(lstat(f->path, &st), 0);
 	assert_int_equal(st.st_uid, 0);
 	assert_int_equal(st.st_gid, users->gr_gid);

@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# A Debian package: cmake -S . -B build -DCMAKE_INSTALL_PREFIX=/usr
+#                   cmake --build build && (cd build && cpack -G DEB)
+set(CPACK_PACKAGE_NAME perfsnapd)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "perfsnapd maintainers <perfsnapd@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "flight recorder for Linux perf events")
+set(CPACK_PACKAGE_DESCRIPTION
+	"perfsnapd records perf events into overwritable per-CPU rings and, on a signal or\n perfsnapctl dump, writes perf.data and trace.dat snapshots of the recent past.")
+set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
+# Stage with DESTDIR so /usr and /etc land where they belong.
+set(CPACK_SET_DESTDIR ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION admin)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "linux-perf | perf")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "trace-cmd, kernelshark")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
+	${PROJECT_SOURCE_DIR}/packaging/conffiles
+	${PROJECT_SOURCE_DIR}/packaging/postinst
+	${PROJECT_SOURCE_DIR}/packaging/prerm
+	${PROJECT_SOURCE_DIR}/packaging/postrm)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+include(CPack)
