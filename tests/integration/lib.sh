@@ -61,10 +61,12 @@ CONF
 
 # start_daemon CONFIG: starts perfsnapd and waits until it records.
 start_daemon() {
-	"$PERFSNAPD" --config "$1" >"$WORK/daemon.log" 2>&1 &
+	# A previous daemon's log must not be mistaken for this one's.
+	rm -f "$WORK/daemon.log"
+	"$PERFSNAPD" --config "$1" >>"$WORK/daemon.log" 2>&1 &
 	DAEMON_PID=$!
 	for _ in $(seq 1 200); do
-		grep -q 'perfsnapd: recording' "$WORK/daemon.log" && return 0
+		grep -q 'perfsnapd: recording' "$WORK/daemon.log" 2>/dev/null && return 0
 		kill -0 "$DAEMON_PID" 2>/dev/null || break
 		sleep 0.05
 	done
