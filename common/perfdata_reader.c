@@ -507,7 +507,7 @@ static int read_start(struct perfdata_reader *r)
 	}
 	if (!r->seekable)
 		return reader_fail(r, -EPROTONOSUPPORT, 8,
-				   "file-mode perf.data (header size %llu) cannot be read from a pipe; record with -o - for pipe mode",
+				   "a file-mode perf.data (header size %llu) cannot be read from a pipe (perf record -o - writes pipe mode)",
 				   (unsigned long long)hdr[1]);
 	r->buf_pos = r->buf_len = 0;
 	r->stats.bytes = 0;

@@ -66,7 +66,8 @@ int perfdata_writer__set_sample_time(struct perfdata_writer *w, uint64_t first, 
 
 /*
  * Flushes the compressed stream, writes EVENT_DESC (from the attrs), every
- * feature that was set, and the final header. Returns 0 or -errno; the file is complete only after 0.
+ * feature that was set, and the final header. Returns 0 or -errno; the
+ * file is complete only after 0.
  */
 int perfdata_writer__finish(struct perfdata_writer *w);
 

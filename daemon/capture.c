@@ -177,13 +177,19 @@ static int add_event(struct capture *c, const char *name, const struct perf_even
 	return 0;
 }
 
-/* The forward ring: small for side-band alone, buffer_size with events. */
+/*
+ * The forward ring: 1 MiB for side-band alone (a burst of thousands of
+ * execs and mmaps between two wake-ups must fit), buffer_size if larger
+ * and /no-overwrite/ events share it.
+ */
+#define SIDEBAND_RING_PAGES 256
+
 static unsigned int main_ring_pages(const struct perfsnapd_config *cfg)
 {
 	for (size_t i = 0; i < cfg->nr_events; i++)
-		if (!cfg->events[i].overwrite)
-			return cfg->buffer_pages > 64 ? cfg->buffer_pages : 64;
-	return 64;
+		if (!cfg->events[i].overwrite && cfg->buffer_pages > SIDEBAND_RING_PAGES)
+			return cfg->buffer_pages;
+	return SIDEBAND_RING_PAGES;
 }
 
 /**

