@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "perfdata_compress.h"
+#include "byte_buffer.h"
 #include "perfdata_writer.h"
 
 #define WRITER_BUF_SIZE		(256 * 1024)
@@ -55,12 +56,6 @@ struct writer_attr {
 };
 
 /* A growable byte buffer for feature payloads. */
-struct blob {
-	unsigned char *data;
-	size_t len;
-	size_t cap;
-};
-
 struct perfdata_writer {
 	int fd;
 	enum writer_state state;
@@ -71,7 +66,7 @@ struct perfdata_writer {
 	size_t nr_attrs;
 	size_t attrs_cap;
 	uint64_t data_offset;
-	struct blob feat[FEAT_SLOTS];
+	struct byte_buffer feat[FEAT_SLOTS];
 	struct perfdata_compress *zc;	/* NULL: records go to the file as they are */
 };
 
@@ -92,41 +87,8 @@ struct file_header {
 
 _Static_assert(sizeof(struct file_header) == FILE_HEADER_SIZE, "perf_file_header is 104 bytes");
 
-static int blob_put(struct blob *b, const void *data, size_t len)
-{
-	if (len > b->cap - b->len) {
-		size_t cap = b->cap ? b->cap : 256;
-		unsigned char *p;
-
-		while (cap - b->len < len) {
-			if (cap > SIZE_MAX / 2)
-				return -ENOMEM;
-			cap *= 2;
-		}
-		p = realloc(b->data, cap);
-		if (!p)
-			return -ENOMEM;
-		b->data = p;
-		b->cap = cap;
-	}
-	if (len)
-		memcpy(b->data + b->len, data, len);
-	b->len += len;
-	return 0;
-}
-
-static int blob_put_u32(struct blob *b, uint32_t v)
-{
-	return blob_put(b, &v, sizeof(v));
-}
-
-static int blob_put_u64(struct blob *b, uint64_t v)
-{
-	return blob_put(b, &v, sizeof(v));
-}
-
 /* perf's header string: u32 padded length, bytes, NUL and zero padding. */
-static int blob_put_string(struct blob *b, const char *s)
+static int blob_put_string(struct byte_buffer *b, const char *s)
 {
 	static const char zeros[NAME_ALIGN];
 	size_t len = strlen(s) + 1;
@@ -135,19 +97,12 @@ static int blob_put_string(struct blob *b, const char *s)
 
 	if (padded > UINT32_MAX)
 		return -EINVAL;
-	err = blob_put_u32(b, (uint32_t)padded);
+	err = byte_buffer__put_u32(b, (uint32_t)padded);
 	if (!err)
-		err = blob_put(b, s, len);
+		err = byte_buffer__put(b, s, len);
 	if (!err)
-		err = blob_put(b, zeros, padded - len);
+		err = byte_buffer__put(b, zeros, padded - len);
 	return err;
-}
-
-static void blob_free(struct blob *b)
-{
-	free(b->data);
-	b->data = NULL;
-	b->len = b->cap = 0;
 }
 
 /*
@@ -296,7 +251,7 @@ void perfdata_writer__delete(struct perfdata_writer *w)
 	}
 	free(w->attrs);
 	for (i = 0; i < FEAT_SLOTS; i++)
-		blob_free(&w->feat[i]);
+		byte_buffer__fini(&w->feat[i]);
 	perfdata_compress__delete(w->zc);
 	free(w->buf);
 	free(w);
@@ -511,9 +466,9 @@ int perfdata_writer__write_event(struct perfdata_writer *w, const struct perf_ev
 	return err;
 }
 
-static int set_feature(struct perfdata_writer *w, enum perfdata_feature feat, struct blob *b)
+static int set_feature(struct perfdata_writer *w, enum perfdata_feature feat, struct byte_buffer *b)
 {
-	blob_free(&w->feat[feat]);
+	byte_buffer__fini(&w->feat[feat]);
 	w->feat[feat] = *b;
 	return 0;
 }
@@ -530,7 +485,7 @@ static int set_feature(struct perfdata_writer *w, enum perfdata_feature feat, st
 int perfdata_writer__set_string(struct perfdata_writer *w, enum perfdata_feature feat,
 				const char *value)
 {
-	struct blob b = { 0 };
+	struct byte_buffer b = { 0 };
 	int err;
 
 	err = check_feature_state(w);
@@ -549,7 +504,7 @@ int perfdata_writer__set_string(struct perfdata_writer *w, enum perfdata_feature
 	}
 	err = blob_put_string(&b, value);
 	if (err) {
-		blob_free(&b);
+		byte_buffer__fini(&b);
 		return err;
 	}
 	return set_feature(w, feat, &b);
@@ -565,7 +520,7 @@ int perfdata_writer__set_string(struct perfdata_writer *w, enum perfdata_feature
  */
 int perfdata_writer__set_tracing_data(struct perfdata_writer *w, const void *data, size_t size)
 {
-	struct blob b = { 0 };
+	struct byte_buffer b = { 0 };
 	int err;
 
 	err = check_feature_state(w);
@@ -573,7 +528,7 @@ int perfdata_writer__set_tracing_data(struct perfdata_writer *w, const void *dat
 		return err;
 	if (!data || !size)
 		return -EINVAL;
-	err = blob_put(&b, data, size);
+	err = byte_buffer__put(&b, data, size);
 	if (err)
 		return err;
 	return set_feature(w, PERFDATA_FEAT_TRACING_DATA, &b);
@@ -589,17 +544,17 @@ int perfdata_writer__set_tracing_data(struct perfdata_writer *w, const void *dat
  */
 int perfdata_writer__set_nrcpus(struct perfdata_writer *w, uint32_t available, uint32_t online)
 {
-	struct blob b = { 0 };
+	struct byte_buffer b = { 0 };
 	int err;
 
 	err = check_feature_state(w);
 	if (err)
 		return err;
-	err = blob_put_u32(&b, available);
+	err = byte_buffer__put_u32(&b, available);
 	if (!err)
-		err = blob_put_u32(&b, online);
+		err = byte_buffer__put_u32(&b, online);
 	if (err) {
-		blob_free(&b);
+		byte_buffer__fini(&b);
 		return err;
 	}
 	return set_feature(w, PERFDATA_FEAT_NRCPUS, &b);
@@ -615,7 +570,7 @@ int perfdata_writer__set_nrcpus(struct perfdata_writer *w, uint32_t available, u
  */
 int perfdata_writer__set_cmdline(struct perfdata_writer *w, int argc, const char *const *argv)
 {
-	struct blob b = { 0 };
+	struct byte_buffer b = { 0 };
 	int err, i;
 
 	err = check_feature_state(w);
@@ -627,11 +582,11 @@ int perfdata_writer__set_cmdline(struct perfdata_writer *w, int argc, const char
 		if (!argv[i])
 			return -EINVAL;
 	}
-	err = blob_put_u32(&b, (uint32_t)argc);
+	err = byte_buffer__put_u32(&b, (uint32_t)argc);
 	for (i = 0; !err && i < argc; i++)
 		err = blob_put_string(&b, argv[i]);
 	if (err) {
-		blob_free(&b);
+		byte_buffer__fini(&b);
 		return err;
 	}
 	return set_feature(w, PERFDATA_FEAT_CMDLINE, &b);
@@ -646,13 +601,13 @@ int perfdata_writer__set_cmdline(struct perfdata_writer *w, int argc, const char
  */
 int perfdata_writer__set_clockid_res(struct perfdata_writer *w, uint64_t res_ns)
 {
-	struct blob b = { 0 };
+	struct byte_buffer b = { 0 };
 	int err;
 
 	err = check_feature_state(w);
 	if (err)
 		return err;
-	err = blob_put_u64(&b, res_ns);
+	err = byte_buffer__put_u64(&b, res_ns);
 	if (err)
 		return err;
 	return set_feature(w, PERFDATA_FEAT_CLOCKID, &b);
@@ -668,17 +623,17 @@ int perfdata_writer__set_clockid_res(struct perfdata_writer *w, uint64_t res_ns)
  */
 int perfdata_writer__set_sample_time(struct perfdata_writer *w, uint64_t first, uint64_t last)
 {
-	struct blob b = { 0 };
+	struct byte_buffer b = { 0 };
 	int err;
 
 	err = check_feature_state(w);
 	if (err)
 		return err;
-	err = blob_put_u64(&b, first);
+	err = byte_buffer__put_u64(&b, first);
 	if (!err)
-		err = blob_put_u64(&b, last);
+		err = byte_buffer__put_u64(&b, last);
 	if (err) {
-		blob_free(&b);
+		byte_buffer__fini(&b);
 		return err;
 	}
 	return set_feature(w, PERFDATA_FEAT_SAMPLE_TIME, &b);
@@ -688,27 +643,27 @@ int perfdata_writer__set_sample_time(struct perfdata_writer *w, uint64_t first, 
 static int build_event_desc(struct perfdata_writer *w)
 {
 	unsigned char attr[FILE_ATTR_SIZE];
-	struct blob b = { 0 };
+	struct byte_buffer b = { 0 };
 	size_t i;
 	int err;
 
-	err = blob_put_u32(&b, (uint32_t)w->nr_attrs);
+	err = byte_buffer__put_u32(&b, (uint32_t)w->nr_attrs);
 	if (!err)
-		err = blob_put_u32(&b, FILE_ATTR_SIZE);
+		err = byte_buffer__put_u32(&b, FILE_ATTR_SIZE);
 	for (i = 0; !err && i < w->nr_attrs; i++) {
 		const struct writer_attr *a = &w->attrs[i];
 
 		file_attr(a, attr);
-		err = blob_put(&b, attr, sizeof(attr));
+		err = byte_buffer__put(&b, attr, sizeof(attr));
 		if (!err)
-			err = blob_put_u32(&b, (uint32_t)a->nr_ids);
+			err = byte_buffer__put_u32(&b, (uint32_t)a->nr_ids);
 		if (!err)
 			err = blob_put_string(&b, a->name);
 		if (!err)
-			err = blob_put(&b, a->ids, a->nr_ids * sizeof(uint64_t));
+			err = byte_buffer__put(&b, a->ids, a->nr_ids * sizeof(uint64_t));
 	}
 	if (err) {
-		blob_free(&b);
+		byte_buffer__fini(&b);
 		return err;
 	}
 	return set_feature(w, PERFDATA_FEAT_EVENT_DESC, &b);
@@ -718,12 +673,12 @@ static int build_event_desc(struct perfdata_writer *w)
 static int finish_compression(struct perfdata_writer *w)
 {
 	uint32_t feat[PERFDATA_COMPRESS_FEAT_WORDS];
-	struct blob b = { 0 };
+	struct byte_buffer b = { 0 };
 	int err;
 
 	err = perfdata_compress__finish(w->zc, feat);
 	if (!err)
-		err = blob_put(&b, feat, sizeof(feat));
+		err = byte_buffer__put(&b, feat, sizeof(feat));
 	return err ? err : set_feature(w, PERFDATA_FEAT_COMPRESSED, &b);
 }
 

@@ -15,6 +15,7 @@
 
 #include <zstd.h>
 
+#include "byte_buffer.h"
 #include "tracedat_writer.h"
 
 #define TDW_SECTION_HEADER_SIZE	16
@@ -44,12 +45,6 @@ enum tdw_state {
 	TDW_FAILED,		/* a write failed: the file is unusable */
 };
 
-struct tdw_blob {
-	unsigned char *data;
-	size_t len;
-	size_t cap;
-};
-
 struct tdw_cmdline {
 	pid_t pid;
 	size_t seq;		/* later additions win */
@@ -77,14 +72,14 @@ struct tracedat_writer {
 	char *tracing_dir;
 	char *trace_clock;
 	struct tracefs_instance *inst;
-	struct tdw_blob header_page, header_event, kallsyms, printk;
+	struct byte_buffer header_page, header_event, kallsyms, printk;
 	bool have_headers, have_printk;
 	char *uname, *version;
 
 	struct tracedat_formats *formats;
 	struct tdw_cmdline *cmdlines;
 	size_t nr_cmdlines, cap_cmdlines;
-	struct tdw_blob strings;
+	struct byte_buffer strings;
 
 	uint64_t fly_offset;		/* 0 until the FLYRECORD header is out */
 	struct tdw_cpu *cpus;
@@ -94,17 +89,10 @@ struct tracedat_writer {
 	bool pending_missed;		/* events lost before the next event */
 	uint64_t pending_lost;
 	struct tracedat_page *page;
-	struct tdw_blob chunk;		/* pages waiting for compression */
+	struct byte_buffer chunk;		/* pages waiting for compression */
 	uint32_t nr_chunks;
 };
 
-int tdw_blob_put(struct tdw_blob *b, const void *data, size_t len);
-int tdw_blob_put_u16(struct tdw_blob *b, uint16_t v);
-int tdw_blob_put_u32(struct tdw_blob *b, uint32_t v);
-int tdw_blob_put_u64(struct tdw_blob *b, uint64_t v);
-int tdw_blob_put_str(struct tdw_blob *b, const char *s);
-int tdw_blob_set(struct tdw_blob *b, const void *data, size_t len);
-void tdw_blob_free(struct tdw_blob *b);
 
 int tdw_append(struct tracedat_writer *w, const void *data, size_t len);
 int tdw_patch(struct tracedat_writer *w, uint64_t offset, const void *data, size_t len);
@@ -113,7 +101,7 @@ uint64_t tdw_pos(const struct tracedat_writer *w);
 int tdw_pad_to_page(struct tracedat_writer *w);
 int tdw_section_header(struct tracedat_writer *w, uint16_t id, uint16_t flags, const char *desc,
 		       uint64_t size);
-int tdw_compress(struct tracedat_writer *w, const void *data, size_t len, struct tdw_blob *out);
+int tdw_compress(struct tracedat_writer *w, const void *data, size_t len, struct byte_buffer *out);
 int tdw_write_initial_header(struct tracedat_writer *w);
 int tdw_write_metadata(struct tracedat_writer *w);
 

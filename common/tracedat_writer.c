@@ -57,7 +57,7 @@ static int get_instance(struct tracedat_writer *w)
 
 /* A tracefs file into @out: an event's format when @event, else @file. */
 static int read_tracefs(struct tracedat_writer *w, const char *system, const char *event,
-			const char *file, struct tdw_blob *out)
+			const char *file, struct byte_buffer *out)
 {
 	char *text;
 	int size = 0, err;
@@ -72,7 +72,7 @@ static int read_tracefs(struct tracedat_writer *w, const char *system, const cha
 		text = tracefs_instance_file_read(w->inst, file, &size);
 	if (!text)
 		return errno ? -errno : -EIO;
-	err = tdw_blob_set(out, text, (size_t)size);
+	err = byte_buffer__set(out, text, (size_t)size);
 	free(text);
 	return err;
 }
@@ -115,9 +115,9 @@ static int copy_params(struct tracedat_writer *w, const struct tracedat_params *
 	if ((p->tracing_dir && !w->tracing_dir) || !w->trace_clock || !w->version)
 		return -ENOMEM;
 	if (p->header_page && p->header_event) {
-		err = tdw_blob_set(&w->header_page, p->header_page, p->header_page_size);
+		err = byte_buffer__set(&w->header_page, p->header_page, p->header_page_size);
 		if (!err)
-			err = tdw_blob_set(&w->header_event, p->header_event, p->header_event_size);
+			err = byte_buffer__set(&w->header_event, p->header_event, p->header_event_size);
 		w->have_headers = true;
 		/* Metadata from elsewhere: this machine's printk formats don't apply. */
 		w->have_printk = true;
@@ -200,12 +200,12 @@ void tracedat_writer__delete(struct tracedat_writer *w)
 	for (size_t i = 0; i < w->nr_cmdlines; i++)
 		free(w->cmdlines[i].comm);
 	free(w->cmdlines);
-	tdw_blob_free(&w->header_page);
-	tdw_blob_free(&w->header_event);
-	tdw_blob_free(&w->kallsyms);
-	tdw_blob_free(&w->printk);
-	tdw_blob_free(&w->strings);
-	tdw_blob_free(&w->chunk);
+	byte_buffer__fini(&w->header_page);
+	byte_buffer__fini(&w->header_event);
+	byte_buffer__fini(&w->kallsyms);
+	byte_buffer__fini(&w->printk);
+	byte_buffer__fini(&w->strings);
+	byte_buffer__fini(&w->chunk);
 	tracedat_page__delete(w->page);
 	ZSTD_freeCCtx(w->zctx);
 	if (w->inst)
@@ -232,7 +232,7 @@ void tracedat_writer__delete(struct tracedat_writer *w)
 int tracedat_writer__add_event_format(struct tracedat_writer *w, const char *name)
 {
 	const char *colon = name ? strchr(name, ':') : NULL;
-	struct tdw_blob text = { 0 };
+	struct byte_buffer text = { 0 };
 	char *system;
 	int err = check_meta_state(w);
 
@@ -251,7 +251,7 @@ int tracedat_writer__add_event_format(struct tracedat_writer *w, const char *nam
 			err = tracedat_formats__add(w->formats, system, (char *)text.data,
 						    text.len);
 	}
-	tdw_blob_free(&text);
+	byte_buffer__fini(&text);
 	free(system);
 	return err;
 }
@@ -364,7 +364,7 @@ int tracedat_writer__set_kallsyms(struct tracedat_writer *w, const char *text, s
 {
 	int err = check_meta_state(w);
 
-	return err ? err : tdw_blob_set(&w->kallsyms, text, size);
+	return err ? err : byte_buffer__set(&w->kallsyms, text, size);
 }
 
 /**
@@ -384,7 +384,7 @@ int tracedat_writer__set_printk(struct tracedat_writer *w, const char *text, siz
 	if (err)
 		return err;
 	w->have_printk = true;
-	return tdw_blob_set(&w->printk, text, size);
+	return byte_buffer__set(&w->printk, text, size);
 }
 
 /* The first page of a CPU: page-aligned offset, and a chunk count placeholder. */
@@ -405,7 +405,7 @@ static int start_cpu_data(struct tracedat_writer *w)
 
 static int flush_chunk(struct tracedat_writer *w)
 {
-	struct tdw_blob z = { 0 };
+	struct byte_buffer z = { 0 };
 	int err;
 
 	if (!w->chunk.len)
@@ -413,7 +413,7 @@ static int flush_chunk(struct tracedat_writer *w)
 	err = tdw_compress(w, w->chunk.data, w->chunk.len, &z);
 	if (!err)
 		err = tdw_append(w, z.data, z.len);
-	tdw_blob_free(&z);
+	byte_buffer__fini(&z);
 	w->chunk.len = 0;
 	w->nr_chunks++;
 	return err;
@@ -430,7 +430,7 @@ static int emit_page(struct tracedat_writer *w)
 		return err;
 	if (w->compression != TRACEDAT_COMPRESS_ZSTD)
 		return tdw_append(w, page, w->page_size);
-	err = tdw_blob_put(&w->chunk, page, w->page_size);
+	err = byte_buffer__put(&w->chunk, page, w->page_size);
 	if (!err && w->chunk.len >= PAGES_PER_CHUNK * w->page_size)
 		err = flush_chunk(w);
 	return err;

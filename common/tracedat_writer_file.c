@@ -19,110 +19,6 @@
 
 #define WRITER_BUF_SIZE		(256 * 1024)
 
-/**
- * tdw_blob_put - append bytes to a growable buffer
- * @b: the buffer
- * @data: the bytes, or NULL for zeros
- * @len: how many
- *
- * Returns 0 or -ENOMEM.
- */
-int tdw_blob_put(struct tdw_blob *b, const void *data, size_t len)
-{
-	if (len > b->cap - b->len) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *p;
-
-		while (cap - b->len < len) {
-			if (cap > SIZE_MAX / 2)
-				return -ENOMEM;
-			cap *= 2;
-		}
-		p = realloc(b->data, cap);
-		if (!p)
-			return -ENOMEM;
-		b->data = p;
-		b->cap = cap;
-	}
-	if (len && data)
-		memcpy(b->data + b->len, data, len);
-	else if (len)
-		memset(b->data + b->len, 0, len);
-	b->len += len;
-	return 0;
-}
-
-/**
- * tdw_blob_put_u16 - append a little-endian u16
- * @b: the buffer
- * @v: the value
- *
- * Returns 0 or -ENOMEM.
- */
-int tdw_blob_put_u16(struct tdw_blob *b, uint16_t v)
-{
-	return tdw_blob_put(b, &v, sizeof(v));
-}
-
-/**
- * tdw_blob_put_u32 - append a little-endian u32
- * @b: the buffer
- * @v: the value
- *
- * Returns 0 or -ENOMEM.
- */
-int tdw_blob_put_u32(struct tdw_blob *b, uint32_t v)
-{
-	return tdw_blob_put(b, &v, sizeof(v));
-}
-
-/**
- * tdw_blob_put_u64 - append a little-endian u64
- * @b: the buffer
- * @v: the value
- *
- * Returns 0 or -ENOMEM.
- */
-int tdw_blob_put_u64(struct tdw_blob *b, uint64_t v)
-{
-	return tdw_blob_put(b, &v, sizeof(v));
-}
-
-/**
- * tdw_blob_put_str - append a string with its NUL
- * @b: the buffer
- * @s: the string
- *
- * Returns 0 or -ENOMEM.
- */
-int tdw_blob_put_str(struct tdw_blob *b, const char *s)
-{
-	return tdw_blob_put(b, s, strlen(s) + 1);
-}
-
-/**
- * tdw_blob_set - replace a buffer's content
- * @b: the buffer
- * @data: the new bytes (NULL for zeros)
- * @len: how many
- *
- * Returns 0 or -ENOMEM.
- */
-int tdw_blob_set(struct tdw_blob *b, const void *data, size_t len)
-{
-	b->len = 0;
-	return tdw_blob_put(b, data, len);
-}
-
-/**
- * tdw_blob_free - free a buffer's memory and empty it
- * @b: the buffer
- */
-void tdw_blob_free(struct tdw_blob *b)
-{
-	free(b->data);
-	memset(b, 0, sizeof(*b));
-}
 
 /* The only place bytes reach the file; short writes and EINTR are retried. */
 static int write_at(struct tracedat_writer *w, uint64_t offset, const void *data, size_t len)
@@ -245,7 +141,7 @@ int tdw_pad_to_page(struct tracedat_writer *w)
 static int add_string(struct tracedat_writer *w, const char *s, uint32_t *ret_id)
 {
 	*ret_id = (uint32_t)w->strings.len;
-	return tdw_blob_put_str(&w->strings, s);
+	return byte_buffer__put_str(&w->strings, s);
 }
 
 static int put_section_header(struct tracedat_writer *w, uint16_t id, uint16_t flags,
@@ -291,7 +187,7 @@ int tdw_section_header(struct tracedat_writer *w, uint16_t id, uint16_t flags, c
  * compressed size, u32 uncompressed size, one zstd frame.
  * Returns 0, -E2BIG past 4 GiB, -ENOMEM or -EIO.
  */
-int tdw_compress(struct tracedat_writer *w, const void *data, size_t len, struct tdw_blob *out)
+int tdw_compress(struct tracedat_writer *w, const void *data, size_t len, struct byte_buffer *out)
 {
 	size_t bound = ZSTD_compressBound(len), n;
 	uint32_t sizes[2];
@@ -300,7 +196,7 @@ int tdw_compress(struct tracedat_writer *w, const void *data, size_t len, struct
 	if (len > UINT32_MAX || bound > UINT32_MAX - 8)
 		return -E2BIG;
 	out->len = 0;
-	err = tdw_blob_put(out, NULL, 8 + bound);
+	err = byte_buffer__put(out, NULL, 8 + bound);
 	if (err)
 		return err;
 	n = ZSTD_compressCCtx(w->zctx, out->data + 8, bound, data, len, ZSTD_CLEVEL_DEFAULT);
@@ -315,10 +211,10 @@ int tdw_compress(struct tracedat_writer *w, const void *data, size_t len, struct
 
 /* One whole section; @ret_offset (may be NULL) gets its file offset. */
 static int write_section(struct tracedat_writer *w, uint16_t id, uint32_t desc_id,
-			 bool compress, const struct tdw_blob *body, uint64_t *ret_offset)
+			 bool compress, const struct byte_buffer *body, uint64_t *ret_offset)
 {
-	struct tdw_blob z = { 0 };
-	const struct tdw_blob *out = body;
+	struct byte_buffer z = { 0 };
+	const struct byte_buffer *out = body;
 	int err = 0;
 
 	compress = compress && w->compression == TRACEDAT_COMPRESS_ZSTD;
@@ -333,7 +229,7 @@ static int write_section(struct tracedat_writer *w, uint16_t id, uint32_t desc_i
 					 out->len);
 	if (!err)
 		err = tdw_append(w, out->data, out->len);
-	tdw_blob_free(&z);
+	byte_buffer__fini(&z);
 	return err;
 }
 
@@ -350,46 +246,46 @@ int tdw_write_initial_header(struct tracedat_writer *w)
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	bool zstd = w->compression == TRACEDAT_COMPRESS_ZSTD;
 	uint8_t endian = 0, long_size = sizeof(long);
-	struct tdw_blob h = { 0 };
+	struct byte_buffer h = { 0 };
 	int err;
 
-	err = tdw_blob_put(&h, magic, sizeof(magic));
+	err = byte_buffer__put(&h, magic, sizeof(magic));
 	if (!err)
-		err = tdw_blob_put_str(&h, "7");
+		err = byte_buffer__put_str(&h, "7");
 	if (!err)
-		err = tdw_blob_put(&h, &endian, 1);
+		err = byte_buffer__put(&h, &endian, 1);
 	if (!err)
-		err = tdw_blob_put(&h, &long_size, 1);
+		err = byte_buffer__put(&h, &long_size, 1);
 	if (!err)
-		err = tdw_blob_put_u32(&h, (uint32_t)w->page_size);
+		err = byte_buffer__put_u32(&h, (uint32_t)w->page_size);
 	if (!err)
-		err = tdw_blob_put_str(&h, zstd ? "zstd" : "none");
+		err = byte_buffer__put_str(&h, zstd ? "zstd" : "none");
 	if (!err)
-		err = tdw_blob_put_str(&h, zstd ? ZSTD_versionString() : "");
+		err = byte_buffer__put_str(&h, zstd ? ZSTD_versionString() : "");
 	w->options_ptr = h.len;
 	if (!err)
-		err = tdw_blob_put_u64(&h, 0);
+		err = byte_buffer__put_u64(&h, 0);
 	if (!err)
 		err = tdw_append(w, h.data, h.len);
-	tdw_blob_free(&h);
+	byte_buffer__fini(&h);
 	return err;
 }
 
-static int header_info(const struct tracedat_writer *w, struct tdw_blob *b)
+static int header_info(const struct tracedat_writer *w, struct byte_buffer *b)
 {
 	int err;
 
-	err = tdw_blob_put(b, "header_page", 12);
+	err = byte_buffer__put(b, "header_page", 12);
 	if (!err)
-		err = tdw_blob_put_u64(b, w->header_page.len);
+		err = byte_buffer__put_u64(b, w->header_page.len);
 	if (!err)
-		err = tdw_blob_put(b, w->header_page.data, w->header_page.len);
+		err = byte_buffer__put(b, w->header_page.data, w->header_page.len);
 	if (!err)
-		err = tdw_blob_put(b, "header_event", 13);
+		err = byte_buffer__put(b, "header_event", 13);
 	if (!err)
-		err = tdw_blob_put_u64(b, w->header_event.len);
+		err = byte_buffer__put_u64(b, w->header_event.len);
 	if (!err)
-		err = tdw_blob_put(b, w->header_event.data, w->header_event.len);
+		err = byte_buffer__put(b, w->header_event.data, w->header_event.len);
 	return err;
 }
 
@@ -403,25 +299,25 @@ static int cmp_cmdline(const void *a, const void *b)
 }
 
 /* u64 size, then "pid comm\n" lines like tracefs saved_cmdlines; one per pid. */
-static int cmdlines(struct tracedat_writer *w, struct tdw_blob *b)
+static int cmdlines(struct tracedat_writer *w, struct byte_buffer *b)
 {
 	size_t n = w->nr_cmdlines;
 	int err;
 
 	if (n)
 		qsort(w->cmdlines, n, sizeof(*w->cmdlines), cmp_cmdline);
-	err = tdw_blob_put_u64(b, 0);
+	err = byte_buffer__put_u64(b, 0);
 	for (size_t i = 0; i < n && !err; i++) {
 		char pid[16];
 
 		if (i + 1 < n && w->cmdlines[i + 1].pid == w->cmdlines[i].pid)
 			continue;
 		snprintf(pid, sizeof(pid), "%d ", (int)w->cmdlines[i].pid);
-		err = tdw_blob_put(b, pid, strlen(pid));
+		err = byte_buffer__put(b, pid, strlen(pid));
 		if (!err)
-			err = tdw_blob_put(b, w->cmdlines[i].comm, strlen(w->cmdlines[i].comm));
+			err = byte_buffer__put(b, w->cmdlines[i].comm, strlen(w->cmdlines[i].comm));
 		if (!err)
-			err = tdw_blob_put(b, "\n", 1);
+			err = byte_buffer__put(b, "\n", 1);
 	}
 	if (!err)
 		memcpy(b->data, &(uint64_t){ b->len - 8 }, 8);
@@ -429,17 +325,17 @@ static int cmdlines(struct tracedat_writer *w, struct tdw_blob *b)
 }
 
 /* A section body: @text after its u32 size (KALLSYMS, PRINTK). */
-static int sized_text(const struct tdw_blob *text, struct tdw_blob *b)
+static int sized_text(const struct byte_buffer *text, struct byte_buffer *b)
 {
 	int err;
 
 	if (text->len > UINT32_MAX)
 		return -E2BIG;
-	err = tdw_blob_put_u32(b, (uint32_t)text->len);
-	return err ? err : tdw_blob_put(b, text->data, text->len);
+	err = byte_buffer__put_u32(b, (uint32_t)text->len);
+	return err ? err : byte_buffer__put(b, text->data, text->len);
 }
 
-static int event_formats(const struct tracedat_writer *w, bool ftrace, struct tdw_blob *b)
+static int event_formats(const struct tracedat_writer *w, bool ftrace, struct byte_buffer *b)
 {
 	void *data;
 	size_t size;
@@ -448,14 +344,14 @@ static int event_formats(const struct tracedat_writer *w, bool ftrace, struct td
 	err = tracedat_formats__section(w->formats, ftrace, &data, &size);
 	if (err)
 		return err;
-	tdw_blob_free(b);
+	byte_buffer__fini(b);
 	b->data = data;
 	b->len = b->cap = size;
 	return 0;
 }
 
 /* The six metadata sections, each with the OPTIONS entry pointing at it. */
-static int metadata_sections(struct tracedat_writer *w, struct tdw_blob *opts)
+static int metadata_sections(struct tracedat_writer *w, struct byte_buffer *opts)
 {
 	static const struct {
 		uint16_t id;
@@ -468,7 +364,7 @@ static int metadata_sections(struct tracedat_writer *w, struct tdw_blob *opts)
 		{ TDW_SEC_PRINTK, "printk" },
 		{ TDW_SEC_CMDLINES, "command lines" },
 	};
-	struct tdw_blob body = { 0 };
+	struct byte_buffer body = { 0 };
 	uint64_t offset;
 	uint32_t desc_id;
 	int err = 0;
@@ -497,60 +393,60 @@ static int metadata_sections(struct tracedat_writer *w, struct tdw_blob *opts)
 		if (!err)
 			err = write_section(w, secs[i].id, desc_id, true, &body, &offset);
 		if (!err)
-			err = tdw_blob_put_u16(opts, secs[i].id);
+			err = byte_buffer__put_u16(opts, secs[i].id);
 		if (!err)
-			err = tdw_blob_put_u32(opts, 8);
+			err = byte_buffer__put_u32(opts, 8);
 		if (!err)
-			err = tdw_blob_put_u64(opts, offset);
+			err = byte_buffer__put_u64(opts, offset);
 	}
-	tdw_blob_free(&body);
+	byte_buffer__fini(&body);
 	return err;
 }
 
-static int option(struct tdw_blob *opts, uint16_t id, const void *data, size_t len)
+static int option(struct byte_buffer *opts, uint16_t id, const void *data, size_t len)
 {
-	int err = tdw_blob_put_u16(opts, id);
+	int err = byte_buffer__put_u16(opts, id);
 
 	if (!err)
-		err = tdw_blob_put_u32(opts, (uint32_t)len);
-	return err ? err : tdw_blob_put(opts, data, len);
+		err = byte_buffer__put_u32(opts, (uint32_t)len);
+	return err ? err : byte_buffer__put(opts, data, len);
 }
 
-static int string_option(struct tdw_blob *opts, uint16_t id, const char *s)
+static int string_option(struct byte_buffer *opts, uint16_t id, const char *s)
 {
 	return s ? option(opts, id, s, strlen(s) + 1) : 0;
 }
 
 /* BUFFER: section offset, name "", clock, page size, then each CPU's data. */
-static int buffer_option(struct tracedat_writer *w, struct tdw_blob *opts)
+static int buffer_option(struct tracedat_writer *w, struct byte_buffer *opts)
 {
-	struct tdw_blob b = { 0 };
+	struct byte_buffer b = { 0 };
 	int err;
 
-	err = tdw_blob_put_u64(&b, w->fly_offset);
+	err = byte_buffer__put_u64(&b, w->fly_offset);
 	if (!err)
-		err = tdw_blob_put_str(&b, "");
+		err = byte_buffer__put_str(&b, "");
 	if (!err)
-		err = tdw_blob_put_str(&b, w->trace_clock);
+		err = byte_buffer__put_str(&b, w->trace_clock);
 	if (!err)
-		err = tdw_blob_put_u32(&b, (uint32_t)w->page_size);
+		err = byte_buffer__put_u32(&b, (uint32_t)w->page_size);
 	if (!err)
-		err = tdw_blob_put_u32(&b, (uint32_t)w->nr_cpus);
+		err = byte_buffer__put_u32(&b, (uint32_t)w->nr_cpus);
 	for (int cpu = 0; cpu < w->nr_cpus && !err; cpu++) {
-		err = tdw_blob_put_u32(&b, (uint32_t)cpu);
+		err = byte_buffer__put_u32(&b, (uint32_t)cpu);
 		if (!err)
-			err = tdw_blob_put_u64(&b, w->cpus[cpu].offset);
+			err = byte_buffer__put_u64(&b, w->cpus[cpu].offset);
 		if (!err)
-			err = tdw_blob_put_u64(&b, w->cpus[cpu].size);
+			err = byte_buffer__put_u64(&b, w->cpus[cpu].size);
 	}
 	if (!err)
 		err = option(opts, TDW_OPT_BUFFER, b.data, b.len);
-	tdw_blob_free(&b);
+	byte_buffer__fini(&b);
 	return err;
 }
 
 /* The rest of OPTIONS, in the order trace-cmd record adds them. */
-static int more_options(struct tracedat_writer *w, struct tdw_blob *opts)
+static int more_options(struct tracedat_writer *w, struct byte_buffer *opts)
 {
 	uint32_t cpus = (uint32_t)w->nr_cpus;
 	char clock[256];
@@ -583,7 +479,7 @@ static int more_options(struct tracedat_writer *w, struct tdw_blob *opts)
  */
 int tdw_write_metadata(struct tracedat_writer *w)
 {
-	struct tdw_blob opts = { 0 };
+	struct byte_buffer opts = { 0 };
 	uint64_t options_offset;
 	uint32_t desc_id;
 	int err;
@@ -595,7 +491,7 @@ int tdw_write_metadata(struct tracedat_writer *w)
 		err = add_string(w, "options", &desc_id);
 	if (!err)
 		err = write_section(w, TDW_OPT_DONE, desc_id, false, &opts, &options_offset);
-	tdw_blob_free(&opts);
+	byte_buffer__fini(&opts);
 	/* STRINGS holds its own description too. */
 	if (!err)
 		err = add_string(w, "strings", &desc_id);

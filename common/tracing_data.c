@@ -20,17 +20,12 @@
 
 #include <tracefs.h>
 
+#include "byte_buffer.h"
 #include "tracing_data.h"
 
 /* "\027\010D" then "tracing": perf checks both, in two reads. */
 static const char tracing_magic[10] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 static const char tracing_version[] = "0.6";
-
-struct blob {
-	unsigned char *data;
-	size_t len;
-	size_t cap;
-};
 
 /* One requested tracepoint, split into its system and event names. */
 struct tp_name {
@@ -39,52 +34,13 @@ struct tp_name {
 	bool done;		/* already written with its system */
 };
 
-static int blob_put(struct blob *b, const void *data, size_t len)
-{
-	if (len > b->cap - b->len) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *p;
-
-		while (cap - b->len < len) {
-			if (cap > SIZE_MAX / 2)
-				return -ENOMEM;
-			cap *= 2;
-		}
-		p = realloc(b->data, cap);
-		if (!p)
-			return -ENOMEM;
-		b->data = p;
-		b->cap = cap;
-	}
-	if (len)
-		memcpy(b->data + b->len, data, len);
-	b->len += len;
-	return 0;
-}
-
-static int blob_put_u32(struct blob *b, uint32_t v)
-{
-	return blob_put(b, &v, sizeof(v));
-}
-
-static int blob_put_u64(struct blob *b, uint64_t v)
-{
-	return blob_put(b, &v, sizeof(v));
-}
-
-/* A string with its NUL, as perf's read_string() expects. */
-static int blob_put_str(struct blob *b, const char *s)
-{
-	return blob_put(b, s, strlen(s) + 1);
-}
-
 static int read_error(void)
 {
 	return errno ? -errno : -EIO;
 }
 
 /* Appends a tracefs file (relative to the tracing dir) after its u64 size. */
-static int put_instance_file(struct blob *b, struct tracefs_instance *inst, const char *file)
+static int put_instance_file(struct byte_buffer *b, struct tracefs_instance *inst, const char *file)
 {
 	char *text;
 	int size = 0, err;
@@ -93,14 +49,14 @@ static int put_instance_file(struct blob *b, struct tracefs_instance *inst, cons
 	text = tracefs_instance_file_read(inst, file, &size);
 	if (!text)
 		return read_error();
-	err = blob_put_u64(b, (uint64_t)size);
+	err = byte_buffer__put_u64(b, (uint64_t)size);
 	if (!err)
-		err = blob_put(b, text, (size_t)size);
+		err = byte_buffer__put(b, text, (size_t)size);
 	free(text);
 	return err;
 }
 
-static int put_event_format(struct blob *b, struct tracefs_instance *inst,
+static int put_event_format(struct byte_buffer *b, struct tracefs_instance *inst,
 			    const struct tp_name *tp)
 {
 	char *text;
@@ -110,28 +66,28 @@ static int put_event_format(struct blob *b, struct tracefs_instance *inst,
 	text = tracefs_event_file_read(inst, tp->system, tp->event, "format", &size);
 	if (!text)
 		return read_error();
-	err = blob_put_u64(b, (uint64_t)size);
+	err = byte_buffer__put_u64(b, (uint64_t)size);
 	if (!err)
-		err = blob_put(b, text, (size_t)size);
+		err = byte_buffer__put(b, text, (size_t)size);
 	free(text);
 	return err;
 }
 
 /* printk_formats lets perf print %s pointers of bprintk formats. */
-static int put_printk_formats(struct blob *b, struct tracefs_instance *inst)
+static int put_printk_formats(struct byte_buffer *b, struct tracefs_instance *inst)
 {
 	char *text;
 	int size = 0, err;
 
 	if (!tracefs_file_exists(inst, "printk_formats"))
-		return blob_put_u32(b, 0);
+		return byte_buffer__put_u32(b, 0);
 	errno = 0;
 	text = tracefs_instance_file_read(inst, "printk_formats", &size);
 	if (!text)
 		return read_error();
-	err = blob_put_u32(b, (uint32_t)size);
+	err = byte_buffer__put_u32(b, (uint32_t)size);
 	if (!err)
-		err = blob_put(b, text, (size_t)size);
+		err = byte_buffer__put(b, text, (size_t)size);
 	free(text);
 	return err;
 }
@@ -222,7 +178,7 @@ static int check_events(struct tracefs_instance *inst, struct tp_name *tps, size
 }
 
 /* One system: its name, the event count, and each event's format file. */
-static int put_system(struct blob *b, struct tracefs_instance *inst, struct tp_name *tps,
+static int put_system(struct byte_buffer *b, struct tracefs_instance *inst, struct tp_name *tps,
 		      size_t nr, size_t first)
 {
 	uint32_t count = 0;
@@ -231,9 +187,9 @@ static int put_system(struct blob *b, struct tracefs_instance *inst, struct tp_n
 
 	for (i = first; i < nr; i++)
 		count += !tps[i].done && !strcmp(tps[i].system, tps[first].system);
-	err = blob_put_str(b, tps[first].system);
+	err = byte_buffer__put_str(b, tps[first].system);
 	if (!err)
-		err = blob_put_u32(b, count);
+		err = byte_buffer__put_u32(b, count);
 	for (i = first; !err && i < nr; i++) {
 		if (tps[i].done || strcmp(tps[i].system, tps[first].system))
 			continue;
@@ -243,7 +199,7 @@ static int put_system(struct blob *b, struct tracefs_instance *inst, struct tp_n
 	return err;
 }
 
-static int put_systems(struct blob *b, struct tracefs_instance *inst, struct tp_name *tps,
+static int put_systems(struct byte_buffer *b, struct tracefs_instance *inst, struct tp_name *tps,
 		       size_t nr)
 {
 	uint32_t nr_systems = 0;
@@ -257,7 +213,7 @@ static int put_systems(struct blob *b, struct tracefs_instance *inst, struct tp_
 			seen = !strcmp(tps[i].system, tps[j].system);
 		nr_systems += !seen;
 	}
-	err = blob_put_u32(b, nr_systems);
+	err = byte_buffer__put_u32(b, nr_systems);
 	for (i = 0; !err && i < nr; i++) {
 		if (!tps[i].done)
 			err = put_system(b, inst, tps, nr, i);
@@ -265,7 +221,7 @@ static int put_systems(struct blob *b, struct tracefs_instance *inst, struct tp_
 	return err;
 }
 
-static int put_preamble(struct blob *b, struct tracefs_instance *inst)
+static int put_preamble(struct byte_buffer *b, struct tracefs_instance *inst)
 {
 	uint8_t big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 	uint8_t long_size = sizeof(long);
@@ -274,27 +230,27 @@ static int put_preamble(struct blob *b, struct tracefs_instance *inst)
 
 	if (page_size <= 0)
 		return -EINVAL;
-	err = blob_put(b, tracing_magic, sizeof(tracing_magic));
+	err = byte_buffer__put(b, tracing_magic, sizeof(tracing_magic));
 	if (!err)
-		err = blob_put_str(b, tracing_version);
+		err = byte_buffer__put_str(b, tracing_version);
 	if (!err)
-		err = blob_put(b, &big_endian, 1);
+		err = byte_buffer__put(b, &big_endian, 1);
 	if (!err)
-		err = blob_put(b, &long_size, 1);
+		err = byte_buffer__put(b, &long_size, 1);
 	if (!err)
-		err = blob_put_u32(b, (uint32_t)page_size);
+		err = byte_buffer__put_u32(b, (uint32_t)page_size);
 	if (!err)
-		err = blob_put(b, "header_page", sizeof("header_page"));
+		err = byte_buffer__put(b, "header_page", sizeof("header_page"));
 	if (!err)
 		err = put_instance_file(b, inst, "events/header_page");
 	if (!err)
-		err = blob_put(b, "header_event", sizeof("header_event"));
+		err = byte_buffer__put(b, "header_event", sizeof("header_event"));
 	if (!err)
 		err = put_instance_file(b, inst, "events/header_event");
 	return err;
 }
 
-static int build(struct blob *b, struct tracefs_instance *inst, struct tp_name *tps, size_t nr)
+static int build(struct byte_buffer *b, struct tracefs_instance *inst, struct tp_name *tps, size_t nr)
 {
 	int err;
 
@@ -302,15 +258,15 @@ static int build(struct blob *b, struct tracefs_instance *inst, struct tp_name *
 	if (!err)
 		err = put_preamble(b, inst);
 	if (!err)
-		err = blob_put_u32(b, 0);	/* ftrace format files */
+		err = byte_buffer__put_u32(b, 0);	/* ftrace format files */
 	if (!err)
 		err = put_systems(b, inst, tps, nr);
 	if (!err)
-		err = blob_put_u32(b, 0);	/* kallsyms: perf resolves on its own */
+		err = byte_buffer__put_u32(b, 0);	/* kallsyms: perf resolves on its own */
 	if (!err)
 		err = put_printk_formats(b, inst);
 	if (!err)
-		err = blob_put_u64(b, 0);	/* saved cmdlines */
+		err = byte_buffer__put_u64(b, 0);	/* saved cmdlines */
 	return err;
 }
 
@@ -332,7 +288,7 @@ int tracing_data__build(const char *tracing_dir, const char *const *events, size
 {
 	struct tracefs_instance *inst;
 	struct tp_name *tps = NULL;
-	struct blob b = { 0 };
+	struct byte_buffer b = { 0 };
 	int err;
 
 	if ((nr_events && !events) || !ret_data || !ret_size)

@@ -15,6 +15,7 @@
 #include <perf/event.h>
 #include <perf/mmap.h>
 
+#include "byte_buffer.h"
 #include "capture.h"
 #include "config.h"
 #include "log.h"
@@ -225,30 +226,9 @@ int sideband__collect(struct sideband *sb, struct snapshot *s)
 	return r;
 }
 
-struct record_buf {
-	uint8_t *data;
-	size_t len, cap;
-};
-
 static int buffer_record(void *ctx, const struct perf_event_header *rec)
 {
-	struct record_buf *b = ctx;
-
-	if (b->len + rec->size > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 65536;
-		uint8_t *n;
-
-		while (cap < b->len + rec->size)
-			cap *= 2;
-		n = realloc(b->data, cap);
-		if (!n)
-			return -ENOMEM;
-		b->data = n;
-		b->cap = cap;
-	}
-	memcpy(b->data + b->len, rec, rec->size);
-	b->len += rec->size;
-	return 0;
+	return byte_buffer__put(ctx, rec, rec->size);
 }
 
 /*
@@ -257,7 +237,7 @@ static int buffer_record(void *ctx, const struct perf_event_header *rec)
  * would. Called with the lock held.
  */
 static int name_from_proc(struct sideband *sb, const struct snapshot *s,
-			  struct procinfo_stamp *stamp, struct record_buf *b, size_t *unknown)
+			  struct procinfo_stamp *stamp, struct byte_buffer *b, size_t *unknown)
 {
 	const struct snapshot_stats *st = snapshot__stats(s);
 	int r;
@@ -295,7 +275,7 @@ int sideband__name_tasks(struct sideband *sb, struct snapshot *s, uint64_t *ret_
 		.sample_type = sb->event->attr->sample_type,
 		.id = sb->event->ids[0],
 	};
-	struct record_buf b = { 0 };
+	struct byte_buffer b = { 0 };
 	size_t unknown = 0;
 	int r;
 
@@ -313,7 +293,7 @@ int sideband__name_tasks(struct sideband *sb, struct snapshot *s, uint64_t *ret_
 	for (size_t pos = 0; r == 0 && pos < b.len; (*ret_added)++)
 		pos += ((const struct perf_event_header *)(b.data + pos))->size;
 	*ret_unknown = unknown;
-	free(b.data);
+	byte_buffer__fini(&b);
 	return r;
 }
 
