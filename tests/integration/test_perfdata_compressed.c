@@ -27,6 +27,7 @@
 #include <perf/event.h>
 #include <tracefs.h>
 
+#include "tool_run.h"
 #include "perfdata_writer.h"
 #include "tracing_data.h"
 
@@ -224,61 +225,9 @@ static void write_file(const char *path, int level)
 	assert_int_equal(close(fd), 0);
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, n;
-	char chunk[4096];
-
-	assert_non_null(f);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		buf = realloc(buf, len + n + 1);
-		assert_non_null(buf);
-		memcpy(buf + len, chunk, n);
-		len += n;
-	}
-	fclose(f);
-	if (!buf)
-		buf = calloc(1, 1);
-	else
-		buf[len] = '\0';
-	return buf;
-}
-
-/* Runs perf with @args; returns its exit status, stdout and stderr. */
 static int run_perf(const char *const *args, char **ret_out, char **ret_err)
 {
-	char out_path[PATH_MAX + 16], err_path[PATH_MAX + 16];
-	const char *argv[16];
-	int status, i;
-	pid_t pid;
-
-	snprintf(out_path, sizeof(out_path), "%s/stdout", tmpdir);
-	snprintf(err_path, sizeof(err_path), "%s/stderr", tmpdir);
-	argv[0] = perf_bin;
-	for (i = 0; args[i]; i++)
-		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int n = open("/dev/null", O_RDONLY);
-
-		if (o < 0 || e < 0 || n < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 || dup2(n, 0) < 0)
-			_exit(126);
-		/* No user config, no pager, no colors: plain output. */
-		setenv("PERF_CONFIG", "/dev/null", 1);
-		setenv("PERF_PAGER", "cat", 1);
-		execvp(perf_bin, (char *const *)argv);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	*ret_out = slurp(out_path);
-	*ret_err = slurp(err_path);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return tool_run(tmpdir, perf_bin, args, ret_out, ret_err);
 }
 
 /* perf script on @path: must succeed quietly. Returns stdout. */

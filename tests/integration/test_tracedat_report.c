@@ -33,6 +33,7 @@
 #include <trace-seq.h>
 #include <tracefs.h>
 
+#include "tool_run.h"
 #include "snapshot.h"
 #include "snapshot_tracedat.h"
 #include "tracedat_writer.h"
@@ -235,57 +236,9 @@ static void expected_line(const struct gen_event *e, char *buf, size_t len)
 	trace_seq_destroy(&s);
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, n;
-	char chunk[65536];
-
-	assert_non_null(f);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		buf = realloc(buf, len + n + 1);
-		assert_non_null(buf);
-		memcpy(buf + len, chunk, n);
-		len += n;
-	}
-	fclose(f);
-	if (!buf)
-		buf = calloc(1, 1);
-	else
-		buf[len] = '\0';
-	return buf;
-}
-
-/* Runs trace-cmd with @args; returns its exit status, stdout and stderr. */
 static int run_trace_cmd(const char *const *args, char **ret_out, char **ret_err)
 {
-	char out_path[PATH_MAX], err_path[PATH_MAX];
-	const char *argv[16];
-	int status, i;
-	pid_t pid;
-
-	snprintf(out_path, sizeof(out_path), "%s/stdout", tmpdir);
-	snprintf(err_path, sizeof(err_path), "%s/stderr", tmpdir);
-	argv[0] = trace_cmd;
-	for (i = 0; args[i] && i < 14; i++)
-		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
-			_exit(126);
-		execvp(trace_cmd, (char *const *)argv);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	*ret_out = slurp(out_path);
-	*ret_err = slurp(err_path);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return tool_run(tmpdir, trace_cmd, args, ret_out, ret_err);
 }
 
 /* "   comm-pid  [cpu]  sec.ns: event:   info" -> single spaces, like expected_line(). */
