@@ -27,6 +27,7 @@ struct snapshot;
 #define MAX_RECORD		65535u
 #define INPUT_BUFFER		(256u << 10)
 #define PAYLOAD_STEP		(1u << 20)
+#define MAX_NR_CPUS		65536u	/* beyond any kernel's CONFIG_NR_CPUS */
 
 /* perf's own record types (tools/lib/perf/include/perf/event.h). */
 enum {

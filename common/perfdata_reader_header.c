@@ -317,6 +317,10 @@ int reader_process_feature(struct perfdata_reader *r, uint64_t feat, const uint8
 			return reader_fail(r, -EPROTO, offset, "NRCPUS of %zu bytes is too short",
 					   size);
 		memcpy(cpus, data, sizeof(cpus));
+		/* Consumers size per-CPU state from it: a wild count must not get through. */
+		if (cpus[0] > MAX_NR_CPUS || cpus[1] > MAX_NR_CPUS)
+			return reader_fail(r, -EPROTO, offset, "NRCPUS claims %u/%u CPUs (at most %u)",
+					   cpus[0], cpus[1], MAX_NR_CPUS);
 		r->nr_cpus = cpus[1] ? cpus[1] : cpus[0];
 		return 0;
 	case FEAT_EVENT_DESC:

@@ -130,7 +130,8 @@ static int parse_options(int argc, char **argv, struct convert_options *o)
 	int c;
 
 	*o = (struct convert_options){ .input = "perf.data", .time_end = UINT64_MAX };
-	while ((c = getopt_long(argc, argv, "o:i:fh", options, NULL)) != -1) {
+	opterr = 0;	/* one line of our own instead */
+	while ((c = getopt_long(argc, argv, ":o:i:fh", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -148,9 +149,11 @@ static int parse_options(int argc, char **argv, struct convert_options *o)
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case ':':
+			return error("option '%s' needs an argument; see --help",
+				     argv[optind - 1]);
 		default:
-			usage(stderr);
-			return 1;
+			return error("unknown option '%s'; see --help", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
@@ -269,6 +272,7 @@ static int read_input(const struct convert_options *o, struct snapshot *s,
 		      struct perfdata_reader *r)
 {
 	const char *name = strcmp(o->input, "-") ? o->input : "stdin";
+	const struct tracing_data_info *t;
 	int err;
 
 	err = perfdata_reader__set_time_range(r, o->time_start, o->time_end);
@@ -280,8 +284,12 @@ static int read_input(const struct convert_options *o, struct snapshot *s,
 	err = snapshot__seal(s);
 	if (err)
 		return error("'%s': cannot sort the records: %s", name, strerror(-err));
-	if (!perfdata_reader__tracing_data(r))
+	t = perfdata_reader__tracing_data(r);
+	if (!t)
 		return error("'%s' has no tracing data: it holds no tracepoint events", name);
+	/* Formats come from the input only, never from this machine's tracefs. */
+	if (!t->nr_events && !t->nr_ftrace)
+		return error("'%s' has tracing data without event formats", name);
 	return 0;
 }
 
@@ -488,7 +496,7 @@ static int convert(const struct convert_options *o, int in_fd)
 	/* Records wait in an unlinked file beside the output, not in memory. */
 	err = snapshot__open_spill(s, dirname(dir_copy));
 	if (err) {
-		err = error("cannot create a spill file beside '%s': %s", o->output,
+		err = error("cannot write in the directory of '%s': %s", o->output,
 			    strerror(-err));
 		goto out;
 	}

@@ -10,7 +10,8 @@
 # either order). Comms are compared apart: trace-cmd names a pid by its
 # last COMM (so a renamed or exec'd task shows its last name throughout)
 # and calls pid 0 "<idle>", so a trace-cmd comm must be one perf script
-# shows for that tid, on a sample or a PERF_RECORD_COMM line. Prints the
+# shows for that tid, on a sample or a PERF_RECORD_COMM line (or "<...>"
+# where perf script shows ":tid", a task neither can name). Prints the
 # count on success; the first differences and exit 1 otherwise.
 set -u
 perf_out=$1
@@ -69,8 +70,9 @@ paste "$work/perf" "$work/tc" | gawk -F '\t' -v comms="$work/comms" '
 					printf "compare: tid %s in trace-cmd, %s in perf script: %s\n", t[i], pt[i], ev[i] > "/dev/stderr"
 				continue
 			}
+			# An unnamed task: ":tid" in perf script, "<...>" in trace-cmd.
 			if (pc[i] == tc[i] || pc[i] == "?" || (t[i] == 0 && tc[i] == "<idle>") ||
-			    (tc[i] in seen[t[i]]))
+			    (pc[i] == ":" t[i] && tc[i] == "<...>") || (tc[i] in seen[t[i]]))
 				continue
 			if (bad++ < 20)
 				printf "compare: comm %s in trace-cmd, %s in perf script: %s\n", tc[i], pc[i], ev[i] > "/dev/stderr"

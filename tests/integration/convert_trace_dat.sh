@@ -5,7 +5,7 @@
 # samples) turns into a trace.dat whose `trace-cmd report` shows exactly the
 # events `perf script` shows (compare_script_report.sh); an existing or
 # symlinked OUT is left alone, and a truncated input fails with one clear
-# line and no file.
+# line and no file. Last, a zstd-compressed perfsnapd snapshot.
 source "$(dirname "$0")/lib.sh"
 require_env
 CONVERT=${PERFSNAP_CONVERT:?set PERFSNAP_CONVERT to the perfsnap-convert binary}
@@ -141,4 +141,12 @@ head -c $(($(stat -c %s z.pipe) - 4)) z.pipe >cut.pipe
 grep -q "truncated" conv.err || { cat conv.err >&2; fail "truncated pipe: no clear error"; }
 [ -e cut.pipe.dat ] && fail "output left after a failed pipe conversion"
 no_leftovers
-echo "PASS: $n events (file), pipe, --time ($kept of $total), mixed, refusals"
+# 8. perfsnapd's own snapshot, zstd-compressed, converts to the same events.
+write_config "$WORK/d.conf" "sched:sched_switch sched:sched_wakeup" 2M "compression = zstd"
+start_daemon "$WORK/d.conf"
+sleep 0.5
+snap=$(dump_and_wait)
+convert_ok snap.dat -i "$snap"
+same_events "$snap" snap.dat
+no_leftovers
+echo "PASS: $n events (file), pipe, zstd, --time ($kept of $total), mixed, refusals, perfsnapd"

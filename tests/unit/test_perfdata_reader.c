@@ -3,8 +3,9 @@
  * Unit tests for perfdata_reader and what it relies on: perf_record's id
  * positions without PERF_SAMPLE_IDENTIFIER, tracing_data__parse(), and the
  * reader itself on perf.data files built here byte by byte (file mode with
- * one id-less event or two PERF_SAMPLE_ID events, pipe mode, a time range)
- * and on broken ones, which must fail with a message and never crash.
+ * one id-less event or two PERF_SAMPLE_ID events, pipe mode, a time range,
+ * zstd-compressed records) and on broken ones, which must fail with a
+ * message and never crash.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -17,6 +18,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+#include <zstd.h>
 
 #include "perf_record.h"
 #include "perfdata_reader.h"
@@ -405,6 +408,83 @@ static void test_pipe_mode(void **state)
 	free(b);
 }
 
+/* A pipe stream: header, one TP_ID_TYPE attr with id 9, the tracing data. */
+static void build_pipe_start(struct buf *b)
+{
+	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr),
+					.config = 316, .sample_type = TP_ID_TYPE,
+					.sample_id_all = 1 };
+	struct buf td = { .len = 0 };
+	struct perf_event_header h = { .type = 64, .size = sizeof(h) + sizeof(attr) + 8 };
+	uint32_t pad;
+
+	build_tracing_data(&td, "0.6");
+	pad = (uint32_t)((8 - td.len % 8) % 8);
+	b->len = 0;
+	put(b, "PERFILE2", 8);
+	put_u64(b, 16);
+	put(b, &h, sizeof(h));
+	put(b, &attr, sizeof(attr));
+	put_u64(b, 9);
+	h = (struct perf_event_header){ .type = 66, .size = 16 };
+	put(b, &h, sizeof(h));
+	put_u32(b, (uint32_t)td.len + pad);
+	put_u32(b, 0);
+	put(b, td.data, td.len);
+	put(b, "\0\0\0\0\0\0\0", pad);
+}
+
+/* Samples zstd-compressed into two COMPRESSED records, one split across both. */
+static void test_compressed(void **state)
+{
+	static const uint64_t times[] = { 1000, 2000, 3000 };
+	struct buf *b = malloc(sizeof(*b)), *plain = malloc(sizeof(*plain));
+	uint8_t packed[4096];
+	struct perfdata_reader *r;
+	struct snapshot *s;
+	size_t cut, n;
+
+	(void)state;
+	plain->len = 0;
+	put_sample(plain, true, 9, 3000, 0);
+	put_sample(plain, true, 9, 1000, 0);
+	put_sample(plain, true, 9, 2000, 1);
+	n = ZSTD_compress(packed, sizeof(packed), plain->data, plain->len, 3);
+	assert_false(ZSTD_isError(n));
+	cut = n / 2;
+	build_pipe_start(b);
+	for (int i = 0; i < 2; i++) {
+		size_t len = i ? n - cut : cut, pad = (8 - len % 8) % 8;
+		struct perf_event_header h = { .type = 83, .size = (uint16_t)(16 + len + pad) };
+
+		put(b, &h, sizeof(h));		/* COMPRESSED2: size, data, padding */
+		put_u64(b, len);
+		put(b, packed + (i ? cut : 0), len);
+		put(b, "\0\0\0\0\0\0\0", pad);
+	}
+	assert_int_equal(read_buf(b, true, 0, UINT64_MAX, &s, &r), 0);
+	check_records(s, 3, times);
+	perfdata_reader__delete(r);
+	snapshot__delete(s);
+
+	/* Compressed data that stops inside its third record. */
+	n = ZSTD_compress(packed, sizeof(packed), plain->data, plain->len - 20, 3);
+	assert_false(ZSTD_isError(n));
+	build_pipe_start(b);
+	{
+		struct perf_event_header h = { .type = 81, .size = (uint16_t)(8 + n) };
+
+		put(b, &h, sizeof(h));		/* COMPRESSED: data to the end */
+		put(b, packed, n);
+	}
+	assert_int_equal(read_buf(b, true, 0, UINT64_MAX, &s, &r), -EPROTO);
+	assert_non_null(strstr(perfdata_reader__error(r), "compressed data"));
+	perfdata_reader__delete(r);
+	snapshot__delete(s);
+	free(b);
+	free(plain);
+}
+
 static void expect_error(const struct buf *b, bool pipe_fd, int want, const char *text)
 {
 	struct perfdata_reader *r;
@@ -436,6 +516,17 @@ static void test_broken_inputs(void **state)
 	expect_error(b, false, -EPROTONOSUPPORT, "version 1");
 	memcpy(b->data, "NOTPERF!", 8);
 	expect_error(b, false, -EPROTO, "bad magic");
+	/* A CPU count nothing could allocate for is refused. */
+	build_pipe_start(b);
+	{
+		struct perf_event_header h = { .type = 80, .size = 8 + 8 + 8 };
+
+		put(b, &h, sizeof(h));
+		put_u64(b, 7);			/* HEADER_NRCPUS */
+		put_u32(b, 2);
+		put_u32(b, 855834624);
+	}
+	expect_error(b, true, -EPROTO, "NRCPUS");
 	*b = *good;
 	expect_error(b, true, -EPROTONOSUPPORT, "cannot be read from a pipe");
 	b->len = 600;
@@ -476,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_file_one_bare_event),
 		cmocka_unit_test(test_file_two_id_events_time_range),
 		cmocka_unit_test(test_pipe_mode),
+		cmocka_unit_test(test_compressed),
 		cmocka_unit_test(test_broken_inputs),
 	};
 
