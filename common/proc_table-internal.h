@@ -16,6 +16,7 @@
 
 #define PT_COMM_LEN	16
 #define PT_NEVER	UINT64_MAX
+#define PT_MAX_INHERIT	16	/* parents looked through for a child's name */
 
 #define PT_FORKED	0x1	/* its FORK was seen: born, ppid and ptid are real */
 #define PT_EXITED	0x2	/* its EXIT was seen, not just implied by a reused tid */
@@ -102,5 +103,8 @@ static inline size_t pt_bucket_of(const struct proc_table *t, pid_t tid)
 }
 
 struct pt_task *pt_task_at(const struct proc_table *t, pid_t tid, uint64_t time);
+const struct pt_comm *pt_comm_at(const struct proc_table *t, const struct pt_task *p,
+				 uint64_t time);
+const struct pt_comm *pt_comm_at_fork(const struct proc_table *t, const struct pt_task *p);
 
 #endif

@@ -235,6 +235,67 @@ static const struct pt_comm *comm_change_at(const struct pt_task *p, uint64_t ti
 	return &p->comms[i - 1];
 }
 
+/* The incarnation that forked @p, if known and alive then. */
+static const struct pt_task *parent_at_fork(const struct proc_table *t, const struct pt_task *p)
+{
+	const struct pt_task *parent;
+
+	if (!(p->flags & PT_FORKED) || p->ptid <= 0)
+		return NULL;
+	parent = pt_task_at(t, p->ptid, p->born);
+	if (!parent || parent == p || parent->exit_time < p->born ||
+	    (parent->born > p->born && parent->flags & PT_FORKED))
+		return NULL;
+	return parent;
+}
+
+/**
+ * pt_comm_at - the comm change in effect for a task
+ * @t: the table
+ * @p: the task
+ * @time: when
+ *
+ * Like comm_change_at(), but a child with no name of its own by @time has
+ * the one its parent had at the fork: the child's FORK may have been taken
+ * before the parent's own FORK or COMM, from another CPU's ring drained
+ * first, and then it inherited nothing.
+ *
+ * Returns the change, or NULL if no name is known.
+ */
+const struct pt_comm *pt_comm_at(const struct proc_table *t, const struct pt_task *p,
+				 uint64_t time)
+{
+	const struct pt_comm *c = NULL;
+
+	for (int depth = 0; p && depth < PT_MAX_INHERIT; depth++) {
+		const struct pt_task *parent;
+
+		c = comm_change_at(p, time);
+		if ((c && c->time <= time) || time < p->born)
+			return c;
+		parent = parent_at_fork(t, p);
+		if (!parent)
+			return c;
+		time = p->born;
+		p = parent;
+	}
+	return c;
+}
+
+/**
+ * pt_comm_at_fork - the name a child inherited
+ * @t: the table
+ * @p: the task
+ *
+ * Returns its parent's comm change in effect at its FORK, or NULL.
+ */
+const struct pt_comm *pt_comm_at_fork(const struct proc_table *t, const struct pt_task *p)
+{
+	const struct pt_task *parent = parent_at_fork(t, p);
+
+	return parent ? pt_comm_at(t, parent, p->born) : NULL;
+}
+
 static int comm_insert(struct proc_table *t, struct pt_task *p, uint64_t time, const char *comm,
 		       bool exec)
 {
@@ -455,7 +516,7 @@ static int fork_inherit(struct proc_table *t, struct pt_task *c, const struct pt
 	parent = pt_task_at(t, (pid_t)f->ptid, time);
 	if (parent && (parent == c || parent->exit_time < time))
 		parent = NULL;	/* its tid was reused and we missed the new one */
-	cc = parent ? comm_change_at(parent, time) : NULL;
+	cc = parent ? pt_comm_at(t, parent, time) : NULL;
 	if (cc && !(c->nr_comms && c->comms[0].time <= time)) {
 		r = comm_insert(t, c, time, cc->comm, false);
 		if (r < 0)
@@ -702,7 +763,8 @@ int proc_table__seed_from_proc(struct proc_table *t, uint64_t now)
  * @time: when
  *
  * Looks at the incarnation of @tid alive at @time (else its first) and
- * takes the latest comm change at or before @time, else the first one.
+ * takes the latest comm change at or before @time, else its parent's at
+ * its fork, else its first one.
  *
  * Returns the name, valid until the table next changes, or NULL if unknown.
  */
@@ -714,7 +776,7 @@ const char *proc_table__comm_at(const struct proc_table *t, pid_t tid, uint64_t 
 	if (!t || tid <= 0)
 		return NULL;
 	p = pt_task_at(t, tid, time);
-	c = p ? comm_change_at(p, time) : NULL;
+	c = p ? pt_comm_at(t, p, time) : NULL;
 	return c ? c->comm : NULL;
 }
 

@@ -62,19 +62,20 @@ int proc_table__process_record(struct proc_table *t, const struct perf_event_hea
 			       uint64_t sample_type);
 
 /*
- * The comm @tid had at @time: the latest change at or before it, else the
- * first known. NULL if the tid is unknown. Valid until the next change to
- * the table.
+ * The comm @tid had at @time: the latest change at or before it, else
+ * (none yet) the one its parent had at its fork, else the first known. NULL
+ * if the tid is unknown. Valid until the next change to the table.
  */
 const char *proc_table__comm_at(const struct proc_table *t, pid_t tid, uint64_t time);
 
 /*
- * Emits, in time order, for every task of @tasks alive in [@start, @end]:
- * its state at @start (COMM and, for its process, the executable MMAP2s)
- * stamped @start - 1, then each COMM, MMAP2, FORK and EXIT inside the
- * span. Trailers carry @stamp's sample_type and id (not its time). Sets
- * *@ret_unknown (if not NULL) to the number of tasks the table does not
- * know. Returns 0, the emitter's error, or -errno.
+ * Emits, in time order, for every task of @tasks alive in [@start, @end]
+ * (else the incarnation in effect at @start, if its EXIT came before: a
+ * task's last events follow its EXIT): its state at @start (COMM and, for
+ * its process, the executable MMAP2s) stamped @start - 1, then each COMM,
+ * MMAP2, FORK and EXIT inside the span. Trailers carry @stamp's sample_type
+ * and id (not its time). Sets *@ret_unknown (if not NULL) to the number of
+ * tasks the table cannot name. Returns 0, the emitter's error, or -errno.
  */
 int proc_table__emit_span(const struct proc_table *t, const struct snapshot_task *tasks,
 			  size_t nr, uint64_t start, uint64_t end,

@@ -22,12 +22,15 @@ struct item {
 	uint64_t order;		/* an initial mapping's own start, so newer ones win */
 	size_t seq;
 	const struct pt_task *task;
-	uint32_t idx;		/* into comms or maps */
+	const struct pt_comm *comm;	/* ITEM_COMM: the task's own, or its parent's */
+	uint32_t idx;		/* into maps */
 	uint8_t kind;
 	bool initial;
+	bool exec;		/* ITEM_COMM: a change made by an exec */
 };
 
 struct emitter {
+	const struct proc_table *t;
 	struct item *items;
 	size_t nr, cap;
 	uint8_t *buf;
@@ -71,20 +74,43 @@ static bool in_span(const struct emitter *e, uint64_t time)
 	return time >= e->start && time <= e->end;
 }
 
+static int add_comm(struct emitter *e, const struct pt_task *p, const struct pt_comm *c,
+		    uint64_t time, bool initial, bool exec)
+{
+	int r = add_item(e, p, ITEM_COMM, 0, time, initial);
+
+	if (r == 0) {
+		e->items[e->nr - 1].comm = c;
+		e->items[e->nr - 1].exec = exec;
+	}
+	return r;
+}
+
+/*
+ * The state at the start is no exec, even if an exec set it. A task with
+ * no name of its own by then (or, forked in the span, at its fork) has the
+ * one it inherited (see pt_comm_at()).
+ */
 static int collect_comms(struct emitter *e, const struct pt_task *p, bool initial)
 {
 	uint64_t before = e->start ? e->start - 1 : 0;
+	const struct pt_comm *c = NULL;
 	int64_t init = -1;
 	int r = 0;
 
-	if (initial && p->nr_comms) {
+	if (!p->nr_comms || p->comms[0].time > (initial ? before : p->born))
+		c = pt_comm_at_fork(e->t, p);
+	if (c) {
+		r = add_comm(e, p, c, initial ? before : p->born, initial, false);
+	} else if (initial && p->nr_comms) {
 		for (init = 0; init + 1 < p->nr_comms && p->comms[init + 1].time < e->start;)
 			init++;
-		r = add_item(e, p, ITEM_COMM, (uint32_t)init, before, true);
+		r = add_comm(e, p, &p->comms[init], before, true, false);
 	}
 	for (uint32_t i = 0; i < p->nr_comms && r >= 0; i++)
 		if (i != init && in_span(e, p->comms[i].time))
-			r = add_item(e, p, ITEM_COMM, i, p->comms[i].time, false);
+			r = add_comm(e, p, &p->comms[i], p->comms[i].time, false,
+				     p->comms[i].exec);
 	return r;
 }
 
@@ -169,17 +195,14 @@ static int put_record(struct emitter *e, const void *fixed, size_t fixed_size, c
 static int emit_comm(struct emitter *e, const struct item *it)
 {
 	const struct pt_task *p = it->task;
-	const struct pt_comm *c = &p->comms[it->idx];
 	struct pt_comm_rec f = {
-		.header = { .type = PERF_RECORD_COMM },
+		.header = { .type = PERF_RECORD_COMM,
+			    .misc = it->exec ? PERF_RECORD_MISC_COMM_EXEC : 0 },
 		.pid = (uint32_t)p->pid,
 		.tid = (uint32_t)p->tid,
 	};
 
-	/* The state at the start is no exec, even if an exec set it. */
-	if (c->exec && !it->initial)
-		f.header.misc = PERF_RECORD_MISC_COMM_EXEC;
-	return put_record(e, &f, sizeof(f), c->comm, p, it->time);
+	return put_record(e, &f, sizeof(f), it->comm->comm, p, it->time);
 }
 
 static int emit_mmap2(struct emitter *e, const struct item *it)
@@ -238,44 +261,78 @@ static bool alive_in(const struct proc_table *t, const struct pt_task *p, uint64
 }
 
 /*
- * The incarnations of each listed task alive in the span, plus the leader
- * of its process for the mappings. Returns the number of picks or -ENOMEM.
+ * A task still runs after the kernel reports its EXIT: it wakes its parent
+ * and switches out for the last time, and may be preempted in between for
+ * milliseconds. So a span can start after the EXIT and still hold those
+ * last events. When no incarnation of @tid is alive in the span, they are
+ * the ones of the incarnation in effect at @start, as perf would take them.
+ */
+static const struct pt_task *exit_tail(const struct proc_table *t, pid_t tid, uint64_t start)
+{
+	const struct pt_task *p = pt_task_at(t, tid, start);
+
+	return p && p->flags & PT_EXITED && p->born <= start ? p : NULL;
+}
+
+/* Adds @p, and the leader of its process for the mappings; -ENOMEM. */
+static int add_pick(const struct proc_table *t, const struct pt_task *p, uint64_t start,
+		    struct pick **picks, size_t *n, size_t *cap)
+{
+	const struct pt_task *l;
+	struct pick *pk;
+
+	l = p->pid == p->tid ? NULL : pt_task_at(t, p->pid, p->born > start ? p->born : start);
+	if (*n + 2 > *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+
+		pk = reallocarray(*picks, c, sizeof(*pk));
+		if (!pk)
+			return -ENOMEM;
+		*picks = pk;
+		*cap = c;
+	}
+	(*picks)[(*n)++] = (struct pick){ p, true };
+	if (l && l->pid == l->tid && l->pid == p->pid)
+		(*picks)[(*n)++] = (struct pick){ l, false };
+	return 0;
+}
+
+/*
+ * The incarnations of each listed task alive in the span (else the one
+ * whose last events follow its EXIT), plus the leader of its process for
+ * the mappings. Returns the number of picks or -ENOMEM.
  */
 static ssize_t pick_tasks(const struct proc_table *t, const struct snapshot_task *tasks,
 			  size_t nr, const struct emitter *e, struct pick **ret,
 			  size_t *ret_unknown)
 {
-	struct pick *picks = NULL, *pk;
+	struct pick *picks = NULL;
 	size_t n = 0, cap = 0, unknown = 0;
+	int r = 0;
 
-	for (size_t i = 0; i < nr; i++) {
-		bool found = false;
+	for (size_t i = 0; i < nr && r == 0; i++) {
+		const struct pt_task *tail;
+		bool found = false, named = false;
 
 		if (tasks[i].pid <= 0 || tasks[i].tid <= 0)
 			continue;
-		for (const struct pt_task *p = t->buckets[pt_bucket_of(t, tasks[i].tid)]; p;
-		     p = p->hnext) {
-			const struct pt_task *l;
-
+		for (const struct pt_task *p = t->buckets[pt_bucket_of(t, tasks[i].tid)];
+		     p && r == 0; p = p->hnext) {
 			if (p->tid != tasks[i].tid || !alive_in(t, p, e->start, e->end))
 				continue;
-			l = p->pid == p->tid ? NULL :
-			    pt_task_at(t, p->pid, p->born > e->start ? p->born : e->start);
-			if (n + 2 > cap) {
-				cap = cap ? cap * 2 : 16;
-				pk = reallocarray(picks, cap, sizeof(*pk));
-				if (!pk) {
-					free(picks);
-					return -ENOMEM;
-				}
-				picks = pk;
-			}
-			picks[n++] = (struct pick){ p, true };
-			if (l && l->pid == l->tid && l->pid == p->pid)
-				picks[n++] = (struct pick){ l, false };
+			r = add_pick(t, p, e->start, &picks, &n, &cap);
 			found = true;
+			named |= pt_comm_at(t, p, e->end) != NULL;
 		}
-		unknown += !found;
+		tail = found ? NULL : exit_tail(t, tasks[i].tid, e->start);
+		if (tail && r == 0)
+			r = add_pick(t, tail, e->start, &picks, &n, &cap);
+		/* Known only from an MMAP, or forked by a task never seen: no name. */
+		unknown += !named && !(tail && pt_comm_at(t, tail, e->start));
+	}
+	if (r < 0) {
+		free(picks);
+		return r;
 	}
 	*ret = picks;
 	*ret_unknown = unknown;
@@ -309,16 +366,19 @@ static size_t picks_unique(struct pick *picks, size_t n)
  * @stamp: sample_type and id for the trailers (its time is not used)
  * @emit: receives each record; a negative return stops
  * @ctx: passed to @emit
- * @ret_unknown: if not NULL, set to the number of listed tasks not known
- *	alive in the span
+ * @ret_unknown: if not NULL, set to the number of listed tasks that no
+ *	incarnation with a name covers in the span
  *
  * For every incarnation of a listed tid alive in [@start, @end], in one
  * time order: its state at @start, stamped @start - 1 (the COMM in effect,
  * and the process's executable MMAP2s, oldest first), unless its FORK is
  * in the span; then its FORK, COMM changes (PERF_RECORD_MISC_COMM_EXEC for
- * an exec), MMAP2s and EXIT at their own times. A thread brings its
- * process's mappings even when the leader is not listed. Trailers carry the
- * task's pid and tid, the record's time, @stamp->id and cpu 0.
+ * an exec), MMAP2s and EXIT at their own times. A tid with no incarnation
+ * alive in the span gets the one whose EXIT came before @start, if any: a
+ * task's last events (its parent's wake-up, its final switch) follow its
+ * EXIT. A thread brings its process's mappings even when the leader is not
+ * listed. Trailers carry the task's pid and tid, the record's time,
+ * @stamp->id and cpu 0.
  *
  * Returns 0, the emitter's error, or -errno.
  */
@@ -327,7 +387,7 @@ int proc_table__emit_span(const struct proc_table *t, const struct snapshot_task
 			  const struct procinfo_stamp *stamp, procinfo_emit_fn emit, void *ctx,
 			  size_t *ret_unknown)
 {
-	struct emitter e = { .start = start, .end = end, .stamp = stamp, .emit = emit,
+	struct emitter e = { .t = t, .start = start, .end = end, .stamp = stamp, .emit = emit,
 			     .ctx = ctx };
 	struct pick *picks = NULL;
 	size_t unknown = 0;

@@ -12,6 +12,8 @@
 #include <perf/cpumap.h>
 #include <perf/evlist.h>
 #include <perf/evsel.h>
+#include <perf/event.h>
+#include <perf/mmap.h>
 #include <perf/threadmap.h>
 
 #include "capture.h"
@@ -198,8 +200,9 @@ static unsigned int main_ring_pages(const struct perfsnapd_config *cfg)
  * @ret: the capture, on success
  *
  * With [capture] sideband on, the main evlist gets the side-band dummy
- * event first, so it owns the forward rings. Returns 0 or -errno, having
- * logged what to change.
+ * event first, so it owns the forward rings. Only that event is enabled;
+ * capture__start() enables the others. Returns 0 or -errno, having logged
+ * what to change.
  */
 int capture__open(const struct perfsnapd_config *cfg, struct capture **ret)
 {
@@ -237,10 +240,11 @@ int capture__open(const struct perfsnapd_config *cfg, struct capture **ret)
 		goto out_close;
 	for (size_t i = 0; i < c->nr_events; i++)
 		c->events[i].nr_ids = perf_internals__ids(c->evsels[i], &c->events[i].ids);
-	if (c->aux_used)
-		perf_evlist__enable(c->aux);
-	if (c->main_used)
-		perf_evlist__enable(c->main);
+	/* The rest waits for capture__start(). */
+	if (c->sideband && perf_evsel__enable(c->sideband) < 0) {
+		r = log_errno(-errno, "cannot enable the side-band event");
+		goto out_close;
+	}
 	*ret = c;
 	return 0;
 
@@ -249,6 +253,22 @@ out_err:
 out_close:
 	capture__close(c);
 	return r;
+}
+
+/**
+ * capture__start - enable the events that sample
+ * @c: an open capture
+ *
+ * Apart from capture__open() so that the side-band can scan /proc in
+ * between: a task sampled from now on either lived through that scan or
+ * was born with the side-band on, so its name is known either way.
+ */
+void capture__start(struct capture *c)
+{
+	if (c->aux_used)
+		perf_evlist__enable(c->aux);
+	if (c->main_used)
+		perf_evlist__enable(c->main);
 }
 
 /**
@@ -334,5 +354,38 @@ int capture__pause_ring(const struct ring_view *ring, bool pause)
 {
 	if (ioctl(ring->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause ? 1 : 0) < 0)
 		return -errno;
+	return 0;
+}
+
+/**
+ * capture__drain_forward - hand every record in the forward rings to @fn
+ * @c: the capture
+ * @fn: called per record; a negative return stops the drain
+ * @ctx: its argument
+ *
+ * Records are consumed as they are handed over. No perf_mmap__read_done():
+ * on a forward ring it moves the read position to the head as it is then,
+ * so what the kernel wrote since the last read_event would never be read;
+ * read_event and consume already keep the position and the tail.
+ * Returns 0 or @fn's error.
+ */
+int capture__drain_forward(struct capture *c, capture_record_fn fn, void *ctx)
+{
+	struct perf_mmap *map;
+	union perf_event *ev;
+	int r;
+
+	if (!c->main_used)
+		return 0;
+	perf_evlist__for_each_mmap(c->main, map, false) {
+		if (perf_mmap__read_init(map) < 0)
+			continue;
+		while ((ev = perf_mmap__read_event(map))) {
+			r = fn(ctx, &ev->header);
+			perf_mmap__consume(map);
+			if (r < 0)
+				return r;
+		}
+	}
 	return 0;
 }

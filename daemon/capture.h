@@ -18,6 +18,7 @@
 struct capture;
 struct perfsnapd_config;
 struct perf_evlist;
+struct perf_event_header;
 
 struct capture_event {
 	const char *name;
@@ -27,8 +28,12 @@ struct capture_event {
 	bool overwrite;
 };
 
-/* Opens, maps and enables every event. Logs why on failure; returns 0 or -errno. */
+/*
+ * Opens and maps every event, enabling only the side-band one. Logs why on
+ * failure; returns 0 or -errno. capture__start() enables the others.
+ */
 int capture__open(const struct perfsnapd_config *cfg, struct capture **ret);
+void capture__start(struct capture *c);
 void capture__close(struct capture *c);
 
 size_t capture__nr_events(const struct capture *c);
@@ -43,6 +48,12 @@ const struct capture_event *capture__sideband_event(const struct capture *c);
 int capture__nr_rings(const struct capture *c, bool overwrite);
 const struct ring_view *capture__ring(const struct capture *c, bool overwrite, int idx);
 struct perf_evlist *capture__main_evlist(const struct capture *c);
+
+/* Receives one record of a forward ring; < 0 stops the drain. */
+typedef int (*capture_record_fn)(void *ctx, const struct perf_event_header *rec);
+
+/* Consumes every record now in the forward rings. Returns 0 or @fn's error. */
+int capture__drain_forward(struct capture *c, capture_record_fn fn, void *ctx);
 
 /* PERF_EVENT_IOC_PAUSE_OUTPUT on one ring. Returns 0 or -errno. */
 int capture__pause_ring(const struct ring_view *ring, bool pause);

@@ -47,6 +47,9 @@ int daemon__start_recording(struct daemon *d)
 	r = capture__open(d->cfg, &d->cap);
 	if (r == 0 && d->cfg->sideband)
 		r = sideband__new(d->cap, d->cfg, d->base, &d->sb);
+	/* Sampling starts once the side-band knows every task alive. */
+	if (r == 0)
+		capture__start(d->cap);
 	if (r == 0)
 		r = dump__new(d->cap, d->sb, d->cfg, d->base, d->argc, d->argv, daemon__dump_done,
 			      d, &d->dump);

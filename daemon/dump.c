@@ -17,9 +17,6 @@
 #include <unistd.h>
 
 #include <event2/event.h>
-#include <perf/evlist.h>
-#include <perf/mmap.h>
-#include <perf/event.h>
 
 #include "backward_ring.h"
 #include "capture.h"
@@ -122,30 +119,24 @@ static int copy_backward_ring(struct dump *d, const struct ring_view *ring, size
 	return r;
 }
 
+static int append_record(void *ctx, const struct perf_event_header *rec)
+{
+	return snapshot__append(ctx, rec, rec->size);
+}
+
 /* /no-overwrite/ events without side-band: what their rings hold now. */
 static int copy_forward_rings(struct dump *d, struct snapshot *s)
 {
-	struct perf_evlist *main = capture__main_evlist(d->cap);
-	struct perf_mmap *map;
-	union perf_event *ev;
-	int r = 0;
+	int r;
 
-	if (!main)
+	if (!capture__main_evlist(d->cap))
 		return 0;
-	perf_evlist__for_each_mmap(main, map, false) {
-		if (perf_mmap__read_init(map) < 0)
-			continue;
-		r = snapshot__begin_chunk(s, -1, false);
-		while (r == 0 && (ev = perf_mmap__read_event(map))) {
-			r = snapshot__append(s, ev, ev->header.size);
-			perf_mmap__consume(map);
-		}
-		perf_mmap__read_done(map);
-		if (r == 0)
-			r = snapshot__end_chunk(s);
-		if (r < 0)
-			break;
-	}
+	/* CPU is in every record's trailer; one chunk for all rings is enough. */
+	r = snapshot__begin_chunk(s, -1, false);
+	if (r == 0)
+		r = capture__drain_forward(d->cap, append_record, s);
+	if (r == 0)
+		r = snapshot__end_chunk(s);
 	return r;
 }
 

@@ -11,9 +11,6 @@
 #include <string.h>
 
 #include <event2/event.h>
-#include <perf/evlist.h>
-#include <perf/event.h>
-#include <perf/mmap.h>
 
 #include "byte_buffer.h"
 #include "capture.h"
@@ -34,7 +31,6 @@ struct history {
 
 struct sideband {
 	struct capture *cap;
-	struct perf_evlist *main;
 	const struct capture_event *event;	/* the dummy side-band event */
 	struct proc_table *table;
 	pthread_mutex_t lock;			/* table, name_time */
@@ -110,20 +106,15 @@ static void take_record(struct sideband *sb, const struct perf_event_header *h)
 		history_add(&sb->hist, h);
 }
 
+static int take(void *ctx, const struct perf_event_header *h)
+{
+	take_record(ctx, h);
+	return 0;
+}
+
 static void drain(struct sideband *sb)
 {
-	struct perf_mmap *map;
-	union perf_event *ev;
-
-	perf_evlist__for_each_mmap(sb->main, map, false) {
-		if (perf_mmap__read_init(map) < 0)
-			continue;
-		while ((ev = perf_mmap__read_event(map))) {
-			take_record(sb, &ev->header);
-			perf_mmap__consume(map);
-		}
-		perf_mmap__read_done(map);
-	}
+	capture__drain_forward(sb->cap, take, sb);
 }
 
 static void on_ring_ready(evutil_socket_t fd, short what, void *arg)
@@ -152,9 +143,8 @@ int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg,
 		return log_errno(-ENOMEM, "side-band");
 	pthread_mutex_init(&sb->lock, NULL);
 	sb->cap = cap;
-	sb->main = capture__main_evlist(cap);
 	sb->event = capture__sideband_event(cap);
-	if (!sb->main || !sb->event) {
+	if (!capture__main_evlist(cap) || !sb->event) {
 		sideband__delete(sb);
 		return log_errno(-EINVAL, "side-band event missing from the capture");
 	}
@@ -175,7 +165,10 @@ int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg,
 		}
 		sb->nr_ring_evs++;
 	}
-	/* The event is already enabled, so nothing born after this scan is missed. */
+	/*
+	 * The side-band is on and nothing samples yet (capture__start() comes
+	 * next): a task sampled later is in /proc now or has its FORK in the ring.
+	 */
 	r = proc_table__seed_from_proc(sb->table, 0);
 	if (r < 0) {
 		sideband__delete(sb);

@@ -345,10 +345,7 @@ static void test_emit_state_at_start(void **state)
 	expect_task(&c, 2, PERF_RECORD_EXIT, 200, 1, 200, 1, 40);
 	collector_free(&c);
 
-	/* Gone before the span: unknown. Start 0 stamps the state at 0. */
-	assert_int_equal(emit(t, tasks, 1, 41, 50, &c, &unknown), 0);
-	assert_int_equal(unknown, 1);
-	assert_int_equal(c.nr, 0);
+	/* Start 0 stamps the state at 0. */
 	assert_int_equal(emit(t, tasks + 1, 1, 0, 0, &c, &unknown), 0);
 	assert_int_equal(unknown, 0);
 	assert_int_equal(c.nr, 1);
@@ -412,6 +409,73 @@ static void test_thread(void **state)
 	proc_table__delete(t);
 }
 
+/*
+ * Exited before the span, yet listed: a task wakes its parent and switches
+ * out for the last time after its EXIT, so the span holds its last events.
+ * It is named as it was at the end; a later incarnation born in the span
+ * takes its place.
+ */
+static void test_emit_exit_tail(void **state)
+{
+	struct proc_table *t = lifecycle();
+	struct snapshot_task tasks[] = { { 200, 200 } }, thread[] = { { 100, 101 } };
+	struct collector c = { 0 };
+	size_t unknown = 99;
+
+	(void)state;
+	assert_int_equal(emit(t, tasks, 1, 41, 50, &c, &unknown), 0);
+	assert_int_equal(unknown, 0);
+	assert_int_equal(c.nr, 2);
+	expect_comm(&c, 0, 200, 200, "ls", false, 40);
+	expect_mmap2(&c, 1, 200, 0x500000, "/bin/ls", 40);
+	collector_free(&c);
+
+	/* Reused after the span: the span still ends the old one's life. */
+	do_fork(t, 200, 100, 200, 100, 60);
+	feed(t, comm_rec(200, 200, "cc1", true, 65));
+	assert_int_equal(emit(t, tasks, 1, 41, 50, &c, &unknown), 0);
+	assert_int_equal(unknown, 0);
+	assert_int_equal(c.nr, 2);
+	expect_comm(&c, 0, 200, 200, "ls", false, 40);
+	collector_free(&c);
+
+	/* Reused in the span: only the new one. */
+	assert_int_equal(emit(t, tasks, 1, 55, 70, &c, &unknown), 0);
+	assert_int_equal(unknown, 0);
+	assert_int_equal(c.nr, 4);
+	expect_task(&c, 0, PERF_RECORD_FORK, 200, 100, 200, 100, 60);
+	expect_comm(&c, 1, 200, 200, "bash", false, 60);
+	expect_comm(&c, 3, 200, 200, "cc1", true, 65);
+	collector_free(&c);
+
+	/* A thread's tail brings its process's mappings. */
+	do_fork(t, 100, 100, 101, 100, 70);
+	feed(t, comm_rec(100, 101, "bash-io", false, 71));
+	do_exit(t, 100, 101, 75);
+	assert_int_equal(emit(t, thread, 1, 80, 90, &c, &unknown), 0);
+	assert_int_equal(unknown, 0);
+	assert_int_equal(c.nr, 2);
+	expect_comm(&c, 0, 100, 101, "bash-io", false, 79);
+	expect_mmap2(&c, 1, 100, 0x400000, "/bin/bash", 79);
+	collector_free(&c);
+
+	/* Never seen: unknown, whatever the span. */
+	thread[0].tid = 102;
+	assert_int_equal(emit(t, thread, 1, 80, 90, &c, &unknown), 0);
+	assert_int_equal(unknown, 1);
+	assert_int_equal(c.nr, 0);
+
+	/* Seen only by a mapping: its map goes out, but it has no name. */
+	feed(t, mmap2_rec(600, 0x700000, 0x1000, PROT_READ | PROT_EXEC, "/bin/sleep", 82));
+	tasks[0] = (struct snapshot_task){ 600, 600 };
+	assert_int_equal(emit(t, tasks, 1, 80, 90, &c, &unknown), 0);
+	assert_int_equal(unknown, 1);
+	assert_int_equal(c.nr, 1);
+	expect_mmap2(&c, 0, 600, 0x700000, "/bin/sleep", 82);
+	collector_free(&c);
+	proc_table__delete(t);
+}
+
 /* Records from per-CPU rings out of order, and a tid used twice. */
 static void test_out_of_order_and_reuse(void **state)
 {
@@ -456,6 +520,54 @@ static void test_out_of_order_and_reuse(void **state)
 	assert_int_equal(c.nr, 2);
 	expect_comm(&c, 0, 400, 400, "make", false, 64);
 	expect_task(&c, 1, PERF_RECORD_EXIT, 400, 1, 400, 1, 70);
+	collector_free(&c);
+	proc_table__delete(t);
+}
+
+/*
+ * A subshell's subshell: each FORK is taken before its parent's (the rings
+ * of other CPUs are drained later), so nothing is inherited at intake. The
+ * name still comes from the parent at the fork, through the whole chain.
+ */
+static void test_fork_before_parent(void **state)
+{
+	struct proc_table *t = lifecycle();
+	struct snapshot_task tasks[] = { { 702, 702 } }, orphan[] = { { 800, 800 } };
+	struct collector c = { 0 };
+	size_t unknown = 99;
+
+	(void)state;
+	do_fork(t, 702, 701, 702, 701, 57);
+	do_fork(t, 701, 700, 701, 700, 56);
+	do_fork(t, 700, 100, 700, 100, 55);
+	assert_string_equal(proc_table__comm_at(t, 702, 57), "bash");
+	assert_string_equal(proc_table__comm_at(t, 701, 90), "bash");
+
+	/* Forked in the span: FORK, then the inherited name at the fork. */
+	assert_int_equal(emit(t, tasks, 1, 50, 100, &c, &unknown), 0);
+	assert_int_equal(unknown, 0);
+	assert_int_equal(c.nr, 2);
+	expect_task(&c, 0, PERF_RECORD_FORK, 702, 701, 702, 701, 57);
+	expect_comm(&c, 1, 702, 702, "bash", false, 57);
+	collector_free(&c);
+
+	/* It execs later: inherited before, its own after. */
+	feed(t, comm_rec(702, 702, "grep", true, 60));
+	assert_string_equal(proc_table__comm_at(t, 702, 58), "bash");
+	assert_string_equal(proc_table__comm_at(t, 702, 60), "grep");
+	assert_int_equal(emit(t, tasks, 1, 58, 100, &c, &unknown), 0);
+	assert_int_equal(unknown, 0);
+	assert_int_equal(c.nr, 2);
+	expect_comm(&c, 0, 702, 702, "bash", false, 57);
+	expect_comm(&c, 1, 702, 702, "grep", true, 60);
+	collector_free(&c);
+
+	/* Forked by a task never seen: no name to inherit. */
+	do_fork(t, 800, 799, 800, 799, 60);
+	assert_null(proc_table__comm_at(t, 800, 61));
+	assert_int_equal(emit(t, orphan, 1, 50, 100, &c, &unknown), 0);
+	assert_int_equal(unknown, 1);
+	assert_int_equal(c.nr, 1);
 	collector_free(&c);
 	proc_table__delete(t);
 }
@@ -829,9 +941,11 @@ int main(void)
 		cmocka_unit_test(test_lifecycle_comm_at),
 		cmocka_unit_test(test_emit_whole_life),
 		cmocka_unit_test(test_emit_state_at_start),
+		cmocka_unit_test(test_emit_exit_tail),
 		cmocka_unit_test(test_prctl_rename),
 		cmocka_unit_test(test_thread),
 		cmocka_unit_test(test_out_of_order_and_reuse),
+		cmocka_unit_test(test_fork_before_parent),
 		cmocka_unit_test(test_cap_drop_order),
 		cmocka_unit_test(test_history_caps),
 		cmocka_unit_test(test_mmap_kinds),
