@@ -107,4 +107,12 @@ const struct pt_comm *pt_comm_at(const struct proc_table *t, const struct pt_tas
 				 uint64_t time);
 const struct pt_comm *pt_comm_at_fork(const struct proc_table *t, const struct pt_task *p);
 
+/* Shared by proc_table.c (records) and proc_table_seed.c (/proc). */
+struct pt_mapping *pt_mapping_new(struct proc_table *t, const char *name, size_t name_len);
+int pt_map_add(struct proc_table *t, struct pt_task *p, struct pt_mapping *m, uint64_t from);
+void pt_mapping_put(struct proc_table *t, struct pt_mapping *m);
+int pt_comm_insert(struct proc_table *t, struct pt_task *p, uint64_t time, const char *comm,
+		   bool exec);
+struct pt_task *pt_task_new(struct proc_table *t, pid_t pid, pid_t tid, uint64_t born);
+
 #endif

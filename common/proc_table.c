@@ -73,7 +73,7 @@ static void age_link(struct proc_table *t, struct pt_task *p)
 		l->first = p;
 }
 
-static void mapping_put(struct proc_table *t, struct pt_mapping *m)
+void pt_mapping_put(struct proc_table *t, struct pt_mapping *m)
 {
 	if (--m->refs)
 		return;
@@ -81,7 +81,7 @@ static void mapping_put(struct proc_table *t, struct pt_mapping *m)
 	free(m);
 }
 
-static struct pt_mapping *mapping_new(struct proc_table *t, const char *name, size_t name_len)
+struct pt_mapping *pt_mapping_new(struct proc_table *t, const char *name, size_t name_len)
 {
 	struct pt_mapping *m;
 
@@ -100,7 +100,7 @@ static struct pt_mapping *mapping_new(struct proc_table *t, const char *name, si
 static void task_free(struct proc_table *t, struct pt_task *p)
 {
 	for (uint32_t i = 0; i < p->nr_maps; i++)
-		mapping_put(t, p->maps[i].m);
+		pt_mapping_put(t, p->maps[i].m);
 	t->stats.bytes -= sizeof(*p) + p->cap_comms * sizeof(*p->comms) +
 			  p->cap_maps * sizeof(*p->maps);
 	free(p->comms);
@@ -121,7 +121,7 @@ static void task_remove(struct proc_table *t, struct pt_task *p)
 }
 
 /* A new incarnation of @tid; drops the oldest task first when the table is full. */
-static struct pt_task *task_new(struct proc_table *t, pid_t pid, pid_t tid, uint64_t born)
+struct pt_task *pt_task_new(struct proc_table *t, pid_t pid, pid_t tid, uint64_t born)
 {
 	struct pt_task *p;
 	size_t b;
@@ -200,7 +200,7 @@ static struct pt_task *task_get(struct proc_table *t, pid_t pid, pid_t tid, uint
 		}
 		return p;
 	}
-	return task_new(t, pid, tid, time);
+	return pt_task_new(t, pid, tid, time);
 }
 
 /* Makes room for @need entries of @elem bytes, up to @max. NULL on ENOMEM. */
@@ -296,8 +296,8 @@ const struct pt_comm *pt_comm_at_fork(const struct proc_table *t, const struct p
 	return parent ? pt_comm_at(t, parent, p->born) : NULL;
 }
 
-static int comm_insert(struct proc_table *t, struct pt_task *p, uint64_t time, const char *comm,
-		       bool exec)
+int pt_comm_insert(struct proc_table *t, struct pt_task *p, uint64_t time, const char *comm,
+		   bool exec)
 {
 	struct pt_comm *c;
 	uint32_t i = p->nr_comms;
@@ -372,7 +372,7 @@ static int map_append(struct proc_table *t, struct pt_task *p, struct pt_mapping
 	while (p->nr_maps && p->nr_maps >= t->max_maps) {
 		uint32_t v = map_victim(p);
 
-		mapping_put(t, p->maps[v].m);
+		pt_mapping_put(t, p->maps[v].m);
 		memmove(p->maps + v, p->maps + v + 1, (--p->nr_maps - v) * sizeof(*r));
 		t->stats.nr_history_dropped++;
 	}
@@ -390,7 +390,7 @@ static int map_append(struct proc_table *t, struct pt_task *p, struct pt_mapping
  * that time only widens; one it covers whole ends there, as perf would
  * replace it (the kernel reports no munmap, so this keeps history short).
  */
-static int map_add(struct proc_table *t, struct pt_task *p, struct pt_mapping *m, uint64_t from)
+int pt_map_add(struct proc_table *t, struct pt_task *p, struct pt_mapping *m, uint64_t from)
 {
 	uint64_t until = next_exec(p, from);
 
@@ -459,7 +459,7 @@ static int handle_comm(struct proc_table *t, const struct perf_event_header *rec
 	p = task_get(t, (pid_t)f.pid, (pid_t)f.tid, time);
 	if (!p)
 		return -ENOMEM;
-	r = comm_insert(t, p, time, comm, exec);
+	r = pt_comm_insert(t, p, time, comm, exec);
 	if (r < 0 || !exec)
 		return r;
 	leader = f.pid == f.tid ? p : pt_task_at(t, (pid_t)f.pid, time);
@@ -490,7 +490,7 @@ static int handle_mmap(struct proc_table *t, const struct perf_event_header *rec
 	if (!(f.prot & PROT_EXEC) || bad_pid(f.pid) || bad_pid(f.tid))
 		return ignored(t);
 	p = task_get(t, (pid_t)f.pid, (pid_t)f.pid, time);
-	m = p ? mapping_new(t, name, len) : NULL;
+	m = p ? pt_mapping_new(t, name, len) : NULL;
 	if (!m)
 		return -ENOMEM;
 	m->misc = rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID;
@@ -500,8 +500,8 @@ static int handle_mmap(struct proc_table *t, const struct perf_event_header *rec
 	memcpy(m->id, f.id, sizeof(m->id));
 	m->prot = f.prot;
 	m->flags = f.flags;
-	r = map_add(t, p, m, time);
-	mapping_put(t, m);
+	r = pt_map_add(t, p, m, time);
+	pt_mapping_put(t, m);
 	return r;
 }
 
@@ -518,7 +518,7 @@ static int fork_inherit(struct proc_table *t, struct pt_task *c, const struct pt
 		parent = NULL;	/* its tid was reused and we missed the new one */
 	cc = parent ? pt_comm_at(t, parent, time) : NULL;
 	if (cc && !(c->nr_comms && c->comms[0].time <= time)) {
-		r = comm_insert(t, c, time, cc->comm, false);
+		r = pt_comm_insert(t, c, time, cc->comm, false);
 		if (r < 0)
 			return r;
 	}
@@ -533,7 +533,7 @@ static int fork_inherit(struct proc_table *t, struct pt_task *c, const struct pt
 		if (pm->from > time || pm->until <= time)
 			continue;
 		if (c->nr_maps)
-			r = map_add(t, c, pm->m, time);
+			r = pt_map_add(t, c, pm->m, time);
 		else
 			r = map_append(t, c, pm->m, time, next_exec(c, time));
 	}
@@ -552,7 +552,7 @@ static int handle_fork(struct proc_table *t, const struct pt_task_rec *f, uint64
 	} else {
 		if (c && c->exit_time == PT_NEVER && c->born <= time)
 			task_end(t, c, time, false);
-		c = task_new(t, (pid_t)f->pid, (pid_t)f->tid, time);
+		c = pt_task_new(t, (pid_t)f->pid, (pid_t)f->tid, time);
 		if (!c)
 			return -ENOMEM;
 	}
@@ -629,131 +629,6 @@ int proc_table__process_record(struct proc_table *t, const struct perf_event_hea
 		return r < 0 ? r : 0;
 	t->stats.nr_records++;
 	return 0;
-}
-
-struct seed_ctx {
-	struct proc_table *t;
-	struct pt_task *p;
-	uint64_t now;
-};
-
-static int seed_map(void *ctx, const struct procinfo_map *pm)
-{
-	struct seed_ctx *s = ctx;
-	uint64_t ino = pm->ino, gen = 0;
-	struct pt_mapping *m;
-	int r;
-
-	m = mapping_new(s->t, pm->name, strlen(pm->name));
-	if (!m)
-		return -ENOMEM;
-	m->start = pm->start;
-	m->len = pm->end - pm->start;
-	m->pgoff = pm->pgoff;
-	memcpy(m->id, &pm->maj, 4);
-	memcpy(m->id + 4, &pm->min, 4);
-	memcpy(m->id + 8, &ino, 8);
-	memcpy(m->id + 16, &gen, 8);
-	m->prot = pm->prot;
-	m->flags = pm->flags;
-	r = map_add(s->t, s->p, m, s->now);
-	mapping_put(s->t, m);
-	return r;
-}
-
-/*
- * Returns 1 if the thread was added, 0 if known or gone, or -ENOMEM. One
- * known only from a COMM or MMAP gets what it lacks: records drained before
- * seeding must not hide what /proc says.
- */
-static int seed_thread(struct proc_table *t, pid_t pid, pid_t tid, uint64_t now)
-{
-	struct seed_ctx s = { .t = t, .now = now };
-	char comm[PT_COMM_LEN];
-	bool added = false;
-	int r;
-
-	s.p = pt_task_at(t, tid, PT_NEVER);
-	if (s.p && (s.p->exit_time != PT_NEVER || s.p->pid != pid))
-		s.p = NULL;
-	if (s.p && s.p->flags & PT_FORKED)
-		return 0;
-	if (procinfo__read_comm(pid, tid, comm, sizeof(comm)) < 0)
-		return 0;
-	if (!s.p) {
-		s.p = task_new(t, pid, tid, now);
-		if (!s.p)
-			return -ENOMEM;
-		added = true;
-	}
-	r = s.p->nr_comms ? 0 : comm_insert(t, s.p, now, comm, false);
-	if (r < 0)
-		return r;
-	/* A process may go, or hide its maps from us; its name is still worth having. */
-	if (pid == tid && procinfo__for_each_exec_map(pid, seed_map, &s) == -ENOMEM)
-		return -ENOMEM;
-	return added;
-}
-
-static pid_t parse_pid(const char *s)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	return end != s && !*end && v > 0 && v <= INT32_MAX ? (pid_t)v : 0;
-}
-
-static int seed_process(struct proc_table *t, pid_t pid, uint64_t now)
-{
-	struct dirent *de;
-	char path[64];
-	int added = 0, r = 0;
-	pid_t tid;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while (r >= 0 && (de = readdir(d))) {
-		tid = parse_pid(de->d_name);
-		r = tid ? seed_thread(t, pid, tid, now) : 0;
-		added += r > 0;
-	}
-	closedir(d);
-	return r < 0 ? r : added;
-}
-
-/**
- * proc_table__seed_from_proc - add the tasks that exist now
- * @t: the table
- * @now: when their comm and mappings become valid; 0 for "always"
- *
- * Walks /proc/<pid>/task/<tid> and adds every thread the table does not
- * hold alive, with its comm and, for a leader, its executable mappings.
- * Tasks that go away meanwhile are skipped. Best called right after the
- * side-band ring is enabled, so that nothing falls between the two.
- *
- * Returns the number of tasks added, or -errno.
- */
-int proc_table__seed_from_proc(struct proc_table *t, uint64_t now)
-{
-	struct dirent *de;
-	int added = 0, r = 0;
-	pid_t pid;
-	DIR *d;
-
-	d = opendir("/proc");
-	if (!d)
-		return -errno;
-	while (r >= 0 && (de = readdir(d))) {
-		pid = parse_pid(de->d_name);
-		r = pid ? seed_process(t, pid, now) : 0;
-		if (r > 0 && added <= INT32_MAX - r)
-			added += r;
-	}
-	closedir(d);
-	return r < 0 ? r : added;
 }
 
 /**

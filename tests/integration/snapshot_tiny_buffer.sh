@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 require_env
 
 N=50
-write_config "$WORK/p.conf" "sched:sched_switch raw_syscalls:sys_enter" 16K
+write_config "$WORK/p.conf" "sched:sched_switch raw_syscalls:sys_enter" 64K
 start_daemon "$WORK/p.conf"
 [ "$(nproc)" -ge 2 ] || prereq_missing "two CPUs"
 # Heavy load on CPU 1 wraps its ring many times over; the marker on CPU 0.
@@ -25,7 +25,7 @@ perf_script_clean "$file" "$WORK/script.txt"
 grep ' raw_syscalls:sys_enter: NR 4660 ' "$WORK/script.txt" | grep '^ *psnap_marker ' \
 	>"$WORK/marked.txt" || true
 got=$(wc -l <"$WORK/marked.txt")
-note "$got of the last $N marked events are in a 16 KiB ring"
+note "$got of the last $N marked events are in a 64 KiB ring"
 [ "$got" -gt 0 ] || fail "the newest marked events are missing"
 # Whatever survived is the newest: it must end with the last one made.
 last=$(tail -n 1 "$WORK/marked.txt" | sed 's/.*NR 4660 (\([0-9a-f]*\),.*/\1/')
@@ -38,5 +38,5 @@ gawk -v a="$last_cpu1" -v b="$last_marked" 'BEGIN { exit !(a + 0 > b + 0) }' ||
 	fail "CPU 1's newest event ($last_cpu1) is not after the marker's last ($last_marked)"
 # And nothing older than what the rings could hold came along.
 total=$(wc -l <"$WORK/script.txt")
-[ "$total" -lt 2000 ] || fail "$total events from 16 KiB rings: more than they can hold"
+[ "$total" -lt 2000 ] || fail "$total events from 64 KiB rings: more than they can hold"
 echo "PASS: newest $got marked events present, $total events in all"
