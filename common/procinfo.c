@@ -7,6 +7,8 @@
  * can overflow a fixed struct.
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -361,6 +363,46 @@ static int read_kernel_syms(struct kernel_syms *ks)
 	return r;
 }
 
+/*
+ * The core kernel's addresses are fixed from boot (KASLR picks them once),
+ * and reading /proc/kallsyms takes tens of milliseconds: read it once.
+ */
+static pthread_mutex_t kernel_syms_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kernel_syms kernel_syms_cache;
+static bool kernel_syms_cached;
+
+static int cached_kernel_syms(struct kernel_syms *ks)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&kernel_syms_lock);
+	if (!kernel_syms_cached) {
+		r = read_kernel_syms(&kernel_syms_cache);
+		/* 0 addresses (kptr_restrict) may change with privileges: retry later. */
+		kernel_syms_cached = r == 0 && (kernel_syms_cache.text || kernel_syms_cache.stext);
+	}
+	*ks = kernel_syms_cache;
+	pthread_mutex_unlock(&kernel_syms_lock);
+	return r;
+}
+
+/**
+ * procinfo__load_kernel_symbols - read /proc/kallsyms now rather than at
+ * the first dump
+ *
+ * Returns 0, -ENOENT if the kernel's addresses are hidden (kptr_restrict),
+ * or -errno.
+ */
+int procinfo__load_kernel_symbols(void)
+{
+	struct kernel_syms ks;
+	int r = cached_kernel_syms(&ks);
+
+	if (r < 0)
+		return r;
+	return ks.text || ks.stext ? 0 : -ENOENT;
+}
+
 /**
  * procinfo__synthesize_kernel_mmap - the kernel's own PERF_RECORD_MMAP
  * @stamp: sample_type, id and time for the sample_id_all trailer
@@ -392,7 +434,7 @@ int procinfo__synthesize_kernel_mmap(const struct procinfo_stamp *stamp, procinf
 	uint64_t end;
 	int r;
 
-	r = read_kernel_syms(&ks);
+	r = cached_kernel_syms(&ks);
 	if (r < 0)
 		return r;
 	if (!ks.text) {

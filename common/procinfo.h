@@ -66,6 +66,13 @@ int procinfo__for_each_exec_map(pid_t pid, procinfo_map_fn fn, void *ctx);
  */
 int procinfo__read_comm(pid_t pid, pid_t tid, char *comm, size_t size);
 
+/*
+ * Reads the kernel's addresses from /proc/kallsyms once, now (they are
+ * fixed from boot); procinfo__synthesize_kernel_mmap() then uses them.
+ * Returns 0, -ENOENT if they are hidden (kptr_restrict), or -errno.
+ */
+int procinfo__load_kernel_symbols(void);
+
 /* Returns the thread group id of @tid from /proc, or -errno. */
 pid_t procinfo__tgid(pid_t tid);
 

@@ -509,6 +509,32 @@ int snapshot__seal(struct snapshot *s)
 	return 0;
 }
 
+/*
+ * The index up to @first is sorted; sort the few entries after it and merge
+ * them in from the back, rather than sorting everything again.
+ */
+static int merge_new_run(struct snapshot *s, size_t first)
+{
+	size_t m = s->nr_index - first, i = first, j = m, k = s->nr_index;
+	struct index_entry *run;
+
+	if (!m)
+		return 0;
+	qsort(s->index + first, m, sizeof(*s->index), cmp_index);
+	run = malloc(m * sizeof(*run));
+	if (!run)
+		return -ENOMEM;
+	memcpy(run, s->index + first, m * sizeof(*run));
+	while (j > 0) {
+		if (i > 0 && cmp_index(&s->index[i - 1], &run[j - 1]) > 0)
+			s->index[--k] = s->index[--i];
+		else
+			s->index[--k] = run[--j];
+	}
+	free(run);
+	return 0;
+}
+
 /**
  * snapshot__add_records - merge more records into a sealed snapshot
  * @s: the sealed snapshot
@@ -551,9 +577,7 @@ int snapshot__add_records(struct snapshot *s, const void *records, size_t len)
 		pos += h->size;
 	}
 	number_run(s, first);
-	if (s->nr_index)	/* qsort(NULL, 0) is undefined */
-		qsort(s->index, s->nr_index, sizeof(*s->index), cmp_index);
-	return 0;
+	return merge_new_run(s, first);
 }
 
 size_t snapshot__nr_records(const struct snapshot *s)

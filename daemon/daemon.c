@@ -18,6 +18,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "post_command.h"
+#include "procinfo.h"
 #include "retention.h"
 #include "service.h"
 #include "sideband.h"
@@ -44,6 +45,10 @@ int daemon__start_recording(struct daemon *d)
 {
 	int r;
 
+	/* Read once here, not inside the first dump. */
+	if (procinfo__load_kernel_symbols() < 0)
+		log_warning("kernel addresses are hidden (/proc/sys/kernel/kptr_restrict): "
+			    "kernel frames will not resolve; run as root or with CAP_SYSLOG");
 	r = capture__open(d->cfg, &d->cap);
 	if (r == 0 && d->cfg->sideband)
 		r = sideband__new(d->cap, d->cfg, d->base, &d->sb);
