@@ -383,7 +383,10 @@ static int remove_snapshot(int dfd, const struct snapshot_entry *e)
 	for (size_t i = 0; i < NR_SUFFIXES; i++) {
 		if (!(e->files & suffixes[i].kind))
 			continue;
-		snprintf(name, sizeof(name), "%s%s", e->stem, suffixes[i].suffix);
+		/* A name too long to exist was never listed; never unlink a cut one. */
+		if ((size_t)snprintf(name, sizeof(name), "%s%s", e->stem, suffixes[i].suffix) >=
+		    sizeof(name))
+			continue;
 		if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT && r == 0)
 			r = -errno;
 	}

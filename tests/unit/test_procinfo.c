@@ -218,7 +218,8 @@ static void test_special_maps(void **state)
 		snprintf(want, sizeof(want), "%s (deleted)", path);
 		m = find_mmap2(c, want, (uint64_t)(uintptr_t)file_map);
 		assert_non_null(m);
-		assert_true(strlen(m->filename) > 1000);
+		assert_true(strnlen(m->filename, m->header.size -
+				    offsetof(struct perf_record_mmap2, filename)) > 1000);
 		assert_int_equal(m->flags, MAP_SHARED);
 		assert_int_equal(m->pgoff, 4096);
 		assert_int_equal(m->start, (uint64_t)(uintptr_t)file_map);
