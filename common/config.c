@@ -464,6 +464,25 @@ static void apply_clock(struct perfsnapd_config *cfg)
 	}
 }
 
+/*
+ * The kernel stamps tracepoints only with NMI-safe clocks: perf_event_open()
+ * refuses CLOCK_REALTIME for them (EINVAL), so say so here, at the line.
+ */
+static void check_realtime(struct config_parser *p)
+{
+	const struct perfsnapd_config *cfg = p->cfg;
+
+	if (cfg->clock != CONFIG_CLOCK_REALTIME)
+		return;
+	for (size_t i = 0; i < cfg->nr_events; i++)
+		if (cfg->events[i].is_tracepoint) {
+			config_parser__diag(p, p->key_line[KEY_CLOCK],
+					    "[capture] clock: 'realtime' cannot stamp tracepoints such as %s (the kernel allows only NMI-safe clocks for them): accepted with tracepoints: perf, monotonic, boottime",
+					    cfg->events[i].name);
+			return;
+		}
+}
+
 /* Defaults and checks that need the whole file. */
 static void finish_config(struct config_parser *p)
 {
@@ -490,6 +509,7 @@ static void finish_config(struct config_parser *p)
 				    "[snapshot] formats: empty: accepted: " FORMATS_ACCEPTED);
 	if (!p->key_line[KEY_SOCKET])
 		set_string(p, &cfg->control_socket, DEFAULT_SOCKET);
+	check_realtime(p);
 	apply_clock(cfg);
 }
 

@@ -1050,6 +1050,25 @@ static void test_all_keys(void **state)
 	free(path);
 }
 
+/* The kernel refuses CLOCK_REALTIME for tracepoints: said at the clock's line. */
+static void test_clock_realtime_tracepoint(void **state)
+{
+	struct config_diags d = { 0 };
+	struct perfsnapd_config *cfg;
+	char *path;
+
+	(void)state;
+	assert_int_equal(load_text("[capture]\nevents = cpu-clock sched:sched_switch\n"
+				   "clock = realtime\n[snapshot]\ndirectory = @DIR@\n",
+				   &path, &cfg, &d), -EINVAL);
+	assert_null(cfg);
+	assert_int_equal(d.nr, 1);
+	expect_diag(&d, path, 3, "[capture] clock: 'realtime'", "sched:sched_switch",
+		    "accepted with tracepoints: perf, monotonic, boottime");
+	config_diags__clear(&d);
+	free(path);
+}
+
 static void test_clock(void **state)
 {
 	static const struct {
@@ -1057,11 +1076,15 @@ static void test_clock(void **state)
 		enum config_clock clock;
 		int clockid;
 		const char *trace_clock;
+		const char *events;	/* the kernel stamps tracepoints only NMI-safely */
 	} clocks[] = {
-		{ "perf", CONFIG_CLOCK_PERF, -1, "local" },
-		{ "monotonic", CONFIG_CLOCK_MONOTONIC, CLOCK_MONOTONIC, "mono" },
-		{ "boottime", CONFIG_CLOCK_BOOTTIME, CLOCK_BOOTTIME, "boot" },
-		{ "realtime", CONFIG_CLOCK_REALTIME, CLOCK_REALTIME, "realtime" },
+		{ "perf", CONFIG_CLOCK_PERF, -1, "local", "cpu-clock sched:sched_switch" },
+		{ "monotonic", CONFIG_CLOCK_MONOTONIC, CLOCK_MONOTONIC, "mono",
+		  "cpu-clock sched:sched_switch" },
+		{ "boottime", CONFIG_CLOCK_BOOTTIME, CLOCK_BOOTTIME, "boot",
+		  "cpu-clock sched:sched_switch" },
+		{ "realtime", CONFIG_CLOCK_REALTIME, CLOCK_REALTIME, "realtime",
+		  "cpu-clock task-clock" },
 	};
 	size_t i, j, before;
 
@@ -1075,14 +1098,14 @@ static void test_clock(void **state)
 			/* The clock key before and after the events it applies to. */
 			if (before)
 				assert_true(asprintf(&text, "[capture]\nclock = %s\n"
-						     "events = cpu-clock sched:sched_switch\n"
+						     "events = %s\n"
 						     "[snapshot]\ndirectory = @DIR@\n",
-						     clocks[i].name) > 0);
+						     clocks[i].name, clocks[i].events) > 0);
 			else
 				assert_true(asprintf(&text, "[capture]\n"
-						     "events = cpu-clock sched:sched_switch\n"
+						     "events = %s\n"
 						     "clock = %s\n[snapshot]\ndirectory = @DIR@\n",
-						     clocks[i].name) > 0);
+						     clocks[i].events, clocks[i].name) > 0);
 			assert_int_equal(load_text(text, &path, &cfg, &d), 0);
 			assert_int_equal(cfg->clock, clocks[i].clock);
 			assert_string_equal(config__trace_clock_name(cfg), clocks[i].trace_clock);
@@ -1473,6 +1496,7 @@ int main(void)
 		cmocka_unit_test(test_explicit_tracing_dir),
 		cmocka_unit_test(test_all_keys),
 		cmocka_unit_test(test_clock),
+		cmocka_unit_test(test_clock_realtime_tracepoint),
 		cmocka_unit_test(test_print_all_keys),
 		cmocka_unit_test(test_print_defaults),
 		cmocka_unit_test(test_bad_capture_keys),

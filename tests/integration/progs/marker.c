@@ -16,12 +16,14 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MARK_NR 4660
 
 int main(int argc, char **argv)
 {
+	struct timespec t0, t1, r0, r1;
 	long count, spin = 0;
 
 	if (argc < 3) {
@@ -34,8 +36,18 @@ int main(int argc, char **argv)
 		spin = strtol(argv[4], NULL, 10);
 	for (long i = 0; i < spin; i++)
 		syscall(SYS_getppid);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_REALTIME, &r0);
 	for (long i = 0; i < count; i++)
 		syscall(MARK_NR, i, 0x5eed, 0, 0, 0, 0);
+	clock_gettime(CLOCK_REALTIME, &r1);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* Brackets the marks in two clocks, for the [capture] clock tests. */
+	printf("mono %lld %lld\nreal %lld %lld\n",
+	       (long long)t0.tv_sec * 1000000000LL + t0.tv_nsec,
+	       (long long)t1.tv_sec * 1000000000LL + t1.tv_nsec,
+	       (long long)r0.tv_sec * 1000000000LL + r0.tv_nsec,
+	       (long long)r1.tv_sec * 1000000000LL + r1.tv_nsec);
 	if (argc > 5)
 		kill((pid_t)strtol(argv[5], NULL, 10), SIGUSR2);
 	printf("done %d\n", getpid());
