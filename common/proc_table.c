@@ -577,8 +577,22 @@ static int handle_task(struct proc_table *t, const struct perf_event_header *rec
 	if (rec->type == PERF_RECORD_FORK)
 		return handle_fork(t, &f, time);
 	p = pt_task_at(t, (pid_t)f.tid, time);
-	if (!p || (p->born > time && p->flags & PT_FORKED))
-		return ignored(t);
+	if (p && p->born > time && p->flags & PT_FORKED)
+		return ignored(t);	/* an earlier incarnation, never seen */
+	if (p && p->pid != (pid_t)f.pid && p->exit_time == PT_NEVER)
+		task_end(t, p, time, false);	/* a tid reused without its FORK yet */
+	if (!p || p->pid != (pid_t)f.pid || (p->flags & PT_EXITED && p->exit_time < time)) {
+		/*
+		 * The EXIT of an incarnation whose FORK is still in another
+		 * CPU's ring, drained later: a short-lived child exits on
+		 * the CPU it ran on. Kept, as first seen here, so that the
+		 * FORK finds it exited rather than making it alive for good
+		 * (which would fill the table and push out newer tasks).
+		 */
+		p = pt_task_new(t, (pid_t)f.pid, (pid_t)f.tid, time);
+		if (!p)
+			return -ENOMEM;
+	}
 	task_end(t, p, time, true);
 	p->exit_ppid = (pid_t)f.ppid;
 	p->exit_ptid = (pid_t)f.ptid;

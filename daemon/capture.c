@@ -291,6 +291,8 @@ void capture__close(struct capture *c)
 		free(c->rings[which]);
 	}
 	/* perf_evlist__delete() also deletes the evsels added to it. */
+	for (size_t i = 0; c->evsels && i < c->nr_events; i++)
+		perf_internals__release_evsel(c->evsels[i]);
 	perf_evlist__delete(c->aux);
 	perf_evlist__delete(c->main);
 	perf_cpu_map__put(c->cpus);

@@ -3,7 +3,9 @@
  * perf_internals: reads libperf's internal evlist, mmap and evsel structs.
  * Compiled with the tools/ include paths libperf's internal headers need.
  */
+#include <perf/cpumap.h>
 #include <perf/evlist.h>
+#include <perf/threadmap.h>
 #include <internal/evlist.h>
 #include <internal/evsel.h>
 #include <internal/mmap.h>
@@ -52,4 +54,23 @@ size_t perf_internals__ids(struct perf_evsel *evsel, const uint64_t **ret_ids)
 {
 	*ret_ids = evsel->id;
 	return evsel->ids;
+}
+
+/**
+ * perf_internals__release_evsel - free what perf_evsel__delete() leaves
+ * @evsel: a closed evsel, about to be deleted with its evlist
+ *
+ * libperf 6.12's perf_evsel__delete() frees only the struct: the sample id
+ * arrays from perf_evlist__mmap() and the cpu and thread map references
+ * the evlist gave the evsel would leak (LeakSanitizer reports them).
+ */
+void perf_internals__release_evsel(struct perf_evsel *evsel)
+{
+	perf_evsel__free_id(evsel);
+	perf_cpu_map__put(evsel->cpus);
+	perf_cpu_map__put(evsel->own_cpus);
+	perf_thread_map__put(evsel->threads);
+	evsel->cpus = NULL;
+	evsel->own_cpus = NULL;
+	evsel->threads = NULL;
 }

@@ -32,4 +32,7 @@ int perf_internals__rings(struct perf_evlist *evlist, int overwrite, struct ring
 /* Points *ret_ids at the evsel's ids (owned by libperf); returns their count. */
 size_t perf_internals__ids(struct perf_evsel *evsel, const uint64_t **ret_ids);
 
+/* Frees the ids and map references libperf leaves on a closed evsel. */
+void perf_internals__release_evsel(struct perf_evsel *evsel);
+
 #endif

@@ -8,7 +8,7 @@ require_env
 
 mkdir -p "$WORK/out"
 mount -t tmpfs -o size=256k tmpfs "$WORK/out" || prereq_missing "mounting a tmpfs"
-trap 'umount "$WORK/out" 2>/dev/null; cleanup' EXIT
+CLEANUP_HOOK='umount "$WORK/out" 2>/dev/null'
 write_config "$WORK/p.conf" "raw_syscalls:sys_enter sched:sched_switch" 4M
 start_daemon "$WORK/p.conf"
 start_prog /dev/null "$PROGS/marker" psnap_load 3000000 exit 0

@@ -22,12 +22,23 @@ prereq_missing() {
 }
 
 cleanup() {
+	local status=$? rc=0
 	for p in "${CHILD_PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	if [ -n "$DAEMON_PID" ]; then
 		kill -TERM "$DAEMON_PID" 2>/dev/null
 		wait "$DAEMON_PID" 2>/dev/null
+		rc=$?
+	fi
+	# Undo what the test set up outside $WORK (mounts, packages).
+	[ -n "${CLEANUP_HOOK:-}" ] && eval "$CLEANUP_HOOK"
+	# A clean stop exits 0: a crash, or a leak under LeakSanitizer, does not.
+	if [ "$rc" != 0 ] && [ "$status" = 0 ]; then
+		tail -n 30 "$WORK/daemon.log" >&2
+		echo "FAIL: perfsnapd exited $rc on SIGTERM" >&2
+		status=1
 	fi
 	if [ "${KEEP_WORK:-}" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
+	exit "$status"
 }
 trap cleanup EXIT
 

@@ -18,7 +18,7 @@ cmake -S "$SRC" -B "$WORK/build" -DCMAKE_INSTALL_PREFIX=/usr -DBUILD_TESTING=OFF
 cmake --build "$WORK/build" -j"$(nproc)" >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; fail "build"; }
 (cd "$WORK/build" && cpack -G DEB) >"$WORK/cpack.log" 2>&1 || { cat "$WORK/cpack.log"; fail "cpack"; }
 deb=$(ls "$WORK/build"/perfsnapd_*.deb)
-trap 'dpkg -P perfsnapd >/dev/null 2>&1; cleanup' EXIT
+CLEANUP_HOOK='dpkg -P perfsnapd >/dev/null 2>&1'
 dpkg -i "$deb" >"$WORK/dpkg.log" 2>&1 || { cat "$WORK/dpkg.log"; fail "dpkg -i"; }
 for f in /usr/sbin/perfsnapd /usr/bin/perfsnapctl /usr/bin/perfsnap-convert \
 	/etc/perfsnapd/perfsnapd.conf /usr/lib/systemd/system/perfsnapd.service \

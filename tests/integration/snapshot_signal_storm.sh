@@ -5,7 +5,8 @@
 source "$(dirname "$0")/lib.sh"
 require_env
 
-write_config "$WORK/p.conf" "sched:sched_switch raw_syscalls:sys_enter" 1M
+# Rings big enough, and full, that a dump takes tens of milliseconds.
+write_config "$WORK/p.conf" "sched:sched_switch raw_syscalls:sys_enter" 8M
 start_daemon "$WORK/p.conf"
 start_prog /dev/null "$PROGS/marker" psnap_load 100000000 exit 0
 wait_idle() { # until no new snapshot for a second
@@ -22,7 +23,7 @@ for _ in $(seq 1 100); do kill -USR2 "$DAEMON_PID"; done
 wait_idle
 burst=$(snapshot_count)
 # Then triggers that land while dumps run: they must coalesce.
-for _ in $(seq 1 30); do kill -USR2 "$DAEMON_PID"; sleep 0.02; done
+for _ in $(seq 1 30); do kill -USR2 "$DAEMON_PID"; sleep 0.005; done
 wait_idle
 spaced=$(( $(snapshot_count) - burst ))
 note "100 back-to-back signals -> $burst snapshots; 30 spaced ones -> $spaced"
