@@ -17,9 +17,9 @@
 
 #include "perfdata_compress.h"
 #include "byte_buffer.h"
+#include "file_output.h"
 #include "perfdata_writer.h"
 
-#define WRITER_BUF_SIZE		(256 * 1024)
 /* perf 6.1 refuses attrs larger than its own struct, which is VER7. */
 #define FILE_ATTR_SIZE		PERF_ATTR_SIZE_VER7
 #define FILE_SECTION_SIZE	16
@@ -57,11 +57,8 @@ struct writer_attr {
 
 /* A growable byte buffer for feature payloads. */
 struct perfdata_writer {
-	int fd;
+	struct file_output out;
 	enum writer_state state;
-	unsigned char *buf;
-	size_t buf_len;
-	uint64_t buf_offset;	/* file offset of buf[0] */
 	struct writer_attr *attrs;
 	size_t nr_attrs;
 	size_t attrs_cap;
@@ -105,82 +102,23 @@ static int blob_put_string(struct byte_buffer *b, const char *s)
 	return err;
 }
 
-/*
- * The only place bytes reach the file. pwrite() keeps the writer free of
- * the fd's offset; short writes and EINTR are retried.
- */
-static int write_at(struct perfdata_writer *w, uint64_t offset, const void *data, size_t len)
+/* A failed write leaves a file perf cannot read: the writer is done. */
+static int failed(struct perfdata_writer *w, int err)
 {
-	const unsigned char *p = data;
-
-	while (len) {
-		ssize_t n = pwrite(w->fd, p, len, (off_t)offset);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			w->state = WRITER_FAILED;
-			return -errno;
-		}
-		if (n == 0) {
-			w->state = WRITER_FAILED;
-			return -EIO;
-		}
-		p += n;
-		len -= (size_t)n;
-		offset += (uint64_t)n;
-	}
-	return 0;
-}
-
-static int flush_buf(struct perfdata_writer *w)
-{
-	int err;
-
-	if (!w->buf_len)
-		return 0;
-	err = write_at(w, w->buf_offset, w->buf, w->buf_len);
 	if (err)
-		return err;
-	w->buf_offset += w->buf_len;
-	w->buf_len = 0;
-	return 0;
+		w->state = WRITER_FAILED;
+	return err;
 }
 
 /* Appends at the end of the file through the buffer. */
 static int append(struct perfdata_writer *w, const void *data, size_t len)
 {
-	const unsigned char *p = data;
-	int err;
-
-	while (len) {
-		size_t room = WRITER_BUF_SIZE - w->buf_len;
-		size_t n = len < room ? len : room;
-
-		if (!w->buf_len && len >= WRITER_BUF_SIZE) {
-			/* A large block goes straight to the file, no copy. */
-			err = write_at(w, w->buf_offset, p, len);
-			if (err)
-				return err;
-			w->buf_offset += len;
-			return 0;
-		}
-		memcpy(w->buf + w->buf_len, p, n);
-		w->buf_len += n;
-		p += n;
-		len -= n;
-		if (w->buf_len == WRITER_BUF_SIZE) {
-			err = flush_buf(w);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
+	return failed(w, file_output__append(&w->out, data, len));
 }
 
 static uint64_t file_pos(const struct perfdata_writer *w)
 {
-	return w->buf_offset + w->buf_len;
+	return file_output__pos(&w->out);
 }
 
 static int check_state(const struct perfdata_writer *w, enum writer_state want)
@@ -222,12 +160,10 @@ struct perfdata_writer *perfdata_writer__new(int fd)
 
 	if (!w)
 		return NULL;
-	w->buf = malloc(WRITER_BUF_SIZE);
-	if (!w->buf) {
+	if (file_output__init(&w->out, fd)) {
 		free(w);
 		return NULL;
 	}
-	w->fd = fd;
 	w->state = WRITER_ATTRS;
 	return w;
 }
@@ -253,7 +189,7 @@ void perfdata_writer__delete(struct perfdata_writer *w)
 	for (i = 0; i < FEAT_SLOTS; i++)
 		byte_buffer__fini(&w->feat[i]);
 	perfdata_compress__delete(w->zc);
-	free(w->buf);
+	file_output__fini(&w->out);
 	free(w);
 }
 
@@ -739,12 +675,10 @@ int perfdata_writer__finish(struct perfdata_writer *w)
 		return err;
 	data_size = file_pos(w) - w->data_offset;
 	err = write_features(w);
-	if (!err)
-		err = flush_buf(w);
 	if (err)
 		goto out_fail;
 	fill_header(w, &h, data_size);
-	err = write_at(w, 0, &h, sizeof(h));
+	err = file_output__patch(&w->out, 0, &h, sizeof(h));
 	if (err)
 		goto out_fail;
 	w->state = WRITER_DONE;

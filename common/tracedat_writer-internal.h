@@ -16,6 +16,7 @@
 #include <zstd.h>
 
 #include "byte_buffer.h"
+#include "file_output.h"
 #include "tracedat_writer.h"
 
 #define TDW_SECTION_HEADER_SIZE	16
@@ -58,11 +59,8 @@ struct tdw_cpu {
 };
 
 struct tracedat_writer {
-	int fd;
+	struct file_output out;
 	enum tdw_state state;
-	unsigned char *buf;
-	size_t buf_len;
-	uint64_t buf_offset;		/* file offset of buf[0] */
 	uint64_t options_ptr;		/* where the first OPTIONS offset goes */
 
 	size_t page_size;

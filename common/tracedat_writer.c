@@ -175,10 +175,9 @@ struct tracedat_writer *tracedat_writer__new(int fd, const struct tracedat_param
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
-	w->fd = fd;
 	w->state = TDW_OPEN;
 	w->cpu = -1;
-	if (init_writer(w, params)) {
+	if (file_output__init(&w->out, fd) || init_writer(w, params)) {
 		tracedat_writer__delete(w);
 		return NULL;
 	}
@@ -215,7 +214,7 @@ void tracedat_writer__delete(struct tracedat_writer *w)
 	free(w->uname);
 	free(w->version);
 	free(w->cpus);
-	free(w->buf);
+	file_output__fini(&w->out);
 	free(w);
 }
 

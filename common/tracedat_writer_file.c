@@ -17,28 +17,14 @@
 #include "tracedat_formats.h"
 #include "tracedat_writer-internal.h"
 
-#define WRITER_BUF_SIZE		(256 * 1024)
 
 
-/* The only place bytes reach the file; short writes and EINTR are retried. */
-static int write_at(struct tracedat_writer *w, uint64_t offset, const void *data, size_t len)
+/* A failed write leaves a file nobody can read: the writer is done. */
+static int failed(struct tracedat_writer *w, int err)
 {
-	const unsigned char *p = data;
-
-	while (len) {
-		ssize_t n = pwrite(w->fd, p, len, (off_t)offset);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			w->state = TDW_FAILED;
-			return n < 0 ? -errno : -EIO;
-		}
-		p += n;
-		len -= (size_t)n;
-		offset += (uint64_t)n;
-	}
-	return 0;
+	if (err)
+		w->state = TDW_FAILED;
+	return err;
 }
 
 /**
@@ -49,16 +35,7 @@ static int write_at(struct tracedat_writer *w, uint64_t offset, const void *data
  */
 int tdw_flush(struct tracedat_writer *w)
 {
-	int err;
-
-	if (!w->buf_len)
-		return 0;
-	err = write_at(w, w->buf_offset, w->buf, w->buf_len);
-	if (err)
-		return err;
-	w->buf_offset += w->buf_len;
-	w->buf_len = 0;
-	return 0;
+	return failed(w, file_output__flush(&w->out));
 }
 
 /**
@@ -71,28 +48,7 @@ int tdw_flush(struct tracedat_writer *w)
  */
 int tdw_append(struct tracedat_writer *w, const void *data, size_t len)
 {
-	const unsigned char *p = data;
-	int err;
-
-	if (!w->buf && !(w->buf = malloc(WRITER_BUF_SIZE)))
-		return -ENOMEM;
-	while (len) {
-		size_t n = WRITER_BUF_SIZE - w->buf_len;
-
-		if (n > len)
-			n = len;
-		if (p) {
-			memcpy(w->buf + w->buf_len, p, n);
-			p += n;
-		} else {
-			memset(w->buf + w->buf_len, 0, n);
-		}
-		w->buf_len += n;
-		len -= n;
-		if (w->buf_len == WRITER_BUF_SIZE && (err = tdw_flush(w)))
-			return err;
-	}
-	return 0;
+	return failed(w, file_output__append(&w->out, data, len));
 }
 
 /**
@@ -102,14 +58,11 @@ int tdw_append(struct tracedat_writer *w, const void *data, size_t len)
  * @data: the new bytes
  * @len: how many
  *
- * For sizes and offsets known only later; flushes the buffer first.
- * Returns 0 or -errno.
+ * For sizes and offsets known only later. Returns 0 or -errno.
  */
 int tdw_patch(struct tracedat_writer *w, uint64_t offset, const void *data, size_t len)
 {
-	int err = tdw_flush(w);
-
-	return err ? err : write_at(w, offset, data, len);
+	return failed(w, file_output__patch(&w->out, offset, data, len));
 }
 
 /**
@@ -120,7 +73,7 @@ int tdw_patch(struct tracedat_writer *w, uint64_t offset, const void *data, size
  */
 uint64_t tdw_pos(const struct tracedat_writer *w)
 {
-	return w->buf_offset + w->buf_len;
+	return file_output__pos(&w->out);
 }
 
 /**

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* file_output: see file_output.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "file_output.h"
+
+#define FILE_OUTPUT_BUF_SIZE (256 * 1024)
+
+/* The only place bytes reach the file. */
+static int write_at(int fd, uint64_t offset, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)offset);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+		offset += (uint64_t)n;
+	}
+	return 0;
+}
+
+/**
+ * file_output__init - start writing a file
+ * @o: the output
+ * @fd: the file, written from offset 0
+ *
+ * Returns 0 or -ENOMEM.
+ */
+int file_output__init(struct file_output *o, int fd)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = fd;
+	o->buf = malloc(FILE_OUTPUT_BUF_SIZE);
+	return o->buf ? 0 : -ENOMEM;
+}
+
+/**
+ * file_output__fini - drop the buffer (unwritten bytes are lost)
+ * @o: the output
+ */
+void file_output__fini(struct file_output *o)
+{
+	free(o->buf);
+	o->buf = NULL;
+	o->len = 0;
+}
+
+/**
+ * file_output__flush - write out the buffered bytes
+ * @o: the output
+ *
+ * Returns 0 or -errno.
+ */
+int file_output__flush(struct file_output *o)
+{
+	int err;
+
+	if (!o->len)
+		return 0;
+	err = write_at(o->fd, o->offset, o->buf, o->len);
+	if (err)
+		return err;
+	o->offset += o->len;
+	o->len = 0;
+	return 0;
+}
+
+/**
+ * file_output__append - append bytes at the end of the file
+ * @o: the output
+ * @data: the bytes, or NULL for zeros
+ * @len: how many
+ *
+ * A block of the buffer's size or more goes straight to the file when
+ * nothing is buffered, without a copy. Returns 0 or -errno.
+ */
+int file_output__append(struct file_output *o, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	int err;
+
+	if (p && !o->len && len >= FILE_OUTPUT_BUF_SIZE) {
+		err = write_at(o->fd, o->offset, p, len);
+		if (!err)
+			o->offset += len;
+		return err;
+	}
+	while (len) {
+		size_t n = FILE_OUTPUT_BUF_SIZE - o->len;
+
+		if (n > len)
+			n = len;
+		if (p) {
+			memcpy(o->buf + o->len, p, n);
+			p += n;
+		} else {
+			memset(o->buf + o->len, 0, n);
+		}
+		o->len += n;
+		len -= n;
+		if (o->len == FILE_OUTPUT_BUF_SIZE && (err = file_output__flush(o)))
+			return err;
+	}
+	return 0;
+}
+
+/**
+ * file_output__patch - rewrite bytes already appended
+ * @o: the output
+ * @offset: their file offset
+ * @data: the new bytes
+ * @len: how many
+ *
+ * Returns 0 or -errno.
+ */
+int file_output__patch(struct file_output *o, uint64_t offset, const void *data, size_t len)
+{
+	int err = file_output__flush(o);
+
+	return err ? err : write_at(o->fd, offset, data, len);
+}
+
+uint64_t file_output__pos(const struct file_output *o)
+{
+	return o->offset + o->len;
+}
