@@ -579,19 +579,6 @@ const struct tracing_data_info *perfdata_reader__tracing_data(const struct perfd
 }
 
 /**
- * perfdata_reader__tracing_blob - the input's TRACING_DATA as it was
- * @r: the reader, after __read
- * @ret_size: set to its size
- *
- * Returns the blob (valid while @r lives) or NULL.
- */
-const void *perfdata_reader__tracing_blob(const struct perfdata_reader *r, size_t *ret_size)
-{
-	*ret_size = r->have_tinfo ? r->tdata_size : 0;
-	return r->have_tinfo ? r->tdata : NULL;
-}
-
-/**
  * perfdata_reader__nr_cpus - CPUs online at recording time
  * @r: the reader, after __read
  *

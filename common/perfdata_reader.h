@@ -59,8 +59,6 @@ const char *perfdata_reader__error(const struct perfdata_reader *r);
 bool perfdata_reader__is_pipe(const struct perfdata_reader *r);
 /* The parsed TRACING_DATA, or NULL if the input had none. */
 const struct tracing_data_info *perfdata_reader__tracing_data(const struct perfdata_reader *r);
-/* The raw TRACING_DATA blob (NULL if none). */
-const void *perfdata_reader__tracing_blob(const struct perfdata_reader *r, size_t *ret_size);
 /* CPUs online when recorded (NRCPUS feature, at most 65536), or 0 if unknown. */
 uint32_t perfdata_reader__nr_cpus(const struct perfdata_reader *r);
 const struct perfdata_reader_stats *perfdata_reader__stats(const struct perfdata_reader *r);

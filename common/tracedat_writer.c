@@ -340,18 +340,6 @@ int tracedat_writer__set_uname(struct tracedat_writer *w, const char *uname)
 }
 
 /**
- * tracedat_writer__set_version - set the VERSION option (the recorder's)
- * @w: the writer, before __finish
- * @version: the string, or NULL for none; copied
- *
- * The default is "perfsnapd <version>". Returns 0, -ENOMEM or -EBADFD.
- */
-int tracedat_writer__set_version(struct tracedat_writer *w, const char *version)
-{
-	return set_string(w, w ? &w->version : NULL, version);
-}
-
-/**
  * tracedat_writer__set_kallsyms - set the KALLSYMS section
  * @w: the writer, before __finish
  * @text: /proc/kallsyms text (may be NULL with @size 0); copied

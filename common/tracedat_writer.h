@@ -65,7 +65,6 @@ int tracedat_writer__add_cmdline(struct tracedat_writer *w, pid_t pid, const cha
 /* Options and optional sections; defaults: this machine's uname, "perfsnapd <version>",
  * empty kallsyms, tracefs printk_formats (empty if the params carry header_page). */
 int tracedat_writer__set_uname(struct tracedat_writer *w, const char *uname);
-int tracedat_writer__set_version(struct tracedat_writer *w, const char *version);
 int tracedat_writer__set_kallsyms(struct tracedat_writer *w, const char *text, size_t size);
 int tracedat_writer__set_printk(struct tracedat_writer *w, const char *text, size_t size);
 

@@ -46,11 +46,10 @@ struct control_reply {
 struct control_client {
 	struct control *ctl;	/* NULL once closed */
 	LIST_ENTRY(control_client) entry;
-	struct control_client *wait_next;
 	struct bufferevent *bev;
 	enum client_state state;
 	unsigned int refs;	/* the connection's, the daemon's, a callback's */
-	bool daemon_ref, in_waitlist;
+	bool daemon_ref;
 	pid_t pid;
 	uid_t uid;
 	struct control_reply reply;
@@ -661,81 +660,4 @@ void control_client__done(struct control_client *client, int err, const char *er
 bool control_client__connected(const struct control_client *client)
 {
 	return client->state != CLIENT_CLOSED;
-}
-
-/**
- * control_waitlist__add - make a client wait for a dump
- * @wl: the list for that dump
- * @client: a client the daemon holds (the list now holds it)
- */
-void control_waitlist__add(struct control_waitlist *wl, struct control_client *client)
-{
-	struct control_client **p = &wl->first;
-
-	if (client->in_waitlist) {
-		log_error("control: bug: a client was put in two wait lists");
-		return;
-	}
-	while (*p)
-		p = &(*p)->wait_next;
-	client->wait_next = NULL;
-	client->in_waitlist = true;
-	*p = client;
-	wl->nr++;
-}
-
-/**
- * control_waitlist__add_line - append a line to every waiting client's reply
- * @wl: the list
- * @fmt: printf format of the line
- *
- * Returns 0 or the first -errno.
- */
-int control_waitlist__add_line(struct control_waitlist *wl, const char *fmt, ...)
-{
-	int r = 0, r2;
-	va_list ap;
-
-	for (struct control_client *c = wl->first; c; c = c->wait_next) {
-		if (c->state == CLIENT_CLOSED)
-			continue;
-		if (c->state != CLIENT_BUSY) {
-			r2 = -EINVAL;
-		} else {
-			va_start(ap, fmt);
-			r2 = reply_vadd(&c->reply, fmt, ap);
-			va_end(ap);
-		}
-		if (r == 0)
-			r = r2;
-	}
-	return r;
-}
-
-/**
- * control_waitlist__done - end the reply of every waiting client
- * @wl: the list; empty afterwards (it may be refilled at once)
- * @err: 0 for "ok", or a negative errno for "error"
- * @errfmt: printf format of the error text, or NULL for strerror(-@err)
- */
-void control_waitlist__done(struct control_waitlist *wl, int err, const char *errfmt, ...)
-{
-	struct control_client *c = wl->first, *next;
-	char text[CONTROL_MAX_LINE];
-	va_list ap;
-
-	if (errfmt) {
-		va_start(ap, errfmt);
-		vsnprintf(text, sizeof(text), errfmt, ap);
-		va_end(ap);
-	}
-	/* Detached first: a callback may already be filling the list again. */
-	wl->first = NULL;
-	wl->nr = 0;
-	for (; c; c = next) {
-		next = c->wait_next;
-		c->wait_next = NULL;
-		c->in_waitlist = false;
-		client_done(c, err, errfmt ? text : NULL);
-	}
 }

@@ -32,7 +32,7 @@ struct control_reply;
  * lines with control_reply__add() and return 0 ("ok") or -errno ("error",
  * with the text from control_reply__fail() or else strerror). dump is
  * handed a reference to @client that the daemon must give back, exactly
- * once, with control_client__done() or control_waitlist__done(), even if
+ * once, with control_client__done(), even if
  * the peer has gone away meanwhile (then nothing is sent). A NULL
  * callback answers "error <command> is not supported".
  */
@@ -47,16 +47,6 @@ struct control_config {
 	const char *path;		/* NULL: CONTROL_DEFAULT_PATH */
 	const char *group;		/* NULL or "": root only */
 	unsigned int timeout_ms;	/* idle and write timeout; 0: the default */
-};
-
-/*
- * Clients waiting for the same dump, e.g. one for the dump in flight and
- * one for the dump that follows it. Zero-initialize; a client is in at
- * most one list. The list holds the daemon's reference to each client.
- */
-struct control_waitlist {
-	struct control_client *first;
-	unsigned int nr;
 };
 
 /*
@@ -95,13 +85,5 @@ void control_client__done(struct control_client *client, int err, const char *er
 	__attribute__((format(printf, 3, 4)));
 /* False once the peer has gone or the control socket was deleted. */
 bool control_client__connected(const struct control_client *client);
-
-void control_waitlist__add(struct control_waitlist *wl, struct control_client *client);
-/* Appends a line to every client's reply. Returns 0 or the first -errno. */
-int control_waitlist__add_line(struct control_waitlist *wl, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* control_client__done() for every client; the list is empty afterwards. */
-void control_waitlist__done(struct control_waitlist *wl, int err, const char *errfmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -73,6 +73,7 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 				   st.nr_tasks, st.nr_dropped_tasks, st.history_records);
 	}
 	control_reply__add(reply, "directory: %s", cfg->directory);
+	control_reply__add(reply, "control clients: %u", control__nr_clients(d->ctl));
 	control_reply__add(reply, "snapshots: %lu written, %lu failed, %lu refused",
 			   d->snapshots, d->failures, d->refused);
 	if (!d->have_last)
@@ -133,7 +134,12 @@ int daemon__start_control(struct daemon *d)
 		.group = d->cfg->control_group,
 	};
 
-	return control__new(d->base, &cc, &ops, d, &d->ctl);
+	int r = control__new(d->base, &cc, &ops, d, &d->ctl);
+
+	if (r == 0)
+		log_info("control socket %s", control__socket_activated(d->ctl) ?
+			 "from systemd (socket activation)" : control__path(d->ctl));
+	return r;
 }
 
 void daemon__stop_control(struct daemon *d)

@@ -475,38 +475,6 @@ static void test_control_deleted_first(void **state)
 	close(fd);
 }
 
-static void test_waitlist(void **state)
-{
-	struct fake *f = *state;
-	struct control_waitlist wl = { 0 };
-	int fd[4];
-	char *got;
-
-	for (int i = 0; i < 4; i++) {
-		fd[i] = connect_to(f->path);
-		send_str(fd[i], "dump\n", 5);
-	}
-	pump(f, 50);
-	assert_int_equal(f->nr_pending, 4);
-	for (int i = 0; i < 4; i++) {
-		control_waitlist__add(&wl, f->pending[i]);
-		f->pending[i] = NULL;
-	}
-	assert_int_equal(wl.nr, 4);
-	close(fd[3]);
-	pump(f, 50);
-	assert_int_equal(control_waitlist__add_line(&wl, "/snap/%s", "c.perf.data"), 0);
-	control_waitlist__done(&wl, 0, NULL);
-	assert_null(wl.first);
-	assert_int_equal(wl.nr, 0);
-	for (int i = 0; i < 3; i++) {
-		got = converse(f, fd[i], 3000);
-		assert_string_equal(got, "/snap/c.perf.data\nok\n");
-		free(got);
-		close(fd[i]);
-	}
-}
-
 static void test_idle_timeout(void **state)
 {
 	struct fake *f = *state;
@@ -788,7 +756,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dump_client_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_half_close, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_control_deleted_first, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_waitlist, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_timeout, setup_short_timeout, teardown),
 		cmocka_unit_test_setup_teardown(test_many_clients, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_existing_files, setup, teardown),
