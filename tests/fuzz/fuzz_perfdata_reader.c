@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "perf_record.h"
+#include "perfdata_convert.h"
 #include "perfdata_reader.h"
 #include "snapshot.h"
 #include "snapshot_tracedat.h"
@@ -38,35 +39,16 @@ static void write_all(int fd, const uint8_t *data, size_t size)
 	}
 }
 
-/* The conversion perfsnap-convert makes, into a memfd: formats from the input only. */
-static void write_tracedat(const struct snapshot *s, const struct perfdata_reader *r,
-			   const struct tracing_data_info *t)
+/* The conversion perfsnap-convert makes, into a memfd. */
+static void write_tracedat(const struct snapshot *s, const struct perfdata_reader *r)
 {
-	struct tracedat_format *f = calloc(t->nr_events + 1, sizeof(*f));
-	struct tracedat_meta meta = {
-		.trace_clock = "perf",
-		.nr_cpus = (int)perfdata_reader__nr_cpus(r),
-		.header_page = t->header_page,
-		.header_page_size = t->header_page_size,
-		.header_event = t->header_event,
-		.header_event_size = t->header_event_size,
-		.printk = t->printk,
-		.printk_size = t->printk_size,
-		.uname = "Linux fuzz",
-	};
 	struct tracedat_result res;
 	int fd = memfd_create("fuzz-out", MFD_CLOEXEC);
 
-	if (!f || fd < 0)
+	if (fd < 0)
 		abort();
-	for (size_t i = 0; i < t->nr_events; i++)
-		f[i] = (struct tracedat_format){ t->events[i].system, t->events[i].text,
-						 t->events[i].size };
-	meta.formats = f;
-	meta.nr_formats = t->nr_events;
-	snapshot__write_tracedat(s, fd, &meta, &res);
+	perfdata_convert__write_tracedat(s, r, fd, &res);
 	close(fd);
-	free(f);
 }
 
 /* What a converter touches after a successful read. */
@@ -91,7 +73,7 @@ static void walk(const struct snapshot *s, const struct perfdata_reader *r)
 		sink += t->events[i].size ? (uint8_t)t->events[i].text[t->events[i].size - 1] : 0;
 	(void)sink;
 	if (t && t->nr_events)
-		write_tracedat(s, r, t);
+		write_tracedat(s, r);
 }
 
 static void read_one(int fd, uint64_t start, uint64_t end)
