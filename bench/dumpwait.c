@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 			memmove(buf, nl + 1, len);
 		}
 		if (len == sizeof(buf) - 1)
-			len = 0;	/* an absurdly long line: drop it */
+			len = 0; /* an absurdly long line: drop it */
 		nanosleep(&tick, NULL);
 	}
 	fprintf(stderr, "dumpwait: no '%s' after %s ms\n", argv[3], argv[5]);

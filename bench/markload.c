@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 			t = now_ns();
 		}
 		if (t - next > period)
-			next = t;	/* preempted: skip, do not burst */
+			next = t; /* preempted: skip, do not burst */
 		for (long i = 0; i < burst; i++)
 			syscall(MARK_NR, seq++, 0x5eed, 0, 0, 0, 0);
 	}

@@ -23,16 +23,16 @@
 struct capture {
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
-	struct perf_evlist *aux;	/* overwrite: write_backward rings */
-	struct perf_evlist *main;	/* forward rings */
+	struct perf_evlist *aux;  /* overwrite: write_backward rings */
+	struct perf_evlist *main; /* forward rings */
 	struct capture_event *events;
 	struct perf_evsel **evsels;
 	size_t nr_events;
-	struct ring_view *rings[2];	/* [0] main, [1] aux */
+	struct ring_view *rings[2]; /* [0] main, [1] aux */
 	int nr_rings[2];
 	bool aux_used, main_used;
 	bool opened[2];
-	struct perf_evsel *sideband;	/* the dummy event, or NULL */
+	struct perf_evsel *sideband; /* the dummy event, or NULL */
 };
 
 static long read_sysctl(const char *path)
@@ -70,7 +70,8 @@ static int explain_open_error(int err, const char *what, const char *event)
 		return err;
 	case ENOENT:
 		log_error("cannot open '%s': no such event: is tracefs mounted at "
-			  "/sys/kernel/tracing (mount -t tracefs nodev /sys/kernel/tracing)?", event);
+			  "/sys/kernel/tracing (mount -t tracefs nodev /sys/kernel/tracing)?",
+			  event);
 		return err;
 	case ENOMEM:
 		return log_errno(err, "cannot %s '%s': lower [capture] buffer_size", what, event);
@@ -222,9 +223,9 @@ int capture__open(const struct perfsnapd_config *cfg, struct capture **ret)
 	if (!c->cpus || !c->threads || !c->aux || !c->main || !c->events || !c->evsels)
 		goto out_err;
 	if (cfg->sideband) {
-		struct perf_event_attr attr = sideband_attr(cfg->nr_events ?
-			cfg->events[0].attr.clockid : 0, cfg->nr_events &&
-			cfg->events[0].attr.use_clockid);
+		struct perf_event_attr attr = sideband_attr(
+			cfg->nr_events ? cfg->events[0].attr.clockid : 0,
+			cfg->nr_events && cfg->events[0].attr.use_clockid);
 
 		if ((r = add_event(c, "dummy", &attr, false, pages)) < 0)
 			goto out_err;

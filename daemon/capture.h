@@ -22,7 +22,7 @@ struct perf_event_header;
 
 struct capture_event {
 	const char *name;
-	const struct perf_event_attr *attr;	/* as opened */
+	const struct perf_event_attr *attr; /* as opened */
 	const uint64_t *ids;
 	size_t nr_ids;
 	bool overwrite;

@@ -30,25 +30,25 @@
 typedef int (*sync_op_fn)(void *ctx, struct control_reply *reply);
 
 enum client_state {
-	CLIENT_READING,		/* waiting for the request line (idle timeout) */
-	CLIENT_BUSY,		/* handed to the daemon until its dump is done */
-	CLIENT_WRITING,		/* final line queued; closes once it is sent */
-	CLIENT_CLOSED,		/* connection gone; the daemon may still hold it */
+	CLIENT_READING, /* waiting for the request line (idle timeout) */
+	CLIENT_BUSY,	/* handed to the daemon until its dump is done */
+	CLIENT_WRITING, /* final line queued; closes once it is sent */
+	CLIENT_CLOSED,	/* connection gone; the daemon may still hold it */
 };
 
 struct control_reply {
-	struct evbuffer *out;	/* the connection's output; NULL once it is gone */
+	struct evbuffer *out; /* the connection's output; NULL once it is gone */
 	size_t bytes;
 	bool overflow;
 	char error[CONTROL_MAX_LINE];
 };
 
 struct control_client {
-	struct control *ctl;	/* NULL once closed */
+	struct control *ctl; /* NULL once closed */
 	LIST_ENTRY(control_client) entry;
 	struct bufferevent *bev;
 	enum client_state state;
-	unsigned int refs;	/* the connection's, the daemon's, a callback's */
+	unsigned int refs; /* the connection's, the daemon's, a callback's */
 	bool daemon_ref;
 	pid_t pid;
 	uid_t uid;
@@ -95,11 +95,6 @@ static void sanitize(char *s)
 			*s = '?';
 }
 
-static bool is_final_line(const char *line)
-{
-	return !strcmp(line, "ok") || !strcmp(line, "error") || !strncmp(line, "error ", 6);
-}
-
 static int reply_vadd(struct control_reply *rep, const char *fmt, va_list ap)
 {
 	char line[CONTROL_MAX_REPLY_LINE];
@@ -120,7 +115,7 @@ static int reply_vadd(struct control_reply *rep, const char *fmt, va_list ap)
 		return -EMSGSIZE;
 	}
 	/* A data line must never read as the end of the reply. */
-	if (is_final_line(line) && evbuffer_add(rep->out, " ", 1) < 0)
+	if (control_protocol__is_final(line) && evbuffer_add(rep->out, " ", 1) < 0)
 		return -ENOMEM;
 	if (evbuffer_add(rep->out, line, len) < 0 || evbuffer_add(rep->out, "\n", 1) < 0)
 		return -ENOMEM;
@@ -218,7 +213,7 @@ static void start_dump(struct control_client *c, const char *reason)
 	/* No idle timeout while the dump runs; reading goes on to see the peer leave. */
 	bufferevent_set_timeouts(c->bev, NULL, &ctl->timeout);
 	c->daemon_ref = true;
-	c->refs += 2;		/* the daemon's, and ours across the call */
+	c->refs += 2; /* the daemon's, and ours across the call */
 	ctl->ops->dump(ctl->ctx, buf, c);
 	client_unref(c);
 }
@@ -237,8 +232,10 @@ static sync_op_fn pick_op(struct control_client *c, const char *cmd, const char 
 		op = ops->reload;
 	} else {
 		if (*cmd)
-			finish_error(c, -EINVAL, "unknown command '%.64s' (try dump, status, list, "
-				     "reload)", cmd);
+			finish_error(c, -EINVAL,
+				     "unknown command '%.64s' (try dump, status, list, "
+				     "reload)",
+				     cmd);
 		else
 			finish_error(c, -EINVAL, "empty request (try dump, status, list, reload)");
 		return NULL;
@@ -412,8 +409,8 @@ static void take_connection(struct control *ctl, int fd)
 		return;
 	}
 	if (!control_socket__allowed(ctl->sock, &cred)) {
-		log_notice("control: refused pid %d uid %u gid %u: not root%s%s%s",
-			   (int)cred.pid, (unsigned int)cred.uid, (unsigned int)cred.gid,
+		log_notice("control: refused pid %d uid %u gid %u: not root%s%s%s", (int)cred.pid,
+			   (unsigned int)cred.uid, (unsigned int)cred.gid,
 			   group ? " nor in group '" : "", group ? group : "", group ? "'" : "");
 		if (group)
 			snprintf(line, sizeof(line),

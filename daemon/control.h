@@ -12,15 +12,9 @@
 
 #include <stdbool.h>
 
-#define CONTROL_DEFAULT_PATH "/run/perfsnapd/control.sock"
-/* Longest request line, newline included. */
-#define CONTROL_MAX_LINE 1024
-/* Longest reply line; longer ones are cut. */
-#define CONTROL_MAX_REPLY_LINE 8192
-/* Most bytes one reply may hold; past it the reply ends in an error. */
-#define CONTROL_MAX_REPLY (1024 * 1024)
+#include "control_protocol.h"
+
 #define CONTROL_MAX_CLIENTS 64
-#define CONTROL_DEFAULT_TIMEOUT_MS 10000
 
 struct event_base;
 struct control;
@@ -44,9 +38,9 @@ struct control_ops {
 };
 
 struct control_config {
-	const char *path;		/* NULL: CONTROL_DEFAULT_PATH */
-	const char *group;		/* NULL or "": root only */
-	unsigned int timeout_ms;	/* idle and write timeout; 0: the default */
+	const char *path;	 /* NULL: CONTROL_DEFAULT_PATH */
+	const char *group;	 /* NULL or "": root only */
+	unsigned int timeout_ms; /* idle and write timeout; 0: the default */
 };
 
 /*

@@ -26,11 +26,11 @@
 
 struct control_socket {
 	int fd;
-	char path[SUN_PATH_MAX];	/* "" for systemd's socket */
+	char path[SUN_PATH_MAX]; /* "" for systemd's socket */
 	bool activated, created;
-	dev_t dev;			/* of the file created, to remove only it */
+	dev_t dev; /* of the file created, to remove only it */
 	ino_t ino;
-	char *group;			/* NULL: root only */
+	char *group; /* NULL: root only */
 	gid_t gid;
 };
 
@@ -200,8 +200,10 @@ static int remove_stale(const char *path, const struct sockaddr_un *sa)
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT ? 0 : log_errno(-errno, "control: '%s'", path);
 	if (!S_ISSOCK(st.st_mode))
-		return log_errno(-EEXIST, "control: '%s' exists and is not a socket; not "
-				 "removing it", path);
+		return log_errno(-EEXIST,
+				 "control: '%s' exists and is not a socket; not "
+				 "removing it",
+				 path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return log_errno(-errno, "control: socket");
@@ -276,7 +278,7 @@ static int take_activated(struct control_socket *s)
 	r = sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0);
 	if (r <= 0)
 		return log_errno(r < 0 ? r : -ENOTSOCK, "control: the socket systemd passed is not "
-				 "a listening AF_UNIX stream socket");
+							"a listening AF_UNIX stream socket");
 	flags = fcntl(fd, F_GETFL);
 	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 ||
 	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)

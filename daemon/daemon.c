@@ -25,13 +25,12 @@
 
 static void update_status(struct daemon *d)
 {
-	const char *last = !d->have_last ? NULL :
-			   d->last.error ? "failed" : d->last.files.paths[0];
+	const char *last = !d->have_last ? NULL : d->last.error ? "failed" : d->last.files.paths[0];
 
 	/* STATUS= is one short line: a long path is cut, not the counts. */
-	snprintf(d->status, sizeof(d->status), "recording %zu events on %d CPUs; %lu snapshots%s%.300s",
-		 d->cfg->nr_events, capture__nr_cpus(d->cap), d->snapshots,
-		 last ? "; last " : "", last ? last : "");
+	snprintf(d->status, sizeof(d->status),
+		 "recording %zu events on %d CPUs; %lu snapshots%s%.300s", d->cfg->nr_events,
+		 capture__nr_cpus(d->cap), d->snapshots, last ? "; last " : "", last ? last : "");
 	service__status("%s", d->status);
 }
 
@@ -93,8 +92,8 @@ void daemon__log_recording(struct daemon *d)
 		   "(%u pages) each; copy buffer %llu KiB; side-band %s; snapshots go to %s",
 		   cfg->nr_events, capture__nr_cpus(d->cap), capture__nr_rings(d->cap, true),
 		   ring_kib, cfg->buffer_pages,
-		   (unsigned long long)dump__copy_buffer_size(d->dump) / 1024,
-		   d->sb ? "on" : "off", cfg->directory);
+		   (unsigned long long)dump__copy_buffer_size(d->dump) / 1024, d->sb ? "on" : "off",
+		   cfg->directory);
 }
 
 static void enforce_retention(struct daemon *d)
@@ -106,8 +105,8 @@ static void enforce_retention(struct daemon *d)
 
 	if (!cfg->max_snapshots && !cfg->max_total_size)
 		return;
-	r = retention__enforce(cfg->directory, cfg->max_snapshots, cfg->max_total_size,
-			       &deleted, &nr);
+	r = retention__enforce(cfg->directory, cfg->max_snapshots, cfg->max_total_size, &deleted,
+			       &nr);
 	if (r < 0)
 		log_errno(r, "retention in '%s'", cfg->directory);
 	for (size_t i = 0; i < nr; i++) {
@@ -116,8 +115,9 @@ static void enforce_retention(struct daemon *d)
 				  deleted[i].stem);
 		else
 			log_info("retention: deleted snapshot %s (%" PRIu64 " bytes) to keep "
-				 "max_snapshots = %u, max_total_size = %" PRIu64, deleted[i].stem,
-				 deleted[i].bytes, cfg->max_snapshots, cfg->max_total_size);
+				 "max_snapshots = %u, max_total_size = %" PRIu64,
+				 deleted[i].stem, deleted[i].bytes, cfg->max_snapshots,
+				 cfg->max_total_size);
 	}
 	retention__free(deleted, nr);
 }
@@ -142,9 +142,9 @@ static void log_snapshot(const struct dump_report *rep)
 		   "snapshot %s: %" PRIu64 " events, %" PRIu64 " bytes, blind window %" PRIu64
 		   " us (longest ring pause; %" PRIu64 " us over all rings), dump %" PRIu64
 		   " ms, reason %s%s%s",
-		   rep->files.paths[0], rep->nr_records, rep->files.bytes,
-		   rep->blind_max_ns / 1000, rep->blind_total_ns / 1000, rep->dump_ns / 1000000,
-		   rep->reason, rep->files.nr_paths > 2 ? ", also " : "",
+		   rep->files.paths[0], rep->nr_records, rep->files.bytes, rep->blind_max_ns / 1000,
+		   rep->blind_total_ns / 1000, rep->dump_ns / 1000000, rep->reason,
+		   rep->files.nr_paths > 2 ? ", also " : "",
 		   rep->files.nr_paths > 2 ? rep->files.paths[1] : "");
 }
 
@@ -162,8 +162,10 @@ void daemon__dump_done(void *ctx, const struct dump_report *rep)
 	d->have_last = true;
 	if (rep->error) {
 		d->failures++;
-		log_errno(rep->error, "snapshot %s (%s) failed: no file of it was kept; "
-			  "recording continues", rep->stem, rep->reason);
+		log_errno(rep->error,
+			  "snapshot %s (%s) failed: no file of it was kept; "
+			  "recording continues",
+			  rep->stem, rep->reason);
 		update_status(d);
 		return;
 	}
@@ -272,11 +274,14 @@ int daemon__reload(struct daemon *d, struct control_reply *reply)
 		r = reopen(d, cfg);
 		if (r == 0)
 			daemon__log_recording(d);
-		log_notice("reloaded '%s': %s", d->config_path, r == 0 ?
-			   "event set or ring sizes changed: rings reopened, history before the reload is gone" :
-			   "failed, previous configuration restored");
+		log_notice(
+			"reloaded '%s': %s", d->config_path,
+			r == 0 ?
+				"event set or ring sizes changed: rings reopened, history before the reload is gone" :
+				"failed, previous configuration restored");
 		if (reply && r == 0)
-			control_reply__add(reply, "reloaded: rings reopened (events or sizes changed)");
+			control_reply__add(reply,
+					   "reloaded: rings reopened (events or sizes changed)");
 	}
 	if (d->ctl && r == 0)
 		control__set_group(d->ctl, d->cfg->control_group);

@@ -32,7 +32,7 @@ struct daemon {
 	unsigned long snapshots, failures, refused;
 	struct dump_report last;
 	bool have_last;
-	char status[512];		/* the current STATUS= text */
+	char status[512]; /* the current STATUS= text */
 };
 
 int daemon__start_recording(struct daemon *d);

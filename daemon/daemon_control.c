@@ -68,23 +68,24 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 		struct sideband_stats st;
 
 		sideband__stats(d->sb, &st);
-		control_reply__add(reply, "sideband: %" PRIu64 " tasks, %" PRIu64
-				   " dropped, %" PRIu64 " history records",
+		control_reply__add(reply,
+				   "sideband: %" PRIu64 " tasks, %" PRIu64 " dropped, %" PRIu64
+				   " history records",
 				   st.nr_tasks, st.nr_dropped_tasks, st.history_records);
 	}
 	control_reply__add(reply, "directory: %s", cfg->directory);
 	control_reply__add(reply, "control clients: %u", control__nr_clients(d->ctl));
-	control_reply__add(reply, "snapshots: %lu written, %lu failed, %lu refused",
-			   d->snapshots, d->failures, d->refused);
+	control_reply__add(reply, "snapshots: %lu written, %lu failed, %lu refused", d->snapshots,
+			   d->failures, d->refused);
 	if (!d->have_last)
 		return 0;
 	control_reply__add(reply, "last: %s", last->error ? "failed" : last->files.paths[0]);
 	control_reply__add(reply, "last reason: %s", last->reason);
 	if (last->error)
 		control_reply__add(reply, "last error: %s", strerror(-last->error));
-	control_reply__add(reply, "last paused: %" PRIu64 " us (longest ring), %" PRIu64
-			   " us (all rings)", last->blind_max_ns / 1000,
-			   last->blind_total_ns / 1000);
+	control_reply__add(reply,
+			   "last paused: %" PRIu64 " us (longest ring), %" PRIu64 " us (all rings)",
+			   last->blind_max_ns / 1000, last->blind_total_ns / 1000);
 	control_reply__add(reply, "last dump: %" PRIu64 " ms", last->dump_ns / 1000000);
 	control_reply__add(reply, "last bytes: %" PRIu64, last->files.bytes);
 	control_reply__add(reply, "last events: %" PRIu64, last->nr_records);
@@ -138,7 +139,8 @@ int daemon__start_control(struct daemon *d)
 
 	if (r == 0)
 		log_info("control socket %s", control__socket_activated(d->ctl) ?
-			 "from systemd (socket activation)" : control__path(d->ctl));
+						      "from systemd (socket activation)" :
+						      control__path(d->ctl));
 	return r;
 }
 

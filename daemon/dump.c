@@ -31,7 +31,7 @@
 struct waiter {
 	dump_done_fn fn;
 	void *ctx;
-	unsigned long seq;		/* the dump that answers it */
+	unsigned long seq; /* the dump that answers it */
 };
 
 struct dump {
@@ -50,13 +50,13 @@ struct dump {
 	struct event_base *base;
 	int notify_pipe[2];
 	struct event *notify_ev;
-	struct event *defer_ev;		/* min_interval timer */
+	struct event *defer_ev; /* min_interval timer */
 	pthread_t worker;
 	bool running, pending;
 	char pending_reason[128];
-	unsigned long seq;		/* of the last dump started */
+	unsigned long seq; /* of the last dump started */
 	uint64_t last_start_ns;
-	uint64_t *starts;		/* start times, for max_per_hour */
+	uint64_t *starts; /* start times, for max_per_hour */
 	size_t nr_starts, cap_starts;
 	struct waiter *waiters;
 	size_t nr_waiters;
@@ -106,8 +106,10 @@ static int copy_backward_ring(struct dump *d, const struct ring_view *ring, size
 	if (head_after != head) {
 		uint64_t clobbered = head - head_after;
 
-		len = clobbered >= ring->data_size ? 0 :
-		      (len > ring->data_size - clobbered ? ring->data_size - clobbered : len);
+		len = clobbered >= ring->data_size ?
+			      0 :
+			      (len > ring->data_size - clobbered ? ring->data_size - clobbered :
+								   len);
 	}
 	/* data_head counts down from 0: -head is what was ever written. */
 	*ret_wrapped = (uint64_t)0 - head > ring->data_size;
@@ -183,14 +185,17 @@ static void *worker_main(void *arg)
 		.directory = cfg->directory,
 		.stem = d->report.stem,
 		.formats = cfg->formats,
-		.perfdata = { .argc = d->argc, .argv = d->argv, .clock_res_ns = 1,
+		.perfdata = { .argc = d->argc,
+			      .argv = d->argv,
+			      .clock_res_ns = 1,
 			      .synthesize_from_proc = d->sb == NULL },
 		.trace_clock = config__trace_clock_name(cfg),
 		.compress = cfg->compression == CONFIG_COMPRESSION_ZSTD,
 		.nr_cpus = capture__max_cpu(d->cap) + 1,
 		.comm_of = d->sb ? sideband__comm_of : NULL,
 		.comm_ctx = d->sb,
-		.json = { .stem = d->report.stem, .reason = d->report.reason,
+		.json = { .stem = d->report.stem,
+			  .reason = d->report.reason,
 			  .hostname = d->hostname },
 	};
 	char byte = 0;

@@ -24,15 +24,15 @@ struct sideband;
 struct dump_report {
 	char stem[256];
 	char reason[128];
-	int error;			/* 0 or -errno */
+	int error; /* 0 or -errno */
 	struct snapshot_files_result files;
 	uint64_t nr_records;
 	uint64_t lost_events;
-	uint64_t blind_max_ns;		/* longest single ring pause */
+	uint64_t blind_max_ns; /* longest single ring pause */
 	uint64_t blind_total_ns;
-	uint64_t dump_ns;		/* trigger to renamed files */
-	uint64_t copy_bytes;		/* ring bytes copied */
-	uint64_t index_bytes;		/* memory for the time index */
+	uint64_t dump_ns;     /* trigger to renamed files */
+	uint64_t copy_bytes;  /* ring bytes copied */
+	uint64_t index_bytes; /* memory for the time index */
 };
 
 typedef void (*dump_done_fn)(void *ctx, const struct dump_report *report);

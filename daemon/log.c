@@ -65,8 +65,8 @@ static void emit(int priority, const struct log_field *fields, size_t nr, const 
 		fprintf(stderr, "perfsnapd: %s\n", msg);
 }
 
-static void vlog(int priority, const struct log_field *fields, size_t nr, int err,
-		 const char *fmt, va_list ap)
+static void vlog(int priority, const struct log_field *fields, size_t nr, int err, const char *fmt,
+		 va_list ap)
 {
 	char msg[1024];
 	size_t len;

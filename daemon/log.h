@@ -32,10 +32,10 @@ int log_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* True when entries go to the journal. */
 bool log_to_journal(void);
 
-#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
-#define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
-#define log_notice(...) log_msg(LOG_NOTICE, __VA_ARGS__)
+#define log_debug(...)	 log_msg(LOG_DEBUG, __VA_ARGS__)
+#define log_info(...)	 log_msg(LOG_INFO, __VA_ARGS__)
+#define log_notice(...)	 log_msg(LOG_NOTICE, __VA_ARGS__)
 #define log_warning(...) log_msg(LOG_WARNING, __VA_ARGS__)
-#define log_error(...) log_msg(LOG_ERR, __VA_ARGS__)
+#define log_error(...)	 log_msg(LOG_ERR, __VA_ARGS__)
 
 #endif

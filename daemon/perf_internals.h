@@ -15,11 +15,11 @@ struct perf_evlist;
 struct perf_evsel;
 
 struct ring_view {
-	int fd;			/* the fd whose ring it is (for PAUSE_OUTPUT) */
+	int fd; /* the fd whose ring it is (for PAUSE_OUTPUT) */
 	int cpu;
-	void *base;		/* control page */
-	void *data;		/* data area */
-	size_t data_size;	/* a power of two */
+	void *base;	  /* control page */
+	void *data;	  /* data area */
+	size_t data_size; /* a power of two */
 };
 
 /*

@@ -17,8 +17,8 @@
 
 #include "retention.h"
 
-#define MAX_JSON (64 * 1024)
-#define STAMP_LEN 19		/* "YYYYmmdd-HHMMSS.mmm" */
+#define MAX_JSON       (64 * 1024)
+#define STAMP_LEN      19 /* "YYYYmmdd-HHMMSS.mmm" */
 #define MAX_SEQ_DIGITS 20
 
 static const struct {
@@ -48,9 +48,9 @@ static bool digits(const char *s, size_t n, unsigned int max)
 /* "YYYYmmdd-HHMMSS.mmm", as strftime() and dump.c make it. */
 static bool valid_stamp(const char *s)
 {
-	return digits(s, 4, 9999) && digits(s + 4, 2, 12) && digits(s + 6, 2, 31) &&
-	       s[8] == '-' && digits(s + 9, 2, 23) && digits(s + 11, 2, 59) &&
-	       digits(s + 13, 2, 60) && s[15] == '.' && digits(s + 16, 3, 999);
+	return digits(s, 4, 9999) && digits(s + 4, 2, 12) && digits(s + 6, 2, 31) && s[8] == '-' &&
+	       digits(s + 9, 2, 23) && digits(s + 11, 2, 59) && digits(s + 13, 2, 60) &&
+	       s[15] == '.' && digits(s + 16, 3, 999);
 }
 
 /**
@@ -144,7 +144,7 @@ static bool json_string(const char *buf, size_t len, size_t *pos, char *out, siz
 			o = put_utf8(out, o, size, cp);
 		} else if (cp >= 0x80) {
 			if (o + 2 <= size)
-				out[o++] = (char)cp;	/* UTF-8 passes through */
+				out[o++] = (char)cp; /* UTF-8 passes through */
 		} else {
 			o = put_utf8(out, o, size, cp);
 		}
@@ -186,7 +186,7 @@ static char *json_reason(const char *buf, size_t len)
 			return NULL;
 		j = skip_ws(buf, len, i + 1);
 		if (depth != 1 || strcmp(key, "reason") || j >= len || buf[j] != ':')
-			continue;	/* a nested key, another key, or a value */
+			continue; /* a nested key, another key, or a value */
 		j = skip_ws(buf, len, j + 1);
 		if (j >= len || buf[j] != '"' || !json_string(buf, len, &j, value, sizeof(value)))
 			return NULL;
@@ -232,7 +232,7 @@ static int by_stem(const void *a, const void *b)
 /* Where the "YYYYmmdd-HHMMSS.mmm-<seq>" part of a valid stem starts. */
 static const char *stamp_of(const char *stem)
 {
-	const char *p = strrchr(stem, '-');	/* before <seq> */
+	const char *p = strrchr(stem, '-'); /* before <seq> */
 
 	return p - STAMP_LEN;
 }

@@ -15,19 +15,19 @@
 #include <time.h>
 
 enum snapshot_file {
-	SNAPSHOT_FILE_PERFDATA = 1u << 0,	/* <stem>.perf.data */
-	SNAPSHOT_FILE_TRACEDAT = 1u << 1,	/* <stem>.trace.dat */
-	SNAPSHOT_FILE_JSON = 1u << 2,		/* <stem>.json */
+	SNAPSHOT_FILE_PERFDATA = 1u << 0, /* <stem>.perf.data */
+	SNAPSHOT_FILE_TRACEDAT = 1u << 1, /* <stem>.trace.dat */
+	SNAPSHOT_FILE_JSON = 1u << 2,	  /* <stem>.json */
 };
 
 /* One snapshot: every file of one stem. */
 struct snapshot_entry {
 	char stem[NAME_MAX + 1];
-	unsigned int files;		/* enum snapshot_file bits */
-	uint64_t bytes;			/* all its files together */
-	struct timespec mtime;		/* the newest of its files */
-	char *reason;			/* "reason" from <stem>.json, or NULL */
-	int error;			/* retention__enforce(): 0 or -errno of a failed unlink */
+	unsigned int files;    /* enum snapshot_file bits */
+	uint64_t bytes;	       /* all its files together */
+	struct timespec mtime; /* the newest of its files */
+	char *reason;	       /* "reason" from <stem>.json, or NULL */
+	int error;	       /* retention__enforce(): 0 or -errno of a failed unlink */
 };
 
 /* Longest "reason" kept from a sidecar; longer ones are cut. */

@@ -31,10 +31,10 @@ struct history {
 
 struct sideband {
 	struct capture *cap;
-	const struct capture_event *event;	/* the dummy side-band event */
+	const struct capture_event *event; /* the dummy side-band event */
 	struct proc_table *table;
-	pthread_mutex_t lock;			/* table, name_time */
-	uint64_t name_time;			/* end of the last snapshot named */
+	pthread_mutex_t lock; /* table, name_time */
+	uint64_t name_time;   /* end of the last snapshot named */
 	struct history hist;
 	struct event **ring_evs;
 	int nr_ring_evs;
@@ -133,8 +133,8 @@ static void on_ring_ready(evutil_socket_t fd, short what, void *arg)
  *
  * Returns 0 or -errno (logged).
  */
-int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg,
-		  struct event_base *base, struct sideband **ret)
+int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struct event_base *base,
+		  struct sideband **ret)
 {
 	struct sideband *sb = calloc(1, sizeof(*sb));
 	int nr = capture__nr_rings(cap, false), r;

@@ -26,8 +26,8 @@ struct sideband_stats {
 };
 
 /* Seeds the table from /proc and watches the main rings. Returns 0 or -errno. */
-int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg,
-		  struct event_base *base, struct sideband **ret);
+int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struct event_base *base,
+		  struct sideband **ret);
 void sideband__delete(struct sideband *sb);
 
 /* Loop thread, at dump time: drains the rings, adds the history chunk. */

@@ -21,7 +21,7 @@
  * recording; a snapshot is compressed once, off the hot path, so it can
  * spend a little more CPU for smaller files.
  */
-#define PERFDATA_ZSTD_LEVEL	3
+#define PERFDATA_ZSTD_LEVEL 3
 
 enum file_kind { FILE_PERFDATA, FILE_TRACEDAT, FILE_JSON, NR_FILE_KINDS };
 
@@ -83,7 +83,8 @@ static int write_body(const struct snapshot *s, const struct snapshot_files_para
 }
 
 static int write_one(const struct snapshot *s, const struct snapshot_files_params *p,
-		     enum file_kind kind, struct pending_file *pf, struct snapshot_files_result *res)
+		     enum file_kind kind, struct pending_file *pf,
+		     struct snapshot_files_result *res)
 {
 	struct stat st;
 	int fd, r;

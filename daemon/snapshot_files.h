@@ -24,21 +24,21 @@ struct snapshot;
 struct snapshot_files_params {
 	const char *directory;
 	const char *stem;
-	unsigned int formats;			/* enum snapshot_format bits */
+	unsigned int formats; /* enum snapshot_format bits */
 	struct perfdata_meta perfdata;
-	const char *trace_clock;		/* trace.dat TRACECLOCK */
-	int compress;				/* nonzero: zstd */
+	const char *trace_clock; /* trace.dat TRACECLOCK */
+	int compress;		 /* nonzero: zstd */
 	int nr_cpus;
 	/* Name of a task at the snapshot's time, for trace.dat CMDLINES. */
 	const char *(*comm_of)(void *ctx, pid_t pid, pid_t tid);
 	void *comm_ctx;
-	struct snapshot_json_meta json;		/* files/nr_files are filled in here */
+	struct snapshot_json_meta json; /* files/nr_files are filled in here */
 };
 
 struct snapshot_files_result {
 	char paths[SNAPSHOT_MAX_FILES][PATH_MAX];
 	int nr_paths;
-	uint64_t bytes;				/* all files together */
+	uint64_t bytes; /* all files together */
 	struct perfdata_result perfdata;
 	uint64_t tracedat_events, tracedat_skipped;
 };

@@ -64,7 +64,7 @@ static void walk(const struct snapshot *s, const struct perfdata_reader *r)
 		uint64_t id;
 
 		if (perf_record__id(h, &id) || !(ev = snapshot__event_by_id(s, id)))
-			abort();	/* the reader gives every record a known id */
+			abort(); /* the reader gives every record a known id */
 		if (h->type == PERF_RECORD_SAMPLE &&
 		    !perf_record__parse_sample(h, ev->attr.sample_type, &info) && info.raw)
 			sink += ((const uint8_t *)info.raw)[info.raw_size ? info.raw_size - 1 : 0];
@@ -89,7 +89,7 @@ static void read_one(int fd, uint64_t start, uint64_t end)
 			abort();
 		walk(s, r);
 	} else if (!perfdata_reader__error(r)[0]) {
-		abort();	/* every failure says why */
+		abort(); /* every failure says why */
 	}
 	perfdata_reader__delete(r);
 	snapshot__delete(s);

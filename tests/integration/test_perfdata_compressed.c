@@ -31,15 +31,16 @@
 #include "perfdata_writer.h"
 #include "tracing_data.h"
 
-#define SKIP_CODE	77
-#define SAMPLE_ID	5151
-#define TP_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
-#define LEVEL		3
-#define NR_SAMPLES	6000	/* about 800 KB of records: a dozen chunks */
-#define ROUND		1000	/* a FINISHED_ROUND after this many samples */
-#define BIG_COMM_SIZE	65000	/* over the 63 KiB chunk: written uncompressed */
-#define FIRST_TIME	7000123456789ull
+#define SKIP_CODE 77
+#define SAMPLE_ID 5151
+#define TP_SAMPLE_TYPE                                                                  \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+#define LEVEL	      3
+#define NR_SAMPLES    6000  /* about 800 KB of records: a dozen chunks */
+#define ROUND	      1000  /* a FINISHED_ROUND after this many samples */
+#define BIG_COMM_SIZE 65000 /* over the 63 KiB chunk: written uncompressed */
+#define FIRST_TIME    7000123456789ull
 
 struct task {
 	uint32_t pid;
@@ -50,7 +51,7 @@ static const struct task tasks[] = {
 	{ 1111, "alpha" },
 	{ 2222, "beta-worker" },
 	{ 3333, "gamma/1" },
-	{ 4444, "delta-big-comm" },	/* its COMM record is BIG_COMM_SIZE bytes */
+	{ 4444, "delta-big-comm" }, /* its COMM record is BIG_COMM_SIZE bytes */
 };
 
 #define NR_TASKS (sizeof(tasks) / sizeof(tasks[0]))
@@ -105,8 +106,7 @@ static void put_trailer(uint8_t **p, uint32_t pid, uint64_t time, uint32_t cpu)
  * perf reads a COMM record's trailer from its end, so the big one is the
  * same record with zeros between the name and the trailer.
  */
-static void write_comm(struct perfdata_writer *w, const struct task *t, uint64_t time,
-		       size_t size)
+static void write_comm(struct perfdata_writer *w, const struct task *t, uint64_t time, size_t size)
 {
 	uint64_t *rec = calloc(1, BIG_COMM_SIZE);
 	struct perf_event_header *h = (void *)rec;
@@ -179,9 +179,9 @@ static void write_features(struct perfdata_writer *w)
 	assert_int_equal(perfdata_writer__set_nrcpus(w, 4, 4), 0);
 	assert_int_equal(perfdata_writer__set_cmdline(w, 3, argv), 0);
 	assert_int_equal(perfdata_writer__set_clockid_res(w, 1), 0);
-	assert_int_equal(perfdata_writer__set_sample_time(w, FIRST_TIME,
-							  FIRST_TIME + (NR_SAMPLES - 1) *
-							  1000003ull), 0);
+	assert_int_equal(perfdata_writer__set_sample_time(
+				 w, FIRST_TIME, FIRST_TIME + (NR_SAMPLES - 1) * 1000003ull),
+			 0);
 }
 
 /* The same records into @path, compressed at @level (0: not). */

@@ -29,14 +29,15 @@
 #include "perfdata_writer.h"
 #include "tracing_data.h"
 
-#define SKIP_CODE	77
-#define SAMPLE_ID	4242
-#define TP_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
-#define HOSTNAME	"perfsnap-itest-host"
-#define OSRELEASE	"6.18.0-perfsnap-itest"
-#define NR_AVAIL	8
-#define NR_ONLINE	3
+#define SKIP_CODE 77
+#define SAMPLE_ID 4242
+#define TP_SAMPLE_TYPE                                                                  \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+#define HOSTNAME  "perfsnap-itest-host"
+#define OSRELEASE "6.18.0-perfsnap-itest"
+#define NR_AVAIL  8
+#define NR_ONLINE 3
 
 /* A task the test invents: its COMM record and its switches. */
 struct task {
@@ -51,14 +52,14 @@ static const struct task tasks[] = {
 };
 
 struct switch_sample {
-	int prev;		/* index in tasks[] */
+	int prev; /* index in tasks[] */
 	int next;
 	uint32_t cpu;
 	uint64_t time;
 	int64_t prev_state;
 	int prev_prio;
 	int next_prio;
-	const char *state_str;	/* how perf prints prev_state */
+	const char *state_str; /* how perf prints prev_state */
 };
 
 static const struct switch_sample samples[] = {
@@ -157,12 +158,12 @@ static void write_sample(struct perfdata_writer *w, const struct switch_sample *
 	raw.next_pid = (int32_t)next->pid;
 	raw.next_prio = s->next_prio;
 
-	put_u64(&p, SAMPLE_ID);				/* identifier */
-	put_u64(&p, 0xffffffff81234560ull);		/* ip */
-	put_u32_pair(&p, prev->pid, prev->pid);		/* pid, tid */
-	put_u64(&p, s->time);				/* time */
-	put_u32_pair(&p, s->cpu, 0);			/* cpu, res */
-	put_u64(&p, 1);					/* period */
+	put_u64(&p, SAMPLE_ID);			/* identifier */
+	put_u64(&p, 0xffffffff81234560ull);	/* ip */
+	put_u32_pair(&p, prev->pid, prev->pid); /* pid, tid */
+	put_u64(&p, s->time);			/* time */
+	put_u32_pair(&p, s->cpu, 0);		/* cpu, res */
+	put_u64(&p, 1);				/* period */
 	put(&p, &raw_size, 4);
 	memset(p, 0, raw_size);
 	memcpy(p, &raw, sizeof(raw));
@@ -194,8 +195,9 @@ static void write_features(struct perfdata_writer *w)
 	assert_int_equal(perfdata_writer__set_nrcpus(w, NR_AVAIL, NR_ONLINE), 0);
 	assert_int_equal(perfdata_writer__set_cmdline(w, 3, argv), 0);
 	assert_int_equal(perfdata_writer__set_clockid_res(w, 1), 0);
-	assert_int_equal(perfdata_writer__set_sample_time(w, samples[0].time,
-							  samples[NR_SAMPLES - 1].time), 0);
+	assert_int_equal(
+		perfdata_writer__set_sample_time(w, samples[0].time, samples[NR_SAMPLES - 1].time),
+		0);
 }
 
 static void write_file(void)
@@ -260,8 +262,8 @@ static void expect_line(const char *line, const struct switch_sample *s)
 	int pid, skip = 0;
 
 	/* "comm pid [cpu] sec.usec: sched:sched_switch: fields" */
-	assert_int_equal(sscanf(line, "%63s %d %15s %63s %63s %n", comm, &pid, cpu, time, event,
-				&skip), 5);
+	assert_int_equal(
+		sscanf(line, "%63s %d %15s %63s %63s %n", comm, &pid, cpu, time, event, &skip), 5);
 	assert_string_equal(comm, prev->comm);
 	assert_int_equal(pid, prev->pid);
 	snprintf(want, sizeof(want), "[%03u]", s->cpu);
@@ -334,14 +336,14 @@ static void test_perf_header(void **state)
 	expect_in(out, "# cmdline : perfsnapd --config /etc/perfsnapd.conf");
 	expect_in(out, "# event : name = dummy:u, , id = { 4243, 4244 }, type = 1, size = 128,");
 	expect_in(out, "# event : name = sched:sched_switch, ");
-	snprintf(want, sizeof(want), "id = { %d }, type = 2, size = 128, config = 0x%x,",
-		 SAMPLE_ID, tp_id);
+	snprintf(want, sizeof(want), "id = { %d }, type = 2, size = 128, config = 0x%x,", SAMPLE_ID,
+		 tp_id);
 	expect_in(out, want);
 	expect_in(out, "# time of first sample : 5000.123456\n");
 	expect_in(out, "# time of last sample : 5002.999999\n");
 	/* CLOCKID is written; perf lists what is missing. */
-	if (strstr(out, "# missing features:") && strstr(strstr(out, "# missing features:"),
-							 " CLOCKID"))
+	if (strstr(out, "# missing features:") &&
+	    strstr(strstr(out, "# missing features:"), " CLOCKID"))
 		fail_msg("CLOCKID reported missing:\n%s", out);
 	free(out);
 	free(err);

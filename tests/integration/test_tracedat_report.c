@@ -38,30 +38,32 @@
 #include "snapshot_tracedat.h"
 #include "tracedat_writer.h"
 
-#define SKIP_CODE	77
-#define NR_CPUS		2
-#define PER_CPU		700	/* about 12 pages: two zstd chunks per CPU */
-#define NR_EVENTS	(NR_CPUS * PER_CPU)
-#define TP_ID		7000	/* sample ids of the snapshot test */
-#define DUMMY_ID	7100
-#define SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
-#define EXEC_FILE	"/usr/lib/perfsnapd-itest/a/rather/long/path/so/that/the/exec/event/" \
-			"is/larger/than/one/hundred/and/twelve/bytes/bin"
+#define SKIP_CODE 77
+#define NR_CPUS	  2
+#define PER_CPU	  700 /* about 12 pages: two zstd chunks per CPU */
+#define NR_EVENTS (NR_CPUS * PER_CPU)
+#define TP_ID	  7000 /* sample ids of the snapshot test */
+#define DUMMY_ID  7100
+#define SAMPLE_TYPE                                                                     \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+#define EXEC_FILE                                                             \
+	"/usr/lib/perfsnapd-itest/a/rather/long/path/so/that/the/exec/event/" \
+	"is/larger/than/one/hundred/and/twelve/bytes/bin"
 
 enum { TP_SWITCH, TP_WAKEUP, TP_SYS_ENTER, TP_EXEC, NR_TPS };
 
 static struct {
 	const char *system, *name;
 	struct tep_event *ev;
-	char *text;		/* its tracefs format */
+	char *text; /* its tracefs format */
 	int size;
 } tps[NR_TPS + 1] = {
 	{ .system = "sched", .name = "sched_switch" },
 	{ .system = "sched", .name = "sched_wakeup" },
 	{ .system = "raw_syscalls", .name = "sys_enter" },
 	{ .system = "sched", .name = "sched_process_exec" },
-	{ .system = "ftrace", .name = "function" },	/* only for FTRACE_EVENTS */
+	{ .system = "ftrace", .name = "function" }, /* only for FTRACE_EVENTS */
 };
 static char *header_page, *header_event;
 static int header_page_size, header_event_size;
@@ -73,8 +75,8 @@ struct task {
 
 /* 0 is trace-cmd's <idle>; 4444 is named by nobody. */
 static const struct task tasks[] = {
-	{ 1111, "alpha" }, { 2222, "beta-worker" }, { 3333, "gamma/1" }, { 0, "<idle>" },
-	{ 4444, "<...>" },
+	{ 1111, "alpha" }, { 2222, "beta-worker" }, { 3333, "gamma/1" },
+	{ 0, "<idle>" },   { 4444, "<...>" },
 };
 #define NR_TASKS (sizeof(tasks) / sizeof(tasks[0]))
 
@@ -83,9 +85,9 @@ struct gen_event {
 	uint64_t ts;
 	int tp;
 	const struct task *task;
-	uint64_t lost_before;		/* marked lost on its CPU right before it */
-	size_t size;			/* as ftrace stores it */
-	size_t raw_size;		/* as perf carries it (u32 + raw padded to 8) */
+	uint64_t lost_before; /* marked lost on its CPU right before it */
+	size_t size;	      /* as ftrace stores it */
+	size_t raw_size;      /* as perf carries it (u32 + raw padded to 8) */
 	unsigned char raw[256];
 };
 
@@ -194,17 +196,18 @@ static void generate(void)
 			struct gen_event *e = &events[cpu * PER_CPU + i];
 
 			if (i % 50 == 49)
-				ts += 200000000;		/* 200 ms > 2^27 ns */
+				ts += 200000000; /* 200 ms > 2^27 ns */
 			else if (i == 333)
-				ts += 10000000000ull;		/* 10 s: array[0] > 1 */
+				ts += 10000000000ull; /* 10 s: array[0] > 1 */
 			else
 				ts += 2 * (1000 + (uint64_t)(i * 37 % 5000));
 			e->cpu = cpu;
-			e->ts = ts;	/* CPU 0 even, CPU 1 odd: never equal */
+			e->ts = ts; /* CPU 0 even, CPU 1 odd: never equal */
 			e->tp = (i + cpu) % NR_TPS;
 			e->task = &tasks[(i / 3 + (size_t)cpu) % NR_TASKS];
 			e->lost_before = (cpu == 1 && i == 100) ? 42 :
-					 (cpu == 0 && i == 400) ? 7 + 8 : 0;
+					 (cpu == 0 && i == 400) ? 7 + 8 :
+								  0;
 			build_raw(e, i);
 		}
 	}
@@ -222,17 +225,19 @@ static int cmp_ts(const void *a, const void *b)
 static void expected_line(const struct gen_event *e, char *buf, size_t len)
 {
 	struct tep_record rec = {
-		.ts = e->ts, .cpu = e->cpu, .size = (int)e->size, .data = (void *)e->raw,
+		.ts = e->ts,
+		.cpu = e->cpu,
+		.size = (int)e->size,
+		.data = (void *)e->raw,
 	};
 	struct trace_seq s;
 
 	trace_seq_init(&s);
 	tep_print_event(tep, &s, &rec, "%s", TEP_PRINT_INFO_RAW);
 	trace_seq_terminate(&s);
-	snprintf(buf, len, "%s-%d [%03d] %llu.%09llu: %s: %s", e->task->comm, e->task->pid,
-		 e->cpu, (unsigned long long)(e->ts / 1000000000),
-		 (unsigned long long)(e->ts % 1000000000), tps[e->tp].name,
-		 s.buffer + strspn(s.buffer, " "));
+	snprintf(buf, len, "%s-%d [%03d] %llu.%09llu: %s: %s", e->task->comm, e->task->pid, e->cpu,
+		 (unsigned long long)(e->ts / 1000000000), (unsigned long long)(e->ts % 1000000000),
+		 tps[e->tp].name, s.buffer + strspn(s.buffer, " "));
 	trace_seq_destroy(&s);
 }
 
@@ -330,7 +335,7 @@ static void check_dump(const char *path, bool zstd)
 	assert_non_null(strstr(out, "\t\t7\t[Version]\n"));
 	assert_non_null(strstr(out, "\t\t0\t[Little endian]\n"));
 	assert_non_null(strstr(out, zstd ? "\t\tzstd\t[Compression algorithm]\n" :
-				    "\t\tnone\t[Compression algorithm]\n"));
+					   "\t\tnone\t[Compression algorithm]\n"));
 	assert_non_null(strstr(out, "\"perf\" clock, 4096 page size, 2 cpus,"));
 	assert_non_null(strstr(out, "[Events format, 2 systems]"));
 	assert_non_null(strstr(out, "[9 sections]"));
@@ -356,7 +361,9 @@ static void add_formats_and_cmdlines(struct tracedat_writer *w)
 static uint64_t write_direct(const char *path, enum tracedat_compression compression)
 {
 	struct tracedat_params p = {
-		.nr_cpus = NR_CPUS, .trace_clock = "perf", .compression = compression,
+		.nr_cpus = NR_CPUS,
+		.trace_clock = "perf",
+		.compression = compression,
 	};
 	struct tracedat_writer *w;
 	uint64_t size;
@@ -471,8 +478,7 @@ static void append_record(struct snapshot *s, uint8_t *buf, uint8_t *end, uint32
 }
 
 /* A PERF_RECORD_SAMPLE as the kernel writes it for SAMPLE_TYPE. */
-static void append_sample(struct snapshot *s, const struct gen_event *e, uint64_t id,
-			  bool raw)
+static void append_sample(struct snapshot *s, const struct gen_event *e, uint64_t id, bool raw)
 {
 	uint8_t buf[512], *p = buf + sizeof(struct perf_event_header);
 	uint32_t raw_size = (uint32_t)e->raw_size;
@@ -514,8 +520,11 @@ static void append_comm(struct snapshot *s, uint32_t tid, const char *comm, uint
 static void add_events(struct snapshot *s)
 {
 	struct perf_event_attr attr = {
-		.type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr), .sample_period = 1,
-		.sample_type = SAMPLE_TYPE, .sample_id_all = 1,
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.sample_period = 1,
+		.sample_type = SAMPLE_TYPE,
+		.sample_id_all = 1,
 	};
 	struct perf_event_attr dummy = attr;
 	char name[128];
@@ -554,7 +563,7 @@ static struct snapshot *build_snapshot(void)
 			if (e->lost_before)
 				append_lost(s, e, e->lost_before);
 			append_sample(s, e, TP_ID + (uint64_t)e->tp, true);
-			if (i == 10)	/* not a tracepoint: left out */
+			if (i == 10) /* not a tracepoint: left out */
 				append_sample(s, e, DUMMY_ID, false);
 		}
 		assert_int_equal(snapshot__end_chunk(s), 0);
@@ -581,8 +590,10 @@ static void test_snapshot(void **state)
 	char path[PATH_MAX];
 	int calls = 0, fd;
 	struct tracedat_meta meta = {
-		.compression = TRACEDAT_COMPRESS_ZSTD, .nr_cpus = 1,
-		.comm_of = comm_of, .comm_ctx = &calls,
+		.compression = TRACEDAT_COMPRESS_ZSTD,
+		.nr_cpus = 1,
+		.comm_of = comm_of,
+		.comm_ctx = &calls,
 	};
 
 	(void)state;
@@ -599,8 +610,8 @@ static void test_snapshot(void **state)
 	assert_int_equal(res.lost_events, 42 + 15);
 	assert_int_equal(res.lost_unplaced, 0);
 	assert_int_equal(res.nr_cmdlines, 3);
-	assert_int_equal(res.nr_cpus, NR_CPUS);	/* raised from 1 by the samples */
-	assert_int_equal(calls, 2);			/* 3333 and 4444 */
+	assert_int_equal(res.nr_cpus, NR_CPUS); /* raised from 1 by the samples */
+	assert_int_equal(calls, 2);		/* 3333 and 4444 */
 	check_report(path, NR_CPUS);
 	check_plain_report(path);
 	check_dump(path, true);
@@ -615,12 +626,18 @@ static void test_snapshot_own_formats(void **state)
 	char path[PATH_MAX];
 	int calls = 0, fd;
 	struct tracedat_meta meta = {
-		.tracing_dir = "/nonexistent/tracefs", .trace_clock = "mono",
-		.compression = TRACEDAT_COMPRESS_NONE, .nr_cpus = 8,
-		.comm_of = comm_of, .comm_ctx = &calls,
-		.header_page = header_page, .header_page_size = (size_t)header_page_size,
-		.header_event = header_event, .header_event_size = (size_t)header_event_size,
-		.formats = formats, .nr_formats = NR_TPS + 1,
+		.tracing_dir = "/nonexistent/tracefs",
+		.trace_clock = "mono",
+		.compression = TRACEDAT_COMPRESS_NONE,
+		.nr_cpus = 8,
+		.comm_of = comm_of,
+		.comm_ctx = &calls,
+		.header_page = header_page,
+		.header_page_size = (size_t)header_page_size,
+		.header_event = header_event,
+		.header_event_size = (size_t)header_event_size,
+		.formats = formats,
+		.nr_formats = NR_TPS + 1,
 		.uname = "Linux elsewhere 6.1.0 x86_64",
 	};
 	const char *args[] = { "dump", "--options", path, NULL };
@@ -674,8 +691,7 @@ static int load_formats(void)
 			return -EINVAL;
 	}
 	header_page = tracefs_instance_file_read(NULL, "events/header_page", &header_page_size);
-	header_event = tracefs_instance_file_read(NULL, "events/header_event",
-						  &header_event_size);
+	header_event = tracefs_instance_file_read(NULL, "events/header_event", &header_event_size);
 	return header_page && header_event ? 0 : -ENOENT;
 }
 

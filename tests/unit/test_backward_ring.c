@@ -15,8 +15,8 @@
 
 #include "backward_ring.h"
 
-#define RING_SIZE	4096
-#define MAX_LOG		200000
+#define RING_SIZE 4096
+#define MAX_LOG	  200000
 
 /* The kernel side: a data area, data_head and what was written, in order. */
 struct sim_ring {
@@ -104,7 +104,7 @@ static size_t expected_count(const struct sim_ring *r, size_t len)
 struct check_result {
 	size_t len;
 	size_t records;
-	int partial_oldest;	/* bytes were left over after the last complete record */
+	int partial_oldest; /* bytes were left over after the last complete record */
 };
 
 /* Copies the ring, walks the copy and compares it with the writer's log. */

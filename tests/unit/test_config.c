@@ -31,10 +31,11 @@
 #include "config.h"
 
 #define CONFIG_DATA TEST_DATA_DIR "/config"
-#define CONF_DIR TEST_DATA_DIR "/../../conf"
+#define CONF_DIR    TEST_DATA_DIR "/../../conf"
 
-#define BASE_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-			  PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+#define BASE_SAMPLE_TYPE                                                                \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 
 static char tmpdir[] = "/tmp/test_config.XXXXXX";
 static const char *tracing_dir;
@@ -152,8 +153,8 @@ static char *load_bad(const char *name, struct config_diags *d, size_t nr)
 	r = load_data(name, &path, &cfg, d);
 	if (r != -EINVAL || (nr && d->nr != nr)) {
 		dump_diags(d);
-		fail_msg("%s: returned %d with %zu diagnostics, expected -EINVAL and %zu",
-			 name, r, d->nr, nr);
+		fail_msg("%s: returned %d with %zu diagnostics, expected -EINVAL and %zu", name, r,
+			 d->nr, nr);
 	}
 	assert_null(cfg);
 	return path;
@@ -289,8 +290,10 @@ static int group_setup(void **state)
 	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/id",
 		 tracing_dir ? tracing_dir : "/sys/kernel/tracing");
 	if (!tracing_dir || access(path, R_OK)) {
-		fprintf(stderr, "test_config: cannot read %s: %s: these tests need tracefs and root: "
-			"mount -t tracefs nodev /sys/kernel/tracing\n", path, strerror(errno));
+		fprintf(stderr,
+			"test_config: cannot read %s: %s: these tests need tracefs and root: "
+			"mount -t tracefs nodev /sys/kernel/tracing\n",
+			path, strerror(errno));
 		return -1;
 	}
 	if (!mkdtemp(tmpdir)) {
@@ -581,7 +584,7 @@ static void test_buffer_rounding(void **state)
 		const char *value;
 		uint64_t bytes;
 	} sizes[] = {
-		{ "1", 1 }, { "5000", 5000 }, { "4k", 4096 }, { "3K", 3072 },
+		{ "1", 1 },	     { "5000", 5000 },	   { "4k", 4096 },	    { "3K", 3072 },
 		{ "12M", 12 << 20 }, { "1G", 1ull << 30 }, { "1024M", 1ull << 30 },
 	};
 	long page = sysconf(_SC_PAGESIZE);
@@ -596,7 +599,8 @@ static void test_buffer_rounding(void **state)
 		size_t size = 0;
 		FILE *out;
 
-		assert_true(asprintf(&text, "[capture]\nevents = cpu-clock\nbuffer_size = %s\n"
+		assert_true(asprintf(&text,
+				     "[capture]\nevents = cpu-clock\nbuffer_size = %s\n"
 				     "cpus = all\n[snapshot]\ndirectory = @DIR@\n",
 				     sizes[i].value) > 0);
 		assert_int_equal(load_text(text, &path, &cfg, &d), 0);
@@ -653,8 +657,8 @@ static void test_bad_unknown_section(void **state)
 
 static void test_bad_size(void **state)
 {
-	static const char *const bad[] = { "0", "-1", "4MB", "M", "1025M", "2G", "4 M",
-					   "99999999999999999999" };
+	static const char *const bad[] = { "0",	    "-1", "4MB", "M",
+					   "1025M", "2G", "4 M", "99999999999999999999" };
 	struct config_diags d = { 0 };
 	char *path, *line = NULL;
 	size_t size = 0, i;
@@ -681,8 +685,10 @@ static void test_bad_size(void **state)
 		struct perfsnapd_config *cfg;
 		char *text;
 
-		assert_true(asprintf(&text, "[capture]\nevents = cpu-clock\n\nbuffer_size = %s\n"
-				     "[snapshot]\ndirectory = @DIR@\n", bad[i]) > 0);
+		assert_true(asprintf(&text,
+				     "[capture]\nevents = cpu-clock\n\nbuffer_size = %s\n"
+				     "[snapshot]\ndirectory = @DIR@\n",
+				     bad[i]) > 0);
 		assert_int_equal(load_text(text, &path, &cfg, &d), -EINVAL);
 		assert_int_equal(d.nr, 1);
 		expect_diag(&d, path, 4, "[capture] buffer_size", bad[i], "accepted:");
@@ -699,8 +705,8 @@ static void test_bad_unknown_event(void **state)
 
 	(void)state;
 	path = load_bad("bad_unknown_event.conf", &d, 3);
-	expect_diag(&d, path, 3, "[capture] events", "'sched:no_such_tracepoint'",
-		    "not found in ", "/events: see `perf list tracepoint`");
+	expect_diag(&d, path, 3, "[capture] events", "'sched:no_such_tracepoint'", "not found in ",
+		    "/events: see `perf list tracepoint`");
 	expect_diag(&d, path, 4, "[capture] events", "unknown event 'cpu-clocks'",
 		    "accepted: tracepoints as system:event", "cpu-clock, task-clock");
 	expect_diag(&d, path, 5, "'cycles:u'", "modifier ':u' not supported");
@@ -762,8 +768,9 @@ static void test_bad_no_events(void **state)
 
 static void test_bad_cpus(void **state)
 {
-	static const char *const bad[] = { "", "none", "0-", "-1", "3-1", "0,,1", "0,", "1 2",
-					   "0x1" };
+	static const char *const bad[] = {
+		"", "none", "0-", "-1", "3-1", "0,,1", "0,", "1 2", "0x1"
+	};
 	struct config_diags d = { 0 };
 	char *path;
 	size_t i;
@@ -785,8 +792,10 @@ static void test_bad_cpus(void **state)
 		struct perfsnapd_config *cfg;
 		char *text;
 
-		assert_true(asprintf(&text, "[capture]\nevents = cpu-clock\ncpus = %s\n"
-				     "[snapshot]\ndirectory = @DIR@\n", bad[i]) > 0);
+		assert_true(asprintf(&text,
+				     "[capture]\nevents = cpu-clock\ncpus = %s\n"
+				     "[snapshot]\ndirectory = @DIR@\n",
+				     bad[i]) > 0);
 		assert_int_equal(load_text(text, &path, &cfg, &d), -EINVAL);
 		assert_int_equal(d.nr, 1);
 		expect_diag(&d, path, 3, "[capture] cpus: bad CPU list", "accepted:");
@@ -804,7 +813,9 @@ static void test_cpus_normalized(void **state)
 
 	(void)state;
 	assert_int_equal(load_text("[capture]\nevents = cpu-clock\ncpus = 0, 0-0,0\n"
-				   "[snapshot]\ndirectory = @DIR@\n", &path, &cfg, &d), 0);
+				   "[snapshot]\ndirectory = @DIR@\n",
+				   &path, &cfg, &d),
+			 0);
 	assert_string_equal(cfg->cpus, "0");
 	config__delete(cfg);
 	free(path);
@@ -824,8 +835,8 @@ static void test_bad_directory(void **state)
 	free(path);
 
 	path = load_bad("bad_directory_relative.conf", &d, 1);
-	expect_diag(&d, path, 4, "[snapshot] directory", "'var/lib/perfsnapd' is not an absolute path",
-		    "accepted: an absolute path");
+	expect_diag(&d, path, 4, "[snapshot] directory",
+		    "'var/lib/perfsnapd' is not an absolute path", "accepted: an absolute path");
 	config_diags__clear(&d);
 	free(path);
 
@@ -900,7 +911,9 @@ static void test_bad_format(void **state)
 	free(path);
 
 	assert_int_equal(load_text("[capture]\nevents = cpu-clock\n[snapshot]\n"
-				   "directory = @DIR@\nformats =\n", &path, &cfg, &d), -EINVAL);
+				   "directory = @DIR@\nformats =\n",
+				   &path, &cfg, &d),
+			 -EINVAL);
 	assert_int_equal(d.nr, 1);
 	expect_diag(&d, path, 5, "[snapshot] formats", "empty", "accepted:");
 	config_diags__clear(&d);
@@ -924,8 +937,10 @@ static void test_bad_syntax(void **state)
 	long_line = malloc(400);
 	memset(long_line, 'x', 399);
 	long_line[399] = '\0';
-	assert_true(asprintf(&text, "[capture]\nevents = cpu-clock %s\n[snapshot]\n"
-			     "directory = @DIR@\n", long_line) > 0);
+	assert_true(asprintf(&text,
+			     "[capture]\nevents = cpu-clock %s\n[snapshot]\n"
+			     "directory = @DIR@\n",
+			     long_line) > 0);
 	assert_int_equal(load_text(text, &path, &cfg, &d), -EINVAL);
 	expect_diag(&d, path, 2, "line too long", "indented lines");
 	config_diags__clear(&d);
@@ -935,7 +950,9 @@ static void test_bad_syntax(void **state)
 	/* Keys outside sections, keys set twice, continued scalars. */
 	assert_int_equal(load_text("top = 1\n[capture]\nevents = cpu-clock\ncpus = all\n"
 				   "cpus = 0\nbuffer_size = 4M\n  8M\n[snapshot]\n"
-				   "directory = @DIR@\n", &path, &cfg, &d), -EINVAL);
+				   "directory = @DIR@\n",
+				   &path, &cfg, &d),
+			 -EINVAL);
 	assert_int_equal(d.nr, 3);
 	expect_diag(&d, path, 1, "key 'top' outside a section");
 	expect_diag(&d, path, 5, "[capture] cpus: set again (first on line 4)");
@@ -998,8 +1015,10 @@ static void test_explicit_tracing_dir(void **state)
 	char *path, *fake;
 
 	(void)state;
-	path = write_conf("tp.conf", "[capture]\nevents = sched:sched_switch\n"
-			  "[snapshot]\ndirectory = @DIR@\n", "@DIR@", tmpdir);
+	path = write_conf("tp.conf",
+			  "[capture]\nevents = sched:sched_switch\n"
+			  "[snapshot]\ndirectory = @DIR@\n",
+			  "@DIR@", tmpdir);
 	assert_int_equal(config__load(path, tracing_dir, &cfg, &d), 0);
 	assert_int_equal(cfg->events[0].attr.config, tracepoint_id("sched", "sched_switch"));
 	config__delete(cfg);
@@ -1060,7 +1079,8 @@ static void test_clock_realtime_tracepoint(void **state)
 	(void)state;
 	assert_int_equal(load_text("[capture]\nevents = cpu-clock sched:sched_switch\n"
 				   "clock = realtime\n[snapshot]\ndirectory = @DIR@\n",
-				   &path, &cfg, &d), -EINVAL);
+				   &path, &cfg, &d),
+			 -EINVAL);
 	assert_null(cfg);
 	assert_int_equal(d.nr, 1);
 	expect_diag(&d, path, 3, "[capture] clock: 'realtime'", "sched:sched_switch",
@@ -1076,7 +1096,7 @@ static void test_clock(void **state)
 		enum config_clock clock;
 		int clockid;
 		const char *trace_clock;
-		const char *events;	/* the kernel stamps tracepoints only NMI-safely */
+		const char *events; /* the kernel stamps tracepoints only NMI-safely */
 	} clocks[] = {
 		{ "perf", CONFIG_CLOCK_PERF, -1, "local", "cpu-clock sched:sched_switch" },
 		{ "monotonic", CONFIG_CLOCK_MONOTONIC, CLOCK_MONOTONIC, "mono",
@@ -1097,12 +1117,14 @@ static void test_clock(void **state)
 
 			/* The clock key before and after the events it applies to. */
 			if (before)
-				assert_true(asprintf(&text, "[capture]\nclock = %s\n"
+				assert_true(asprintf(&text,
+						     "[capture]\nclock = %s\n"
 						     "events = %s\n"
 						     "[snapshot]\ndirectory = @DIR@\n",
 						     clocks[i].name, clocks[i].events) > 0);
 			else
-				assert_true(asprintf(&text, "[capture]\n"
+				assert_true(asprintf(&text,
+						     "[capture]\n"
 						     "events = %s\n"
 						     "clock = %s\n[snapshot]\ndirectory = @DIR@\n",
 						     clocks[i].events, clocks[i].name) > 0);
@@ -1114,7 +1136,8 @@ static void test_clock(void **state)
 				const struct perf_event_attr *attr = &cfg->events[j].attr;
 
 				assert_int_equal(attr->use_clockid, clocks[i].clockid >= 0);
-				assert_int_equal(attr->clockid, clocks[i].clockid >= 0 ? clocks[i].clockid : 0);
+				assert_int_equal(attr->clockid,
+						 clocks[i].clockid >= 0 ? clocks[i].clockid : 0);
 			}
 			config__delete(cfg);
 			free(path);
@@ -1135,10 +1158,11 @@ static void test_print_all_keys(void **state)
 	text = print_config(cfg);
 	assert_non_null(strstr(text, "\ncpus = 0\nclock = boottime\nhistory_size = 0\t; keep none\n"
 				     "sideband = no\nmax_tasks = 64\n\n[snapshot]\n"));
-	assert_non_null(strstr(text, "\nformats = perf.data trace.dat\ncompression = zstd\n"
-				     "max_snapshots = 10\nmax_total_size = 1T\nmin_interval = 500ms\n"
-				     "max_per_hour = 60\npost_command = /bin/true\n"
-				     "post_command_timeout = 90s\n\n[control]\nsocket = "));
+	assert_non_null(strstr(text,
+			       "\nformats = perf.data trace.dat\ncompression = zstd\n"
+			       "max_snapshots = 10\nmax_total_size = 1T\nmin_interval = 500ms\n"
+			       "max_per_hour = 60\npost_command = /bin/true\n"
+			       "post_command_timeout = 90s\n\n[control]\nsocket = "));
 	assert_non_null(strstr(text, "/control.sock\ngroup = root\n"));
 
 	printed = write_conf("printed_all.conf", text, "", "");
@@ -1176,7 +1200,8 @@ static void test_print_defaults(void **state)
 
 	(void)state;
 	assert_int_equal(load_text("[capture]\nevents = cpu-clock\n[snapshot]\ndirectory = @DIR@\n",
-				   &path, &cfg, &d), 0);
+				   &path, &cfg, &d),
+			 0);
 	text = print_config(cfg);
 	assert_non_null(strstr(text, "\nclock = perf\nhistory_size = 16M\nsideband = yes\n"
 				     "max_tasks = 65536\n"));
@@ -1220,7 +1245,8 @@ static void test_bad_snapshot_keys(void **state)
 
 	(void)state;
 	path = load_bad("bad_snapshot_keys.conf", &d, 7);
-	expect_diag(&d, path, 5, "[snapshot] compression: bad value 'gzip'", "accepted: none, zstd");
+	expect_diag(&d, path, 5, "[snapshot] compression: bad value 'gzip'",
+		    "accepted: none, zstd");
 	expect_diag(&d, path, 6, "[snapshot] max_snapshots: bad number '-1'",
 		    "accepted: 0 (unlimited) or a number up to 1000000");
 	expect_diag(&d, path, 7, "[snapshot] max_total_size: size '2T' out of range",
@@ -1229,7 +1255,8 @@ static void test_bad_snapshot_keys(void **state)
 		    "accepted: 0 (none) or a number with unit ms, s, m or h");
 	expect_diag(&d, path, 9, "[snapshot] max_per_hour: bad number 'lots'",
 		    "accepted: 0 (unlimited) or a number up to 3600");
-	expect_diag(&d, path, 10, "[snapshot] post_command: 'upload-snapshot' is not an absolute path",
+	expect_diag(&d, path, 10,
+		    "[snapshot] post_command: 'upload-snapshot' is not an absolute path",
 		    "accepted: an absolute path to an executable file");
 	expect_diag(&d, path, 11, "[snapshot] post_command_timeout: duration '0' out of range",
 		    "accepted: more than 0");
@@ -1244,11 +1271,13 @@ static void test_bad_control_keys(void **state)
 
 	(void)state;
 	path = load_bad("bad_control_keys.conf", &d, 3);
-	expect_diag(&d, path, 6, "[control] socket: 'run/perfsnapd/control.sock' is not an absolute path",
+	expect_diag(&d, path, 6,
+		    "[control] socket: 'run/perfsnapd/control.sock' is not an absolute path",
 		    "accepted: an absolute path of at most 107 bytes");
 	expect_diag(&d, path, 7, "[control] group: no group 'no-such-group-perfsnapd'",
 		    "accepted: an existing group");
-	expect_diag(&d, path, 8, "[control] colour: unknown key", "accepted in [control]: socket, group");
+	expect_diag(&d, path, 8, "[control] colour: unknown key",
+		    "accepted in [control]: socket, group");
 	config_diags__clear(&d);
 	free(path);
 }
@@ -1267,16 +1296,22 @@ static void expect_bad_value(const char *section, const char *key, const char *v
 
 	if (!strcmp(section, "capture")) {
 		line = 3;
-		assert_true(asprintf(&text, "[capture]\nevents = cpu-clock\n%s = %s\n"
-				     "[snapshot]\ndirectory = @DIR@\n", key, value) > 0);
+		assert_true(asprintf(&text,
+				     "[capture]\nevents = cpu-clock\n%s = %s\n"
+				     "[snapshot]\ndirectory = @DIR@\n",
+				     key, value) > 0);
 	} else if (!strcmp(section, "snapshot")) {
 		line = 5;
-		assert_true(asprintf(&text, "[capture]\nevents = cpu-clock\n[snapshot]\n"
-				     "directory = @DIR@\n%s = %s\n", key, value) > 0);
+		assert_true(asprintf(&text,
+				     "[capture]\nevents = cpu-clock\n[snapshot]\n"
+				     "directory = @DIR@\n%s = %s\n",
+				     key, value) > 0);
 	} else {
 		line = 6;
-		assert_true(asprintf(&text, "[capture]\nevents = cpu-clock\n[snapshot]\n"
-				     "directory = @DIR@\n[control]\n%s = %s\n", key, value) > 0);
+		assert_true(asprintf(&text,
+				     "[capture]\nevents = cpu-clock\n[snapshot]\n"
+				     "directory = @DIR@\n[control]\n%s = %s\n",
+				     key, value) > 0);
 	}
 	assert_true(asprintf(&prefix, "[%s] %s: ", section, key) > 0);
 	if (load_text(text, &path, &cfg, &d) != -EINVAL || d.nr != 1) {
@@ -1351,8 +1386,10 @@ static void test_post_command(void **state)
 	(void)state;
 	script = write_conf("post.sh", "#!/bin/sh\nexit 0\n", "", "");
 	assert_int_equal(chmod(script, 0755), 0);
-	assert_true(asprintf(&text, "[capture]\nevents = cpu-clock\n[snapshot]\ndirectory = @DIR@\n"
-			     "post_command = %s\npost_command_timeout = 1500ms\n", script) > 0);
+	assert_true(asprintf(&text,
+			     "[capture]\nevents = cpu-clock\n[snapshot]\ndirectory = @DIR@\n"
+			     "post_command = %s\npost_command_timeout = 1500ms\n",
+			     script) > 0);
 	assert_int_equal(load_text(text, &path, &cfg, &d), 0);
 	assert_string_equal(cfg->post_command, script);
 	assert_int_equal(cfg->post_command_timeout_ms, 1500);
@@ -1384,8 +1421,10 @@ static void test_socket_length(void **state)
 		struct perfsnapd_config *cfg;
 		char *text, *path;
 
-		assert_true(asprintf(&text, "[capture]\nevents = cpu-clock\n[snapshot]\n"
-				     "directory = @DIR@\n[control]\nsocket = %s\n", name) > 0);
+		assert_true(asprintf(&text,
+				     "[capture]\nevents = cpu-clock\n[snapshot]\n"
+				     "directory = @DIR@\n[control]\nsocket = %s\n",
+				     name) > 0);
 		assert_int_equal(load_text(text, &path, &cfg, &d), 0);
 		assert_string_equal(cfg->control_socket, name);
 		config__delete(cfg);
@@ -1402,12 +1441,15 @@ static void test_good_values(void **state)
 	char *path;
 
 	(void)state;
-	assert_int_equal(load_text("[capture]\nevents = cpu-clock\nhistory_size = 1G\n"
-				   "max_tasks = 16777216\nsideband = yes\nclock = perf\n"
-				   "[snapshot]\ndirectory = @DIR@\nmax_snapshots = 1000000\n"
-				   "max_total_size = 1024G\nmin_interval = 24h\nmax_per_hour = 3600\n"
-				   "post_command_timeout = 1ms\ncompression = none\n"
-				   "[control]\nsocket = /run/x.sock\n", &path, &cfg, &d), 0);
+	assert_int_equal(
+		load_text("[capture]\nevents = cpu-clock\nhistory_size = 1G\n"
+			  "max_tasks = 16777216\nsideband = yes\nclock = perf\n"
+			  "[snapshot]\ndirectory = @DIR@\nmax_snapshots = 1000000\n"
+			  "max_total_size = 1024G\nmin_interval = 24h\nmax_per_hour = 3600\n"
+			  "post_command_timeout = 1ms\ncompression = none\n"
+			  "[control]\nsocket = /run/x.sock\n",
+			  &path, &cfg, &d),
+		0);
 	assert_int_equal(cfg->history_size, 1ull << 30);
 	assert_int_equal(cfg->max_tasks, 16777216);
 	assert_true(cfg->sideband);
@@ -1422,7 +1464,9 @@ static void test_good_values(void **state)
 
 	assert_int_equal(load_text("[capture]\nevents = cpu-clock\nmax_tasks = 64\n"
 				   "history_size = 0\n[snapshot]\ndirectory = @DIR@\n"
-				   "min_interval = 0ms\nmax_total_size = 0\n", &path, &cfg, &d), 0);
+				   "min_interval = 0ms\nmax_total_size = 0\n",
+				   &path, &cfg, &d),
+			 0);
 	assert_int_equal(cfg->max_tasks, 64);
 	assert_int_equal(cfg->history_size, 0);
 	assert_int_equal(cfg->min_interval_ms, 0);
@@ -1442,7 +1486,8 @@ static void test_control_section_messages(void **state)
 	assert_int_equal(load_text("top = 1\n[capture]\nevents = cpu-clock\nclock = perf\n"
 				   "\tmonotonic\n[snapshot]\ndirectory = @DIR@\n[controls]\n"
 				   "[control\n[control]\ngroup = root\ngroup = root\n",
-				   &path, &cfg, &d), -EINVAL);
+				   &path, &cfg, &d),
+			 -EINVAL);
 	assert_int_equal(d.nr, 5);
 	expect_diag(&d, path, 1, "key 'top' outside a section",
 		    "accepted: keys under [capture], [snapshot], [control]");
@@ -1456,13 +1501,16 @@ static void test_control_section_messages(void **state)
 
 	/* Every key of a section is offered. */
 	assert_int_equal(load_text("[capture]\nevents = cpu-clock\nclocks = perf\n[snapshot]\n"
-				   "directory = @DIR@\nmax_snapshot = 1\n", &path, &cfg, &d), -EINVAL);
+				   "directory = @DIR@\nmax_snapshot = 1\n",
+				   &path, &cfg, &d),
+			 -EINVAL);
 	expect_diag(&d, path, 3, "[capture] clocks: unknown key",
 		    "accepted in [capture]: events, buffer_size, cpus, clock, history_size, "
 		    "sideband, max_tasks");
-	expect_diag(&d, path, 6, "[snapshot] max_snapshot: unknown key",
-		    "accepted in [snapshot]: directory, formats, compression, max_snapshots, "
-		    "max_total_size, min_interval, max_per_hour, post_command, post_command_timeout");
+	expect_diag(
+		&d, path, 6, "[snapshot] max_snapshot: unknown key",
+		"accepted in [snapshot]: directory, formats, compression, max_snapshots, "
+		"max_total_size, min_interval, max_per_hour, post_command, post_command_timeout");
 	config_diags__clear(&d);
 	free(path);
 }

@@ -29,7 +29,7 @@
 
 #include "control.h"
 
-#define MAX_PENDING 80
+#define MAX_PENDING  80
 /* What fake_status() makes of its lines. */
 #define STATUS_REPLY "state: recording\n ok\n error trap\ntab?here\nok\n"
 
@@ -44,7 +44,7 @@ struct fake {
 	int nr_pending;
 	int status_calls, list_calls, reload_calls;
 	size_t list_lines;
-	int sync_dump_error;		/* nonzero: dump answers at once */
+	int sync_dump_error; /* nonzero: dump answers at once */
 };
 
 static int fake_status(void *ctx, struct control_reply *reply)
@@ -53,9 +53,9 @@ static int fake_status(void *ctx, struct control_reply *reply)
 
 	f->status_calls++;
 	control_reply__add(reply, "state: recording");
-	control_reply__add(reply, "ok");			/* escaped */
-	control_reply__add(reply, "error trap");		/* escaped */
-	control_reply__add(reply, "tab\there");		/* sanitized */
+	control_reply__add(reply, "ok");	 /* escaped */
+	control_reply__add(reply, "error trap"); /* escaped */
+	control_reply__add(reply, "tab\there");	 /* sanitized */
 	return 0;
 }
 
@@ -179,7 +179,7 @@ static void send_str(int fd, const char *s, size_t len)
 /* True once @buf holds a whole final line. */
 static bool has_final(const char *buf)
 {
-	for (const char *line = buf; *line; ) {
+	for (const char *line = buf; *line;) {
 		const char *nl = strchr(line, '\n');
 
 		if (!nl)
@@ -647,7 +647,8 @@ static void test_peer_credentials(void **state)
 	assert_int_equal(st.st_gid, users->gr_gid);
 	assert_int_equal(chmod(f->path, 0666), 0);
 	assert_int_equal(child_request(f, nobody, &nobody, 1,
-				       "error permission denied: need root or group 'users'\n"), 0);
+				       "error permission denied: need root or group 'users'\n"),
+			 0);
 	assert_int_equal(child_request(f, nobody, both, 2, STATUS_REPLY), 0);
 	assert_int_equal(child_request(f, users->gr_gid, NULL, 0, STATUS_REPLY), 0);
 	assert_int_equal(f->status_calls, 2);
@@ -700,7 +701,7 @@ static void test_socket_activation(void **state)
 	struct stat st;
 
 	if (access(f->path, F_OK) < 0)
-		skip();		/* fd 3 was taken */
+		skip(); /* fd 3 was taken */
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	setenv("LISTEN_PID", pid, 1);
 	setenv("LISTEN_FDS", "1", 1);

@@ -10,8 +10,9 @@
 
 #include "perf_record.h"
 
-#define TP_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-		 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+#define TP_TYPE                                                                         \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
 
 static void test_parse_tracepoint_sample(void **state)
 {
@@ -23,13 +24,30 @@ static void test_parse_tracepoint_sample(void **state)
 	uint64_t u64;
 
 	(void)state;
-	u64 = 77; memcpy(p, &u64, 8); p += 8;			/* identifier */
-	u64 = 0xffffffff81000000ull; memcpy(p, &u64, 8); p += 8; /* ip */
-	u32 = 100; memcpy(p, &u32, 4); u32 = 101; memcpy(p + 4, &u32, 4); p += 8;
-	u64 = 123456789; memcpy(p, &u64, 8); p += 8;		/* time */
-	u32 = 1; memcpy(p, &u32, 4); p += 8;			/* cpu, res */
-	u64 = 1; memcpy(p, &u64, 8); p += 8;			/* period */
-	u32 = 12; memcpy(p, &u32, 4); memcpy(p + 4, "abcdefghijkl", 12); p += 16;
+	u64 = 77;
+	memcpy(p, &u64, 8);
+	p += 8; /* identifier */
+	u64 = 0xffffffff81000000ull;
+	memcpy(p, &u64, 8);
+	p += 8; /* ip */
+	u32 = 100;
+	memcpy(p, &u32, 4);
+	u32 = 101;
+	memcpy(p + 4, &u32, 4);
+	p += 8;
+	u64 = 123456789;
+	memcpy(p, &u64, 8);
+	p += 8; /* time */
+	u32 = 1;
+	memcpy(p, &u32, 4);
+	p += 8; /* cpu, res */
+	u64 = 1;
+	memcpy(p, &u64, 8);
+	p += 8; /* period */
+	u32 = 12;
+	memcpy(p, &u32, 4);
+	memcpy(p + 4, "abcdefghijkl", 12);
+	p += 16;
 	h->type = PERF_RECORD_SAMPLE;
 	h->size = (uint16_t)(p - (uint8_t *)buf);
 
@@ -67,13 +85,15 @@ static void test_callchain_bounds(void **state)
 	(void)state;
 	h->type = PERF_RECORD_SAMPLE;
 	h->size = sizeof(buf);
-	buf[1] = 5;		/* identifier */
-	buf[2] = 1000;		/* callchain nr: far more than the record holds */
-	assert_int_equal(perf_record__parse_sample(h, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN,
-						   &s), -EINVAL);
+	buf[1] = 5;    /* identifier */
+	buf[2] = 1000; /* callchain nr: far more than the record holds */
+	assert_int_equal(
+		perf_record__parse_sample(h, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN, &s),
+		-EINVAL);
 	buf[2] = 3;
-	assert_int_equal(perf_record__parse_sample(h, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN,
-						   &s), 0);
+	assert_int_equal(
+		perf_record__parse_sample(h, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN, &s),
+		0);
 	assert_int_equal(s.callchain_nr, 3);
 	assert_ptr_equal(s.callchain, &buf[3]);
 }
@@ -92,8 +112,9 @@ static void test_trailer_round_trip(void **state)
 	assert_int_equal(tsize, 32);
 	h->type = PERF_RECORD_COMM;
 	h->size = sizeof(*h) + 24 + tsize;
-	assert_int_equal(perf_record__write_id_trailer((uint8_t *)buf + sizeof(*h) + 24, TP_TYPE, &in),
-			 tsize);
+	assert_int_equal(
+		perf_record__write_id_trailer((uint8_t *)buf + sizeof(*h) + 24, TP_TYPE, &in),
+		tsize);
 	assert_int_equal(perf_record__parse_id_trailer(h, TP_TYPE, &out), 0);
 	assert_int_equal(out.pid, 5);
 	assert_int_equal(out.tid, 6);

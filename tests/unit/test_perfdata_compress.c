@@ -23,7 +23,7 @@
 struct sink {
 	unsigned char *data;
 	size_t len;
-	int fail;		/* return this from the next write */
+	int fail; /* return this from the next write */
 };
 
 static int sink_write(void *ctx, const void *data, size_t len)
@@ -77,7 +77,7 @@ static void add_record(struct perfdata_compress *c, struct input *in, uint16_t s
 struct parsed {
 	size_t nr_compressed;
 	size_t nr_raw;
-	size_t max_record;	/* largest COMPRESSED record, header included */
+	size_t max_record; /* largest COMPRESSED record, header included */
 	size_t last_type;
 };
 
@@ -221,7 +221,7 @@ static void test_large_records_raw(void **state)
 	add_record(c, &in, 64, 0);
 	add_record(c, &in, 65528, 1);
 	add_record(c, &in, 128, 0);
-	add_record(c, &in, PERFDATA_COMPRESS_CHUNK, 0);	/* fits: compressed */
+	add_record(c, &in, PERFDATA_COMPRESS_CHUNK, 0); /* fits: compressed */
 	add_record(c, &in, PERFDATA_COMPRESS_CHUNK + 8, 0);
 	assert_int_equal(perfdata_compress__finish(c, feat), 0);
 	p = parse_output(&s, &in);

@@ -26,10 +26,11 @@
 #include "snapshot.h"
 #include "tracing_data.h"
 
-#define TP_ID_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
-		    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+#define TP_ID_TYPE                                                                                \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_CPU | \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
 #define TP_BARE_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
-#define FORMAT "name: sched_switch\nID: 316\nformat:\n\tfield:int x;\toffset:0;\tsize:4;\n"
+#define FORMAT	     "name: sched_switch\nID: 316\nformat:\n\tfield:int x;\toffset:0;\tsize:4;\n"
 
 struct buf {
 	uint8_t data[16384];
@@ -43,9 +44,18 @@ static void put(struct buf *b, const void *p, size_t n)
 	b->len += n;
 }
 
-static void put_u32(struct buf *b, uint32_t v) { put(b, &v, 4); }
-static void put_u64(struct buf *b, uint64_t v) { put(b, &v, 8); }
-static void put_str(struct buf *b, const char *s) { put(b, s, strlen(s) + 1); }
+static void put_u32(struct buf *b, uint32_t v)
+{
+	put(b, &v, 4);
+}
+static void put_u64(struct buf *b, uint64_t v)
+{
+	put(b, &v, 8);
+}
+static void put_str(struct buf *b, const char *s)
+{
+	put(b, s, strlen(s) + 1);
+}
 
 static void build_tracing_data(struct buf *b, const char *version)
 {
@@ -55,9 +65,9 @@ static void build_tracing_data(struct buf *b, const char *version)
 	put(b, magic, sizeof(magic));
 	put_str(b, version);
 	byte = 0;
-	put(b, &byte, 1);		/* little-endian */
+	put(b, &byte, 1); /* little-endian */
 	byte = 8;
-	put(b, &byte, 1);		/* long size */
+	put(b, &byte, 1); /* long size */
 	put_u32(b, 4096);
 	put_str(b, "header_page");
 	put_u64(b, 5);
@@ -65,15 +75,15 @@ static void build_tracing_data(struct buf *b, const char *version)
 	put_str(b, "header_event");
 	put_u64(b, 6);
 	put(b, "event!", 6);
-	put_u32(b, 0);			/* ftrace formats */
-	put_u32(b, 1);			/* systems */
+	put_u32(b, 0); /* ftrace formats */
+	put_u32(b, 1); /* systems */
 	put_str(b, "sched");
 	put_u32(b, 1);
 	put_u64(b, strlen(FORMAT));
 	put(b, FORMAT, strlen(FORMAT));
-	put_u32(b, 0);			/* kallsyms */
+	put_u32(b, 0); /* kallsyms */
 	put_u32(b, 3);
-	put(b, "pk\n", 3);		/* printk formats */
+	put(b, "pk\n", 3); /* printk formats */
 	if (!strcmp(version, "0.6")) {
 		put_u64(b, 8);
 		put(b, "1 init\n\n", 8);
@@ -86,8 +96,8 @@ static void test_id_positions(void **state)
 	struct perf_event_header *h = (void *)rec;
 
 	(void)state;
-	assert_int_equal(perf_record__id_pos(TP_ID_TYPE), 3);	/* after ip, tid, time */
-	assert_int_equal(perf_record__is_pos(TP_ID_TYPE), 2);	/* before cpu */
+	assert_int_equal(perf_record__id_pos(TP_ID_TYPE), 3); /* after ip, tid, time */
+	assert_int_equal(perf_record__is_pos(TP_ID_TYPE), 2); /* before cpu */
 	assert_int_equal(perf_record__id_pos(TP_ID_TYPE | PERF_SAMPLE_IDENTIFIER), 0);
 	assert_int_equal(perf_record__is_pos(TP_ID_TYPE | PERF_SAMPLE_IDENTIFIER), 1);
 	assert_int_equal(perf_record__id_pos(TP_BARE_TYPE), -1);
@@ -99,11 +109,11 @@ static void test_id_positions(void **state)
 	assert_int_equal(perf_record__id_for(h, TP_ID_TYPE, &id), 0);
 	assert_int_equal(id, 42);
 	assert_int_equal(perf_record__id_for(h, TP_BARE_TYPE, &id), -ENODATA);
-	h->size = 8 + 3 * 8;	/* cut before the id */
+	h->size = 8 + 3 * 8; /* cut before the id */
 	assert_int_equal(perf_record__id_for(h, TP_ID_TYPE, &id), -EINVAL);
 
 	h->type = PERF_RECORD_COMM;
-	h->size = 8 + 6 * 8;	/* ... tid, time, id, cpu */
+	h->size = 8 + 6 * 8; /* ... tid, time, id, cpu */
 	rec[5] = 77;
 	assert_int_equal(perf_record__id_for(h, TP_ID_TYPE, &id), 0);
 	assert_int_equal(id, 77);
@@ -160,7 +170,7 @@ static void test_tracing_data_parse(void **state)
 			 -EPROTONOSUPPORT);
 	b.len = 0;
 	build_tracing_data(&b, "0.6");
-	b.data[14] = 1;		/* big-endian */
+	b.data[14] = 1; /* big-endian */
 	assert_int_equal(tracing_data__parse(b.data, b.len, &info, msg, sizeof(msg)),
 			 -EPROTONOSUPPORT);
 	/* A system count no blob could hold is refused before allocating. */
@@ -178,24 +188,26 @@ static void put_sample(struct buf *b, bool with_id, uint64_t id, uint64_t time, 
 
 	put(b, &h, sizeof(h));
 	if (with_id)
-		put_u64(b, 0xffffffff81000000ull);	/* ip */
+		put_u64(b, 0xffffffff81000000ull); /* ip */
 	put_u32(b, 100);
-	put_u32(b, 101);			/* pid, tid */
+	put_u32(b, 101); /* pid, tid */
 	put_u64(b, time);
 	if (with_id) {
 		put_u64(b, id);
 		put_u32(b, cpu);
 		put_u32(b, 0);
-		put_u64(b, 1);			/* period */
+		put_u64(b, 1); /* period */
 	}
-	put_u32(b, 12);				/* raw: common_type 316, common_pid 101 */
+	put_u32(b, 12); /* raw: common_type 316, common_pid 101 */
 	put(b, "\x3c\x01\0\0\x65\0\0\0zzzz", 12);
 }
 
 static void put_attr(struct buf *b, uint64_t sample_type, uint64_t ids_offset, uint64_t nr_ids)
 {
-	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr),
-					.config = 316, .sample_type = sample_type,
+	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT,
+					.size = sizeof(attr),
+					.config = 316,
+					.sample_type = sample_type,
 					.sample_id_all = 1 };
 
 	put(b, &attr, sizeof(attr));
@@ -226,8 +238,8 @@ static void build_file(struct buf *b, bool two)
 	put_u64(b, data_off);
 	put_u64(b, data.len);
 	put_u64(b, 0);
-	put_u64(b, 0);			/* event_types */
-	put_u64(b, 1 << 1);		/* features: TRACING_DATA */
+	put_u64(b, 0);	    /* event_types */
+	put_u64(b, 1 << 1); /* features: TRACING_DATA */
 	put_u64(b, 0);
 	put_u64(b, 0);
 	put_u64(b, 0);
@@ -353,8 +365,10 @@ static void test_pipe_mode(void **state)
 	struct perfdata_reader *r;
 	struct snapshot *s;
 	struct buf *b = malloc(sizeof(*b));
-	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr),
-					.config = 316, .sample_type = TP_ID_TYPE,
+	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT,
+					.size = sizeof(attr),
+					.config = 316,
+					.sample_type = TP_ID_TYPE,
 					.sample_id_all = 1 };
 	struct perf_event_header h;
 	uint32_t pad;
@@ -368,7 +382,7 @@ static void test_pipe_mode(void **state)
 	h = (struct perf_event_header){ .type = 64, .size = sizeof(h) + sizeof(attr) + 8 };
 	put(b, &h, sizeof(h));
 	put(b, &attr, sizeof(attr));
-	put_u64(b, 9);			/* its id */
+	put_u64(b, 9); /* its id */
 	h = (struct perf_event_header){ .type = 66, .size = 16 };
 	put(b, &h, sizeof(h));
 	put_u32(b, (uint32_t)td.len + pad);
@@ -377,11 +391,11 @@ static void test_pipe_mode(void **state)
 	put(b, "\0\0\0\0\0\0\0", pad);
 	put_sample(b, true, 9, 2000, 1);
 	put_sample(b, true, 9, 1000, 0);
-	h = (struct perf_event_header){ .type = 68, .size = 8 };	/* FINISHED_ROUND */
+	h = (struct perf_event_header){ .type = 68, .size = 8 }; /* FINISHED_ROUND */
 	put(b, &h, sizeof(h));
-	h = (struct perf_event_header){ .type = 78, .size = 8 + 16 + 8 };	/* EVENT_UPDATE */
+	h = (struct perf_event_header){ .type = 78, .size = 8 + 16 + 8 }; /* EVENT_UPDATE */
 	put(b, &h, sizeof(h));
-	put_u64(b, 2);			/* NAME */
+	put_u64(b, 2); /* NAME */
 	put_u64(b, 9);
 	put(b, "my:name", 8);
 
@@ -411,8 +425,10 @@ static void test_pipe_mode(void **state)
 /* A pipe stream: header, one TP_ID_TYPE attr with id 9, the tracing data. */
 static void build_pipe_start(struct buf *b)
 {
-	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr),
-					.config = 316, .sample_type = TP_ID_TYPE,
+	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT,
+					.size = sizeof(attr),
+					.config = 316,
+					.sample_type = TP_ID_TYPE,
 					.sample_id_all = 1 };
 	struct buf td = { .len = 0 };
 	struct perf_event_header h = { .type = 64, .size = sizeof(h) + sizeof(attr) + 8 };
@@ -457,7 +473,7 @@ static void test_compressed(void **state)
 		size_t len = i ? n - cut : cut, pad = (8 - len % 8) % 8;
 		struct perf_event_header h = { .type = 83, .size = (uint16_t)(16 + len + pad) };
 
-		put(b, &h, sizeof(h));		/* COMPRESSED2: size, data, padding */
+		put(b, &h, sizeof(h)); /* COMPRESSED2: size, data, padding */
 		put_u64(b, len);
 		put(b, packed + (i ? cut : 0), len);
 		put(b, "\0\0\0\0\0\0\0", pad);
@@ -474,7 +490,7 @@ static void test_compressed(void **state)
 	{
 		struct perf_event_header h = { .type = 81, .size = (uint16_t)(8 + n) };
 
-		put(b, &h, sizeof(h));		/* COMPRESSED: data to the end */
+		put(b, &h, sizeof(h)); /* COMPRESSED: data to the end */
 		put(b, packed, n);
 	}
 	assert_int_equal(read_buf(b, true, 0, UINT64_MAX, &s, &r), -EPROTO);
@@ -522,7 +538,7 @@ static void test_broken_inputs(void **state)
 		struct perf_event_header h = { .type = 80, .size = 8 + 8 + 8 };
 
 		put(b, &h, sizeof(h));
-		put_u64(b, 7);			/* HEADER_NRCPUS */
+		put_u64(b, 7); /* HEADER_NRCPUS */
 		put_u32(b, 2);
 		put_u32(b, 855834624);
 	}
@@ -532,10 +548,10 @@ static void test_broken_inputs(void **state)
 	b->len = 600;
 	expect_error(b, false, -EPROTO, "truncated?");
 	*b = *good;
-	b->data[16] = 3;		/* attr_size */
+	b->data[16] = 3; /* attr_size */
 	expect_error(b, false, -EPROTO, "attr entry size");
 	*b = *good;
-	b->data[54] = 0x7f;		/* data size */
+	b->data[54] = 0x7f; /* data size */
 	expect_error(b, false, -EPROTO, "data section");
 
 	/* Every cut and every flipped byte: a result or an error with a message. */

@@ -26,16 +26,16 @@
 #include "perfdata_compress.h"
 #include "perfdata_writer.h"
 
-#define HEADER_SIZE	104
-#define ATTR_SIZE	128
-#define ATTR_ENTRY	(ATTR_SIZE + 16)
+#define HEADER_SIZE 104
+#define ATTR_SIZE   128
+#define ATTR_ENTRY  (ATTR_SIZE + 16)
 
 /* Fault injection, set per test and reset by the fixtures. */
 static struct {
-	size_t max_len;		/* cut every write to this many bytes (0: no cut) */
-	int eintr;		/* fail every other call with EINTR */
-	int fail_errno;		/* fail with this errno ... */
-	int fail_after;		/* ... once this many calls succeeded */
+	size_t max_len; /* cut every write to this many bytes (0: no cut) */
+	int eintr;	/* fail every other call with EINTR */
+	int fail_errno; /* fail with this errno ... */
+	int fail_after; /* ... once this many calls succeeded */
 	int calls;
 } inject;
 
@@ -254,12 +254,12 @@ static void test_header_attrs_ids_data(void **state)
 	assert_memory_equal(f.data, "PERFILE2", 8);
 	assert_int_equal(u64_at(&f, 8), HEADER_SIZE);
 	assert_int_equal(u64_at(&f, 16), ATTR_ENTRY);
-	assert_int_equal(u64_at(&f, 24), HEADER_SIZE);		/* attrs.offset */
-	assert_int_equal(u64_at(&f, 32), 2 * ATTR_ENTRY);	/* attrs.size */
+	assert_int_equal(u64_at(&f, 24), HEADER_SIZE);	  /* attrs.offset */
+	assert_int_equal(u64_at(&f, 32), 2 * ATTR_ENTRY); /* attrs.size */
 	data_off = HEADER_SIZE + 2 * ATTR_ENTRY + 3 * 8;
-	assert_int_equal(u64_at(&f, 40), data_off);		/* data.offset */
-	assert_int_equal(u64_at(&f, 48), data);			/* data.size */
-	assert_int_equal(u64_at(&f, 56), 0);			/* event_types */
+	assert_int_equal(u64_at(&f, 40), data_off); /* data.offset */
+	assert_int_equal(u64_at(&f, 48), data);	    /* data.size */
+	assert_int_equal(u64_at(&f, 56), 0);	    /* event_types */
 	assert_int_equal(u64_at(&f, 64), 0);
 
 	check_attr(&f, HEADER_SIZE, &a0);
@@ -284,9 +284,10 @@ static void test_header_attrs_ids_data(void **state)
 
 /* In perf's HEADER_* order; the values are checked in perfdata_writer.c. */
 static const int feat_bits[] = {
-	PERFDATA_FEAT_TRACING_DATA, PERFDATA_FEAT_HOSTNAME, PERFDATA_FEAT_OSRELEASE,
-	PERFDATA_FEAT_VERSION, PERFDATA_FEAT_ARCH, PERFDATA_FEAT_NRCPUS, PERFDATA_FEAT_CMDLINE,
-	PERFDATA_FEAT_EVENT_DESC, PERFDATA_FEAT_SAMPLE_TIME, PERFDATA_FEAT_CLOCKID,
+	PERFDATA_FEAT_TRACING_DATA, PERFDATA_FEAT_HOSTNAME,   PERFDATA_FEAT_OSRELEASE,
+	PERFDATA_FEAT_VERSION,	    PERFDATA_FEAT_ARCH,	      PERFDATA_FEAT_NRCPUS,
+	PERFDATA_FEAT_CMDLINE,	    PERFDATA_FEAT_EVENT_DESC, PERFDATA_FEAT_SAMPLE_TIME,
+	PERFDATA_FEAT_CLOCKID,
 };
 #define NR_FEAT (sizeof(feat_bits) / sizeof(feat_bits[0]))
 
@@ -306,7 +307,7 @@ static void check_event_desc(const struct file *f, uint64_t off, uint64_t end,
 	check_attr(f, off, a1);
 	off += ATTR_SIZE;
 	assert_int_equal(u32_at(f, off), 1);
-	assert_int_equal(u32_at(f, off + 4), 128);	/* 75 bytes + NUL, padded to 128 */
+	assert_int_equal(u32_at(f, off + 4), 128); /* 75 bytes + NUL, padded to 128 */
 	off = check_string(f, off + 4, long_name);
 	assert_int_equal(u64_at(f, off), 99);
 	assert_int_equal(off + 8, end);
@@ -326,11 +327,11 @@ static void check_feature(const struct file *f, int bit, uint64_t off, uint64_t 
 		assert_int_equal(size, 4 + 64);
 		check_string(f, off, "host");
 		break;
-	case PERFDATA_FEAT_OSRELEASE:	/* 63 chars + NUL: exactly 64 */
+	case PERFDATA_FEAT_OSRELEASE: /* 63 chars + NUL: exactly 64 */
 		assert_int_equal(size, 4 + 64);
 		check_string(f, off, STR63);
 		break;
-	case PERFDATA_FEAT_VERSION:	/* 64 chars + NUL: 128 */
+	case PERFDATA_FEAT_VERSION: /* 64 chars + NUL: 128 */
 		assert_int_equal(size, 4 + 128);
 		check_string(f, off, STR64);
 		break;
@@ -475,7 +476,7 @@ static void test_state_errors(void **state)
 	assert_non_null(w);
 	assert_int_equal(perfdata_writer__write_event(w, &fin), -EBADFD);
 	assert_int_equal(perfdata_writer__finish(w), -EBADFD);
-	assert_int_equal(perfdata_writer__begin_data(w), -EINVAL);	/* no attrs */
+	assert_int_equal(perfdata_writer__begin_data(w), -EINVAL); /* no attrs */
 	assert_int_equal(perfdata_writer__add_attr(w, &a, "x:y", &id, 1), 0);
 	assert_int_equal(perfdata_writer__begin_data(w), 0);
 	assert_int_equal(perfdata_writer__add_attr(w, &a, "x:z", &id, 1), -EBADFD);
@@ -534,8 +535,8 @@ static void test_invalid_args(void **state)
 	close(fd);
 }
 
-#define MANY_EVENTS	60000
-#define MANY_IDS	40000	/* 320 KB of ids: larger than the buffer */
+#define MANY_EVENTS 60000
+#define MANY_IDS    40000 /* 320 KB of ids: larger than the buffer */
 
 static uint16_t many_size(uint32_t i)
 {
@@ -741,11 +742,11 @@ static void test_compressed_data(void **state)
 	off = u64_at(&z, table + 2 * 16);
 	assert_int_equal(u64_at(&z, table + 2 * 16 + 8), 20);
 	assert_int_equal(off + 20, z.size);
-	assert_int_equal(u32_at(&z, off), 0);		/* version: perf record writes 0 */
-	assert_int_equal(u32_at(&z, off + 4), 1);	/* type: zstd */
-	assert_int_equal(u32_at(&z, off + 8), 3);	/* level */
+	assert_int_equal(u32_at(&z, off), 0);	  /* version: perf record writes 0 */
+	assert_int_equal(u32_at(&z, off + 4), 1); /* type: zstd */
+	assert_int_equal(u32_at(&z, off + 8), 3); /* level */
 	assert_int_equal(u32_at(&z, off + 12), (plain_data + out / 2) / out);
-	assert_int_equal(u32_at(&z, off + 16), 63 * 1024);	/* mmap_len */
+	assert_int_equal(u32_at(&z, off + 16), 63 * 1024); /* mmap_len */
 	free(plain.data);
 	free(z.data);
 }
@@ -765,7 +766,7 @@ static void test_compression_args(void **state)
 	assert_int_equal(perfdata_writer__set_compression(w, -1), -EINVAL);
 	assert_int_equal(perfdata_writer__set_compression(w, 23), -EINVAL);
 	assert_int_equal(perfdata_writer__set_compression(w, 22), 0);
-	assert_int_equal(perfdata_writer__set_compression(w, 0), 0);	/* off again */
+	assert_int_equal(perfdata_writer__set_compression(w, 0), 0); /* off again */
 	assert_int_equal(perfdata_writer__add_attr(w, &a, "x:y", NULL, 0), 0);
 	assert_int_equal(perfdata_writer__begin_data(w), 0);
 	assert_int_equal(perfdata_writer__set_compression(w, 1), -EBADFD);

@@ -31,14 +31,14 @@ struct fake {
 	char dir[64];
 	char path[128];
 	char reason[CONTROL_MAX_LINE];
-	struct control_client *client;	/* a dump to answer */
+	struct control_client *client; /* a dump to answer */
 	struct event *answer_ev;
-	int dump_error;			/* how the dump ends */
+	int dump_error; /* how the dump ends */
 	bool never_answer;
 };
 
 struct result {
-	int status;			/* exit code, or -1 */
+	int status; /* exit code, or -1 */
 	char out[8192];
 	char err[8192];
 };

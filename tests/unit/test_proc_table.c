@@ -28,8 +28,8 @@
 #include "proc_table.h"
 
 /* What the daemon's dummy side-band event uses. */
-#define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
-#define STAMP_ID 777
+#define ST	  (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+#define STAMP_ID  777
 #define ALIGN8(x) (((x) + 7) & ~(size_t)7)
 
 static union {
@@ -38,8 +38,7 @@ static union {
 } rbuf;
 
 /* Appends the trailer at @off of rbuf and sets the size. */
-static const struct perf_event_header *finish(size_t off, uint32_t pid, uint32_t tid,
-					      uint64_t time)
+static const struct perf_event_header *finish(size_t off, uint32_t pid, uint32_t tid, uint64_t time)
 {
 	struct perf_record_info s = { .pid = pid, .tid = tid, .time = time, .id = 1, .cpu = 1 };
 	struct perf_event_header *h = (void *)rbuf.b;
@@ -88,8 +87,7 @@ static const struct perf_event_header *mmap2_rec(uint32_t pid, uint64_t start, u
 	m->ino = start / 4096;
 	m->prot = prot;
 	m->flags = MAP_PRIVATE;
-	return finish(put_name(offsetof(struct perf_record_mmap2, filename), name), pid, pid,
-		      time);
+	return finish(put_name(offsetof(struct perf_record_mmap2, filename), name), pid, pid, time);
 }
 
 static const struct perf_event_header *task_rec(uint16_t type, uint32_t pid, uint32_t ppid,
@@ -112,8 +110,8 @@ static void feed(struct proc_table *t, const struct perf_event_header *h)
 	assert_int_equal(proc_table__process_record(t, h, ST), 0);
 }
 
-static void do_fork(struct proc_table *t, uint32_t pid, uint32_t ppid, uint32_t tid,
-		    uint32_t ptid, uint64_t time)
+static void do_fork(struct proc_table *t, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid,
+		    uint64_t time)
 {
 	feed(t, task_rec(PERF_RECORD_FORK, pid, ppid, tid, ptid, time));
 }
@@ -270,7 +268,7 @@ static void test_lifecycle_comm_at(void **state)
 	assert_int_equal(s->nr_tasks, 2);
 	assert_int_equal(s->nr_dropped, 0);
 	assert_int_equal(s->nr_records, 7);
-	assert_int_equal(s->nr_ignored, 1);	/* the non-exec mapping */
+	assert_int_equal(s->nr_ignored, 1); /* the non-exec mapping */
 	assert_true(s->bytes > 0);
 	proc_table__delete(t);
 }
@@ -302,8 +300,8 @@ static void test_emit_whole_life(void **state)
 static void test_emit_state_at_start(void **state)
 {
 	struct proc_table *t = lifecycle();
-	struct snapshot_task tasks[] = { { 200, 200 }, { 100, 100 }, { 0, 0 }, { -1, -1 },
-					 { 555, 555 }, { 200, 200 } };
+	struct snapshot_task tasks[] = { { 200, 200 }, { 100, 100 }, { 0, 0 },
+					 { -1, -1 },   { 555, 555 }, { 200, 200 } };
 	struct collector c = { 0 };
 	uint64_t last = 0;
 	size_t unknown = 99;
@@ -367,7 +365,7 @@ static void test_prctl_rename(void **state)
 	feed(t, mmap2_rec(300, 0x1000, 0x1000, PROT_EXEC, "/usr/bin/app", 5));
 	feed(t, comm_rec(300, 300, "old-name", false, 10));
 	feed(t, comm_rec(300, 300, "new-name", false, 20));
-	feed(t, comm_rec(300, 300, "new-name", false, 25));	/* no change */
+	feed(t, comm_rec(300, 300, "new-name", false, 25)); /* no change */
 	assert_string_equal(proc_table__comm_at(t, 300, 0), "old-name");
 	assert_string_equal(proc_table__comm_at(t, 300, 15), "old-name");
 	assert_string_equal(proc_table__comm_at(t, 300, 20), "new-name");
@@ -771,15 +769,14 @@ static void test_malformed(void **state)
 	assert_int_equal(proc_table__process_record(t, h, ST), 0);
 	h->type = 1234;
 	assert_int_equal(proc_table__process_record(t, h, ST), 0);
-	assert_int_equal(proc_table__process_record(t, comm_rec(0, 0, "swapper", false, 1), ST),
-			 0);
+	assert_int_equal(proc_table__process_record(t, comm_rec(0, 0, "swapper", false, 1), ST), 0);
 	assert_int_equal(proc_table__process_record(t, comm_rec(-1, -1, "x", false, 1), ST), 0);
 	assert_int_equal(s->nr_ignored, 4);
 	assert_int_equal(s->nr_records, 0);
 	assert_int_equal(s->nr_tasks, 0);
 	/* An EXIT of a tid never seen is kept: its FORK may be in a ring drained later. */
-	assert_int_equal(proc_table__process_record(t, task_rec(PERF_RECORD_EXIT, 9, 1, 9, 1, 1),
-						    ST), 0);
+	assert_int_equal(
+		proc_table__process_record(t, task_rec(PERF_RECORD_EXIT, 9, 1, 9, 1, 1), ST), 0);
 	assert_int_equal(s->nr_ignored, 4);
 	assert_int_equal(s->nr_records, 1);
 	assert_int_equal(s->nr_tasks, 1);
@@ -948,13 +945,12 @@ static void run_forking_exits(uint32_t cpu0_order)
 	expect_comm(&c, 2, 1000 + 2 * PROCS, 1000 + 2 * PROCS, "marker", true, last_exit - 4);
 	snprintf(name, sizeof(name), "pst_%u", PROCS);
 	expect_comm(&c, 3, 1000 + 2 * PROCS, 1000 + 2 * PROCS, name, false, last_exit - 3);
-	expect_task(&c, 4, PERF_RECORD_FORK, 1001 + 2 * PROCS, 1000 + 2 * PROCS,
-		    1001 + 2 * PROCS, 1000 + 2 * PROCS, last_exit - 2);
+	expect_task(&c, 4, PERF_RECORD_FORK, 1001 + 2 * PROCS, 1000 + 2 * PROCS, 1001 + 2 * PROCS,
+		    1000 + 2 * PROCS, last_exit - 2);
 	expect_comm(&c, 5, 1001 + 2 * PROCS, 1001 + 2 * PROCS, name, false, last_exit - 2);
 	expect_task(&c, 6, PERF_RECORD_EXIT, 1001 + 2 * PROCS, 1, 1001 + 2 * PROCS, 1,
 		    last_exit - 1);
-	expect_task(&c, 7, PERF_RECORD_EXIT, 1000 + 2 * PROCS, 1, 1000 + 2 * PROCS, 1,
-		    last_exit);
+	expect_task(&c, 7, PERF_RECORD_EXIT, 1000 + 2 * PROCS, 1, 1000 + 2 * PROCS, 1, last_exit);
 	collector_free(&c);
 	/* The shell is alive: it stays. */
 	assert_string_equal(proc_table__comm_at(t, 100, time), "bash");
@@ -1019,8 +1015,9 @@ static void test_churn(void **state)
 	}
 	dt = now_sec() - t0;
 	print_message("proc_table: %" PRIu64 " records in %.3f s (%.0f ns each); %zu tasks, "
-		      "%" PRIu64 " dropped, %zu bytes now, %zu peak\n", nr, dt,
-		      dt * 1e9 / (double)nr, s->nr_tasks, s->nr_dropped, s->bytes, peak_bytes);
+		      "%" PRIu64 " dropped, %zu bytes now, %zu peak\n",
+		      nr, dt, dt * 1e9 / (double)nr, s->nr_tasks, s->nr_dropped, s->bytes,
+		      peak_bytes);
 	assert_int_equal(s->nr_tasks, MAX);
 	assert_int_equal(s->nr_dropped, TASKS + 1 - MAX);
 	assert_true(peak_bytes < (size_t)MAX * 2048);

@@ -27,17 +27,18 @@
 #include "perf_record.h"
 #include "procinfo.h"
 
-#define FULL_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-		   PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU)
+#define FULL_TYPE                                                                       \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
+	 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU)
 #define TEST_COMM "pi-test-comm"
-#define ANY_ADDR UINT64_MAX
+#define ANY_ADDR  UINT64_MAX
 
 /* Collects copies of every record; fails with @fail_at's error at that record. */
 struct collector {
 	struct perf_event_header *rec[4096];
 	size_t nr;
 	size_t calls;
-	size_t fail_at;		/* 1-based; 0 never */
+	size_t fail_at; /* 1-based; 0 never */
 	int fail_err;
 };
 
@@ -88,7 +89,7 @@ static void check_common(const struct perf_event_header *h, const struct procinf
 }
 
 static const struct perf_record_mmap2 *find_mmap2(const struct collector *c, const char *name,
-						   uint64_t addr)
+						  uint64_t addr)
 {
 	for (size_t i = 0; i < c->nr; i++) {
 		const struct perf_record_mmap2 *m = (const void *)c->rec[i];
@@ -145,7 +146,8 @@ static void check_self(const struct procinfo_stamp *st)
 		assert_int_equal(m->ino_generation, 0);
 		assert_true(m->len > 0);
 		assert_string_not_equal(m->filename, "[vsyscall]");
-		check_common(&m->header, st, offsetof(struct perf_record_mmap2, filename), pid, pid);
+		check_common(&m->header, st, offsetof(struct perf_record_mmap2, filename), pid,
+			     pid);
 	}
 
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -167,7 +169,9 @@ static void test_self(void **state)
 {
 	struct procinfo_stamp full = { .sample_type = FULL_TYPE, .id = 4242, .time = 987654321 };
 	struct procinfo_stamp small = {
-		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME, .id = 7, .time = 11,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME,
+		.id = 7,
+		.time = 11,
 	};
 
 	(void)state;
@@ -218,8 +222,8 @@ static void test_special_maps(void **state)
 		snprintf(want, sizeof(want), "%s (deleted)", path);
 		m = find_mmap2(c, want, (uint64_t)(uintptr_t)file_map);
 		assert_non_null(m);
-		assert_true(strnlen(m->filename, m->header.size -
-				    offsetof(struct perf_record_mmap2, filename)) > 1000);
+		assert_true(strnlen(m->filename, m->header.size - offsetof(struct perf_record_mmap2,
+									   filename)) > 1000);
 		assert_int_equal(m->flags, MAP_SHARED);
 		assert_int_equal(m->pgoff, 4096);
 		assert_int_equal(m->start, (uint64_t)(uintptr_t)file_map);
@@ -368,8 +372,7 @@ static void test_emitter_error(void **state)
 	/* On the second MMAP2: the walk stops there. */
 	c->fail_at = 3;
 	c->fail_err = -ENOSPC;
-	assert_int_equal(procinfo__synthesize_task(getpid(), getpid(), &st, collect, c),
-			 -ENOSPC);
+	assert_int_equal(procinfo__synthesize_task(getpid(), getpid(), &st, collect, c), -ENOSPC);
 	assert_int_equal(c->calls, 3);
 	assert_int_equal(c->nr, 2);
 	collector_free(c);
@@ -415,8 +418,7 @@ static void test_kernel_mmap(void **state)
 	assert_int_equal(m->len, end - text);
 	/* perf record's own record on this machine: 40 + 24 name + trailer. */
 	assert_int_equal(m->header.size, 64 + perf_record__id_trailer_size(FULL_TYPE));
-	check_common(&m->header, &st, offsetof(struct perf_record_mmap, filename),
-		     (uint32_t)-1, 0);
+	check_common(&m->header, &st, offsetof(struct perf_record_mmap, filename), (uint32_t)-1, 0);
 	collector_free(c);
 	free(c);
 }
@@ -424,12 +426,9 @@ static void test_kernel_mmap(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_self),
-		cmocka_unit_test(test_special_maps),
-		cmocka_unit_test(test_thread),
-		cmocka_unit_test(test_gone),
-		cmocka_unit_test(test_emitter_error),
-		cmocka_unit_test(test_kernel_mmap),
+		cmocka_unit_test(test_self),	      cmocka_unit_test(test_special_maps),
+		cmocka_unit_test(test_thread),	      cmocka_unit_test(test_gone),
+		cmocka_unit_test(test_emitter_error), cmocka_unit_test(test_kernel_mmap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

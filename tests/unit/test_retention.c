@@ -23,7 +23,7 @@
 
 #include "retention.h"
 
-#define T0 1700000000
+#define T0	    1700000000
 #define SIGNAL_JSON "{\"stem\": \"x\", \"reason\": \"signal\"}"
 
 static char dir[64];
@@ -137,7 +137,8 @@ static void test_list(void **state)
 	make_file("h-20240101-000100.000-2.trace.dat", NULL, 3000, 31);
 	make_file("h-20240101-000100.000-2.json",
 		  "{\"files\": [\"reason\"], \"sub\": {\"reason\": \"nested\"},\n"
-		  " \"reason\" :\t\"ctl:disk \\\"full\\\"\\n\\u00e9\\u0001\\/\"}", 0, 29);
+		  " \"reason\" :\t\"ctl:disk \\\"full\\\"\\n\\u00e9\\u0001\\/\"}",
+		  0, 29);
 	make_file("h-20240101-000200.000-3.perf.data", NULL, 500, 20);
 	/* Not perfsnapd's, or not finished: never listed. */
 	make_file("notes.txt", NULL, 100, 0);
@@ -162,8 +163,8 @@ static void test_list(void **state)
 	assert_int_equal(v[1].bytes, 500);
 	assert_null(v[1].reason);
 	assert_string_equal(v[2].stem, "h-20240101-000100.000-2");
-	assert_int_equal(v[2].files, SNAPSHOT_FILE_PERFDATA | SNAPSHOT_FILE_TRACEDAT |
-				     SNAPSHOT_FILE_JSON);
+	assert_int_equal(v[2].files,
+			 SNAPSHOT_FILE_PERFDATA | SNAPSHOT_FILE_TRACEDAT | SNAPSHOT_FILE_JSON);
 	assert_int_equal(v[2].mtime.tv_sec, T0 + 31);
 	assert_string_equal(v[2].reason, "ctl:disk \"full\"?\xc3\xa9?/");
 	retention__free(v, nr);
@@ -346,7 +347,9 @@ static void test_enforce_unlink_fails(void **state)
 			_exit(2);
 		r = retention__enforce(dir, 2, 0, &del, &nr);
 		_exit(r == -EACCES && nr == 1 && del[0].error == -EACCES &&
-		      !strcmp(del[0].stem, "h-20240101-000001.000-1") ? 0 : 1);
+				      !strcmp(del[0].stem, "h-20240101-000001.000-1") ?
+			      0 :
+			      1);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));

@@ -74,7 +74,7 @@ static void test_order_tasks_chunks(void **state)
 	n += put_lost(buf + n, 10, 7, 40, 0);
 	n += put_sample(buf + n, 20, 101, 30, 0);
 	n += put_sample(buf + n, 10, 100, 10, 0);
-	memset(buf + n, 0, 8);	/* unwritten rest of the ring */
+	memset(buf + n, 0, 8); /* unwritten rest of the ring */
 	assert_int_equal(snapshot__begin_chunk(s, 0, true), 0);
 	assert_int_equal(snapshot__append(s, buf, n + 8), 0);
 	assert_int_equal(snapshot__set_chunk_overwritten(s), 0);

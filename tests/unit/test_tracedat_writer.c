@@ -25,14 +25,13 @@
 
 #include "tracedat_writer.h"
 
-#define PAGE_HDR	16
-#define EV_ID		900
+#define PAGE_HDR 16
+#define EV_ID	 900
 
-static const char header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+static const char header_page[] = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+				  "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+				  "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+				  "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
 static const char header_event[] =
 	"# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n"
 	"\tarray       :   32 bits\n\n\tpadding     : type == 29\n"
@@ -48,17 +47,19 @@ static const char ev_format[] =
 	"\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n"
 	"\tfield:__rel_loc char[] rel;\toffset:16;\tsize:4;\tsigned:0;\n\n"
 	"print fmt: \"value=%d\", REC->value\n";
-static const char other_format[] = "name: other\nID: 901\nformat:\n"
+static const char other_format[] =
+	"name: other\nID: 901\nformat:\n"
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\nprint fmt: \"\"\n";
-static const char ftrace_format[] = "name: function\nID: 1\nformat:\n"
+static const char ftrace_format[] =
+	"name: function\nID: 1\nformat:\n"
 	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n\nprint fmt: \"\"\n";
 
 /* Fault injection, set per test and reset by the fixtures. */
 static struct {
-	size_t max_len;		/* cut every write to this many bytes (0: no cut) */
-	int eintr;		/* fail every other call with EINTR */
-	int fail_errno;		/* fail with this errno ... */
-	int fail_after;		/* ... once this many calls succeeded */
+	size_t max_len; /* cut every write to this many bytes (0: no cut) */
+	int eintr;	/* fail every other call with EINTR */
+	int fail_errno; /* fail with this errno ... */
+	int fail_after; /* ... once this many calls succeeded */
 	int calls;
 } inject;
 
@@ -91,7 +92,7 @@ ssize_t __wrap_pwrite64(int fd, const void *buf, size_t len, off_t off)
 struct section {
 	uint16_t id, flags;
 	uint32_t desc;
-	uint64_t offset, size;	/* of the header; size after it */
+	uint64_t offset, size; /* of the header; size after it */
 };
 
 /* A written file taken apart by parse(). */
@@ -108,7 +109,7 @@ struct tdat {
 	uint32_t page_size;
 	uint32_t nr_cpus;
 	uint64_t cpu_offset[4], cpu_size[4];
-	uint64_t sec_option[32];	/* section offsets named by OPTIONS */
+	uint64_t sec_option[32]; /* section offsets named by OPTIONS */
 };
 
 static uint32_t word(const unsigned char *p)
@@ -213,7 +214,7 @@ static void parse_options(struct tdat *t)
 		p += 6;
 		if (id == 0) {
 			assert_int_equal(len, 8);
-			assert_int_equal(u64_at(t, p), 0);	/* no next OPTIONS */
+			assert_int_equal(u64_at(t, p), 0); /* no next OPTIONS */
 			assert_int_equal(p + 8, end);
 		} else if (id == 3) {
 			parse_buffer(t, p);
@@ -233,8 +234,9 @@ static void parse_options(struct tdat *t)
 /* Checks the initial header, walks the sections to EOF, reads OPTIONS. */
 static void parse(struct tdat *t, int fd, const char *zname)
 {
-	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n',
-					       'g' };
+	static const unsigned char magic[] = {
+		0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'
+	};
 	const char *zver = ZSTD_versionString();
 	uint64_t p;
 	off_t end = lseek(fd, 0, SEEK_END);
@@ -245,7 +247,7 @@ static void parse(struct tdat *t, int fd, const char *zname)
 	t->data = malloc(t->size);
 	assert_int_equal(pread(fd, t->data, t->size, 0), (ssize_t)t->size);
 	assert_memory_equal(t->data, magic, sizeof(magic));
-	assert_memory_equal(t->data + 10, "7\0\0\x08", 4);	/* version, LE, long 8 */
+	assert_memory_equal(t->data + 10, "7\0\0\x08", 4); /* version, LE, long 8 */
 	assert_int_equal(u32_at(t, 14), (uint32_t)sysconf(_SC_PAGESIZE));
 	assert_string_equal((const char *)t->data + 18, zname);
 	p = 18 + strlen(zname) + 1;
@@ -260,7 +262,7 @@ static void parse(struct tdat *t, int fd, const char *zname)
 		*s = (struct section){ u16_at(t, p), u16_at(t, p + 2), u32_at(t, p + 4), p,
 				       u64_at(t, p + 8) };
 	}
-	assert_int_equal(p, t->size);	/* sections end exactly at EOF */
+	assert_int_equal(p, t->size); /* sections end exactly at EOF */
 	assert_int_equal(find_sec(t, 0)->offset, t->options_offset);
 	parse_options(t);
 }
@@ -276,16 +278,21 @@ static int new_fd(void)
 static struct tracedat_writer *new_writer(int fd, enum tracedat_compression c)
 {
 	struct tracedat_params p = {
-		.header_page = header_page, .header_page_size = sizeof(header_page) - 1,
-		.header_event = header_event, .header_event_size = sizeof(header_event) - 1,
-		.nr_cpus = 2, .trace_clock = "perf", .compression = c,
+		.header_page = header_page,
+		.header_page_size = sizeof(header_page) - 1,
+		.header_event = header_event,
+		.header_event_size = sizeof(header_event) - 1,
+		.nr_cpus = 2,
+		.trace_clock = "perf",
+		.compression = c,
 	};
 	struct tracedat_writer *w = tracedat_writer__new(fd, &p);
 
 	assert_non_null(w);
 	assert_int_equal(tracedat_writer__set_uname(w, "Linux unit 6.18.0 x86_64"), 0);
-	assert_int_equal(tracedat_writer__add_event_format_text(w, "test", ev_format,
-								sizeof(ev_format) - 1), 0);
+	assert_int_equal(
+		tracedat_writer__add_event_format_text(w, "test", ev_format, sizeof(ev_format) - 1),
+		0);
 	return w;
 }
 
@@ -315,8 +322,9 @@ static void finish(struct tracedat_writer *w)
 static void test_layout(void **state)
 {
 	static const uint16_t ids[] = { 3, 16, 17, 18, 19, 20, 21, 0, 15 };
-	static const char *const descs[] = { "buffer flyrecord ", "headers", "ftrace events",
-		"events format", "kallsyms", "printk", "command lines", "options", "strings" };
+	static const char *const descs[] = { "buffer flyrecord ", "headers",  "ftrace events",
+					     "events format",	  "kallsyms", "printk",
+					     "command lines",	  "options",  "strings" };
 	unsigned char ev[40];
 	const char *strings;
 	struct tdat t;
@@ -367,12 +375,15 @@ static void write_metadata(struct tdat *t)
 	struct tracedat_writer *w = new_writer(fd, TRACEDAT_COMPRESS_NONE);
 
 	assert_int_equal(tracedat_writer__add_event_format_text(w, "ftrace", ftrace_format,
-								sizeof(ftrace_format) - 1), 0);
+								sizeof(ftrace_format) - 1),
+			 0);
 	assert_int_equal(tracedat_writer__add_event_format_text(w, "zz", other_format,
-								sizeof(other_format) - 1), 0);
+								sizeof(other_format) - 1),
+			 0);
 	/* Same event again: ignored. */
-	assert_int_equal(tracedat_writer__add_event_format_text(w, "test", ev_format,
-								sizeof(ev_format) - 1), 0);
+	assert_int_equal(
+		tracedat_writer__add_event_format_text(w, "test", ev_format, sizeof(ev_format) - 1),
+		0);
 	assert_int_equal(tracedat_writer__add_event_format_text(w, "x", "no name", 7), -EINVAL);
 	assert_int_equal(tracedat_writer__add_cmdline(w, 30, "late"), 0);
 	assert_int_equal(tracedat_writer__add_cmdline(w, 7, "old"), 0);
@@ -410,7 +421,7 @@ static void test_headers_formats(void **state)
 	free(b);
 
 	b = section_body(&t, 18, &len);
-	assert_int_equal(word(b), 2);					/* "test", "zz" */
+	assert_int_equal(word(b), 2); /* "test", "zz" */
 	assert_string_equal((char *)b + 4, "test");
 	assert_int_equal(word(b + 9), 1);
 	assert_int_equal(qword(b + 13), sizeof(ev_format) - 1);
@@ -466,7 +477,7 @@ static const unsigned char *page(const struct tdat *t, size_t n)
 	return t->data + t->cpu_offset[0] + n * t->page_size;
 }
 
-#define TS0	5000000000000ull
+#define TS0 5000000000000ull
 
 static void feed_basic(struct tracedat_writer *w)
 {
@@ -474,13 +485,13 @@ static void feed_basic(struct tracedat_writer *w)
 
 	event(ev, 36, 0xaa);
 	assert_int_equal(tracedat_writer__add_event(w, TS0, ev, 36), 0);
-	event(ev, 10, 0xbb);						/* padded to 12 */
+	event(ev, 10, 0xbb); /* padded to 12 */
 	assert_int_equal(tracedat_writer__add_event(w, TS0 + 1000, ev, 10), 0);
-	event(ev, 60, 0xcc);						/* gap >= 2^27 */
+	event(ev, 60, 0xcc); /* gap >= 2^27 */
 	assert_int_equal(tracedat_writer__add_event(w, TS0 + 1000 + (1u << 27) + 5, ev, 60), 0);
-	event(ev, 112, 0xdd);						/* largest small */
+	event(ev, 112, 0xdd); /* largest small */
 	assert_int_equal(tracedat_writer__add_event(w, TS0 + 0x123456789abcull, ev, 112), 0);
-	event(ev, 113, 0xee);						/* large form */
+	event(ev, 113, 0xee); /* large form */
 	assert_int_equal(tracedat_writer__add_event(w, TS0 + 0x123456789abcull + 7, ev, 113), 0);
 }
 
@@ -495,29 +506,29 @@ static void test_page_records(void **state)
 	write_cpu0(&t, TRACEDAT_COMPRESS_NONE, feed_basic);
 	assert_int_equal(t.cpu_size[0], t.page_size);
 	p = page(&t, 0);
-	assert_int_equal(qword(p), TS0);				/* base = first event */
+	assert_int_equal(qword(p), TS0); /* base = first event */
 	r = p + PAGE_HDR;
-	assert_int_equal(word(r), 9 | 0 << 5);				/* 36 bytes, delta 0 */
+	assert_int_equal(word(r), 9 | 0 << 5); /* 36 bytes, delta 0 */
 	assert_int_equal(r[4 + 4], 0xaa);
 	r += 40;
 	assert_int_equal(word(r), 3 | 1000 << 5);
-	assert_memory_equal(r + 4 + 10, "\0\0", 2);			/* pad to 4 */
+	assert_memory_equal(r + 4 + 10, "\0\0", 2); /* pad to 4 */
 	r += 16;
-	assert_int_equal(word(r), 30 | 5 << 5);				/* low 27 bits */
-	assert_int_equal(word(r + 4), 1);				/* delta >> 27 */
+	assert_int_equal(word(r), 30 | 5 << 5); /* low 27 bits */
+	assert_int_equal(word(r + 4), 1);	/* delta >> 27 */
 	assert_int_equal(word(r + 8), 15 | 0 << 5);
 	r += 8 + 64;
 	assert_int_equal(word(r), 30 | (uint32_t)(big & ((1u << 27) - 1)) << 5);
 	assert_int_equal(word(r + 4), (uint32_t)(big >> 27));
-	assert_int_equal(word(r + 8), 28);				/* 112 bytes */
+	assert_int_equal(word(r + 8), 28); /* 112 bytes */
 	r += 8 + 116;
-	assert_int_equal(word(r), 0 | 7 << 5);				/* type_len 0 */
-	assert_int_equal(word(r + 4), 116 + 4);				/* data + length word */
+	assert_int_equal(word(r), 0 | 7 << 5);	/* type_len 0 */
+	assert_int_equal(word(r + 4), 116 + 4); /* data + length word */
 	assert_int_equal(r[8], EV_ID & 0xff);
 	assert_int_equal(r[8 + 112], 0xee);
 	assert_memory_equal(r + 8 + 113, "\0\0\0", 3);
 	r += 8 + 116;
-	assert_int_equal(qword(p + 8), (uint64_t)(r - p - PAGE_HDR));	/* commit, no flags */
+	assert_int_equal(qword(p + 8), (uint64_t)(r - p - PAGE_HDR)); /* commit, no flags */
 	for (const unsigned char *z = r; z < p + t.page_size; z++)
 		assert_int_equal(*z, 0);
 	free(t.data);
@@ -545,7 +556,7 @@ static void test_page_overflow(void **state)
 	assert_int_equal(t.cpu_size[0], 3 * t.page_size);
 	assert_int_equal(qword(page(&t, 0) + 8), per_page * 104);
 	assert_int_equal(qword(page(&t, 1)), TS0 + per_page * 10);
-	assert_int_equal(word(page(&t, 1) + PAGE_HDR), 25);		/* delta 0 */
+	assert_int_equal(word(page(&t, 1) + PAGE_HDR), 25); /* delta 0 */
 	assert_int_equal(qword(page(&t, 1) + 8), (45 - per_page) * 104);
 	assert_int_equal(qword(page(&t, 2)), TS0 + 5);
 	assert_int_equal(qword(page(&t, 2) + 8), 104);
@@ -557,15 +568,15 @@ static void feed_lost(struct tracedat_writer *w)
 	unsigned char ev[20];
 
 	event(ev, sizeof(ev), 0x22);
-	assert_int_equal(tracedat_writer__add_lost(w, 5), 0);	/* before the first event */
+	assert_int_equal(tracedat_writer__add_lost(w, 5), 0); /* before the first event */
 	assert_int_equal(tracedat_writer__add_event(w, TS0, ev, sizeof(ev)), 0);
 	assert_int_equal(tracedat_writer__add_event(w, TS0 + 1, ev, sizeof(ev)), 0);
 	assert_int_equal(tracedat_writer__add_lost(w, 40), 0);
 	assert_int_equal(tracedat_writer__add_lost(w, 2), 0);
 	assert_int_equal(tracedat_writer__add_event(w, TS0 + 2, ev, sizeof(ev)), 0);
-	assert_int_equal(tracedat_writer__add_lost(w, 0), 0);	/* count unknown */
+	assert_int_equal(tracedat_writer__add_lost(w, 0), 0); /* count unknown */
 	assert_int_equal(tracedat_writer__add_event(w, TS0 + 3, ev, sizeof(ev)), 0);
-	assert_int_equal(tracedat_writer__add_lost(w, 9), 0);	/* after the last: dropped */
+	assert_int_equal(tracedat_writer__add_lost(w, 9), 0); /* after the last: dropped */
 }
 
 static void test_missing_events(void **state)
@@ -577,11 +588,11 @@ static void test_missing_events(void **state)
 	write_cpu0(&t, TRACEDAT_COMPRESS_NONE, feed_lost);
 	assert_int_equal(t.cpu_size[0], 3 * t.page_size);
 	assert_int_equal(qword(page(&t, 0) + 8), both | 48);
-	assert_int_equal(qword(page(&t, 0) + PAGE_HDR + 48), 5);	/* count after records */
+	assert_int_equal(qword(page(&t, 0) + PAGE_HDR + 48), 5); /* count after records */
 	assert_int_equal(qword(page(&t, 1)), TS0 + 2);
 	assert_int_equal(qword(page(&t, 1) + 8), both | 24);
 	assert_int_equal(qword(page(&t, 1) + PAGE_HDR + 24), 42);
-	assert_int_equal(qword(page(&t, 2) + 8), 1ull << 31 | 24);	/* flag only */
+	assert_int_equal(qword(page(&t, 2) + 8), 1ull << 31 | 24); /* flag only */
 	assert_int_equal(qword(page(&t, 2) + PAGE_HDR + 24), 0);
 	free(t.data);
 }
@@ -644,7 +655,7 @@ static void test_zstd(void **state)
 	assert_int_equal(z.cpu_offset[0] % z.page_size, 0);
 	a = cpu0_pages(&z, &alen);
 	assert_int_equal(alen, none.cpu_size[0]);
-	assert_true(alen > 10 * none.page_size);			/* at least 2 chunks */
+	assert_true(alen > 10 * none.page_size); /* at least 2 chunks */
 	assert_memory_equal(a, none.data + none.cpu_offset[0], alen);
 	free(a);
 	free(none.data);
@@ -693,16 +704,16 @@ static void test_event_size(void **state)
 
 	(void)state;
 	event(ev, sizeof(ev), 0);
-	loc = 20 | 5u << 16;					/* name: 20..25 */
+	loc = 20 | 5u << 16; /* name: 20..25 */
 	memcpy(ev + 12, &loc, 4);
 	loc = 0;
 	memcpy(ev + 16, &loc, 4);
 	assert_int_equal(tracedat_writer__event_size(w, ev, 28), 25);
-	loc = 12 | 9u << 16;					/* rel: 20+12 .. 41 */
+	loc = 12 | 9u << 16; /* rel: 20+12 .. 41 */
 	memcpy(ev + 16, &loc, 4);
 	assert_int_equal(tracedat_writer__event_size(w, ev, 44), 41);
-	assert_int_equal(tracedat_writer__event_size(w, ev, 30), 30);	/* never more */
-	memcpy(ev, &type, 2);					/* format unknown */
+	assert_int_equal(tracedat_writer__event_size(w, ev, 30), 30); /* never more */
+	memcpy(ev, &type, 2);					      /* format unknown */
 	assert_int_equal(tracedat_writer__event_size(w, ev, 44), 44);
 	finish(w);
 	close(fd);
@@ -713,7 +724,7 @@ static void feed_big(struct tracedat_writer *w)
 	unsigned char ev[64];
 
 	event(ev, sizeof(ev), 0x77);
-	for (uint64_t i = 0; i < 10000; i++)		/* > 256 KiB: several flushes */
+	for (uint64_t i = 0; i < 10000; i++) /* > 256 KiB: several flushes */
 		assert_int_equal(tracedat_writer__add_event(w, TS0 + i, ev, sizeof(ev)), 0);
 }
 

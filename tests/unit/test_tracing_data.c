@@ -112,14 +112,14 @@ static void expect_preamble(struct cursor *c, const char *dir)
 	assert_memory_equal(b, magic, sizeof(magic));
 	expect_str(c, "0.6");
 	take(c, b, 2);
-	assert_int_equal(b[0], 0);			/* little endian */
+	assert_int_equal(b[0], 0); /* little endian */
 	assert_int_equal(b[1], sizeof(long));
 	assert_int_equal(take_u32(c), sysconf(_SC_PAGESIZE));
 	expect_str(c, "header_page");
 	expect_file(c, 8, dir, "events/header_page");
 	expect_str(c, "header_event");
 	expect_file(c, 8, dir, "events/header_event");
-	assert_int_equal(take_u32(c), 0);		/* ftrace formats */
+	assert_int_equal(take_u32(c), 0); /* ftrace formats */
 }
 
 static void expect_system(struct cursor *c, const char *dir, const char *system,
@@ -138,12 +138,12 @@ static void expect_system(struct cursor *c, const char *dir, const char *system,
 
 static void expect_trailer(struct cursor *c, const char *dir, int has_printk)
 {
-	assert_int_equal(take_u32(c), 0);		/* kallsyms */
+	assert_int_equal(take_u32(c), 0); /* kallsyms */
 	if (has_printk)
 		expect_file(c, 4, dir, "printk_formats");
 	else
 		assert_int_equal(take_u32(c), 0);
-	assert_int_equal(take_u64(c), 0);		/* saved cmdlines */
+	assert_int_equal(take_u64(c), 0); /* saved cmdlines */
 	assert_ptr_equal(c->p, c->end);
 }
 
@@ -227,7 +227,7 @@ static void test_bad_names(void **state)
 {
 	static const char *const bad[][1] = {
 		{ "sched_switch" }, { "sched:" }, { ":sched_switch" }, { "../sched:x" },
-		{ "sched:../x" }, { "a:b:c" }, { "..:x" }, { NULL },
+		{ "sched:../x" },   { "a:b:c" },  { "..:x" },	       { NULL },
 	};
 	void *blob;
 	size_t size, i;
@@ -238,7 +238,7 @@ static void test_bad_names(void **state)
 	assert_int_equal(tracing_data__build(NULL, NULL, 1, &blob, &size), -EINVAL);
 	assert_int_equal(tracing_data__build(NULL, bad[0], 0, NULL, &size), -EINVAL);
 	assert_int_equal(tracing_data__build("/nonexistent/tracing", NULL, 0, &blob, &size),
-		       -ENOENT);
+			 -ENOENT);
 }
 
 static void write_text(const char *dir, const char *file, const char *text)
@@ -256,8 +256,13 @@ static void write_text(const char *dir, const char *file, const char *text)
 static void remove_fake_dir(const char *dir)
 {
 	static const char *const entries[] = {
-		"events/fake/ev/format", "events/fake/ev", "events/fake", "events/header_page",
-		"events/header_event", "events", "",
+		"events/fake/ev/format",
+		"events/fake/ev",
+		"events/fake",
+		"events/header_page",
+		"events/header_event",
+		"events",
+		"",
 	};
 	char path[PATH_MAX];
 	size_t i;
@@ -314,10 +319,8 @@ static void test_fake_dir(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_two_systems),
-		cmocka_unit_test(test_grouping),
-		cmocka_unit_test(test_unknown_event),
-		cmocka_unit_test(test_bad_names),
+		cmocka_unit_test(test_two_systems),   cmocka_unit_test(test_grouping),
+		cmocka_unit_test(test_unknown_event), cmocka_unit_test(test_bad_names),
 		cmocka_unit_test(test_fake_dir),
 	};
 

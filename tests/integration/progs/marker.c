@@ -43,8 +43,7 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &r1);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	/* Brackets the marks in two clocks, for the [capture] clock tests. */
-	printf("mono %lld %lld\nreal %lld %lld\n",
-	       (long long)t0.tv_sec * 1000000000LL + t0.tv_nsec,
+	printf("mono %lld %lld\nreal %lld %lld\n", (long long)t0.tv_sec * 1000000000LL + t0.tv_nsec,
 	       (long long)t1.tv_sec * 1000000000LL + t1.tv_nsec,
 	       (long long)r0.tv_sec * 1000000000LL + r0.tv_nsec,
 	       (long long)r1.tv_sec * 1000000000LL + r1.tv_nsec);

@@ -43,7 +43,8 @@ int main(int argc, char **argv)
 		buf[n] = '\0';
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-			printf("%lld %s\n", (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000, line);
+			printf("%lld %s\n", (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000,
+			       line);
 		fflush(stdout);
 	}
 }

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * config internals shared by config.c (the key table, per-key handlers,
+ * defaults), config_reader.c (the file, line by line, through inih),
+ * config_print.c (--check-config output) and config_diags.c. Not for other
+ * modules.
+ */
+#ifndef PERFSNAPD_CONFIG_INTERNAL_H
+#define PERFSNAPD_CONFIG_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+
+#define CONFIG_SECTIONS "[capture], [snapshot], [control]"
+
+enum config_key {
+	KEY_EVENTS,
+	KEY_BUFFER_SIZE,
+	KEY_CPUS,
+	KEY_CLOCK,
+	KEY_HISTORY_SIZE,
+	KEY_SIDEBAND,
+	KEY_MAX_TASKS,
+	KEY_DIRECTORY,
+	KEY_FORMATS,
+	KEY_COMPRESSION,
+	KEY_MAX_SNAPSHOTS,
+	KEY_MAX_TOTAL_SIZE,
+	KEY_MIN_INTERVAL,
+	KEY_MAX_PER_HOUR,
+	KEY_POST_COMMAND,
+	KEY_POST_COMMAND_TIMEOUT,
+	KEY_SOCKET,
+	KEY_GROUP,
+	NR_KEYS
+};
+
+/*
+ * How a key's value is read, stored and printed. VALUE_OTHER keys have a
+ * handler and a printer of their own; VALUE_STRING keys a handler that
+ * checks and stores a char *. The rest are generic: the field is a
+ * uint64_t for sizes (bytes) and durations (ms), an unsigned int for counts
+ * and names (enums), a bool for yes/no.
+ */
+enum value_type {
+	VALUE_OTHER,
+	VALUE_STRING,
+	VALUE_SIZE,
+	VALUE_DURATION,
+	VALUE_COUNT,
+	VALUE_BOOL,
+	VALUE_NAME,
+};
+
+struct config_parser;
+
+struct key_desc {
+	const char *section;
+	const char *name;
+	enum value_type type;
+	bool multiline; /* indented continuation lines add to the value */
+	void (*parse)(struct config_parser *p, char *value); /* OTHER, STRING */
+	size_t offset;		  /* of the field in perfsnapd_config, unless OTHER */
+	uint64_t min, max, def;	  /* numbers: bounds and default */
+	const char *const *names; /* NAME and BOOL: the values, index = field value */
+	const char *accepted;	  /* numbers: what the diagnostic offers */
+	const char *zero;	  /* what 0, or an unset string, means */
+};
+
+/* One config__load(): the file being read and what is known so far. */
+struct config_parser {
+	struct perfsnapd_config *cfg;
+	struct config_diags *diags;
+	const char *tracing_dir;
+	FILE *file;
+	char *buf; /* getline() buffer: the current line */
+	size_t buf_size;
+	const char *text; /* the current line, stripped */
+	int line;
+	bool needs_handler;	  /* not blank, comment, section or reported */
+	bool handled;		  /* the handler ran for the current line */
+	bool continuation;	  /* the current line continues the last key */
+	bool have_key;		  /* inih's prev_name is set */
+	int key;		  /* key being continued, -1 if rejected */
+	int key_line[NR_KEYS];	  /* where each key was set, 0 if not */
+	bool key_failed[NR_KEYS]; /* a value of the key was reported bad */
+	int err;		  /* sticky -ENOMEM or -EIO */
+};
+
+extern const struct key_desc config_keys[NR_KEYS];
+
+/* config.c */
+void config_parser__set_key(struct config_parser *p, int key, char *value);
+
+/* config_reader.c */
+int config_parser__read(struct config_parser *p, size_t first_diag);
+void config_parser__diag(struct config_parser *p, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* config_diags.c */
+int config_diags__addv(struct config_diags *diags, const char *file, int line, const char *fmt,
+		       va_list ap) __attribute__((format(printf, 4, 0)));
+void config_diags__sort(struct config_diags *diags, size_t from);
+bool config_diags__has_line(const struct config_diags *diags, size_t from, int line);
+
+#endif

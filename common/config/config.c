@@ -1,0 +1,651 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * config: what perfsnapd.conf may say. The key table, one handler per key
+ * that checks its value (against the system too: directories, programs,
+ * groups, CPUs), the defaults, and config__load(), which runs the file
+ * through config_reader and collects every problem as a file:line
+ * diagnostic instead of stopping at the first. Value syntaxes are in
+ * config_values, --check-config output in config_print. Part of common/:
+ * never logs.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config-internal.h"
+#include "config_values.h"
+#include "event_spec.h"
+
+#define DEFAULT_BUFFER_SIZE (4ull << 20)
+#define MAX_BUFFER_SIZE	    (1ull << 30)
+#define DEFAULT_DIRECTORY   "/var/lib/perfsnapd"
+#define DEFAULT_SOCKET	    "/run/perfsnapd/control.sock"
+#define CPU_POSSIBLE	    "/sys/devices/system/cpu/possible"
+#define SPACES		    " \t\r\n\v\f"
+#define MS_PER_DAY	    (24ull * 60 * 60 * 1000)
+#define SOCKET_PATH_MAX	    (sizeof(((struct sockaddr_un *)0)->sun_path) - 1)
+#define GROUP_BUF_MAX	    (1u << 20)
+
+#define SIZE_ACCEPTED	 "a number with optional K, M or G suffix (bytes), e.g. 4M"
+#define CPUS_ACCEPTED	 "all, or CPU numbers and ranges such as 0-3,8"
+#define FORMATS_ACCEPTED "perf.data, trace.dat, or both space-separated"
+#define DIR_ACCEPTED	 "an absolute path to an existing directory perfsnapd can write"
+#define DIR_FIX		 "create it or change [snapshot] directory"
+#define EXEC_ACCEPTED \
+	"an absolute path to an executable file (no arguments), e.g. /usr/local/sbin/upload-snapshot"
+#define SOCKET_ACCEPTED "an absolute path of at most %zu bytes, e.g. " DEFAULT_SOCKET
+#define GROUP_ACCEPTED \
+	"an existing group (see `getent group`), or no group key so that only root may connect"
+#define DAYS_ACCEPTED "with unit ms, s, m or h, at most 24h"
+
+/* Names and counts are stored through unsigned int. */
+_Static_assert(sizeof(enum config_clock) == sizeof(unsigned int), "enum size");
+_Static_assert(sizeof(enum config_compression) == sizeof(unsigned int), "enum size");
+
+static void parse_events(struct config_parser *p, char *value);
+static void parse_buffer_size(struct config_parser *p, char *value);
+static void parse_cpus(struct config_parser *p, char *value);
+static void parse_directory(struct config_parser *p, char *value);
+static void parse_formats(struct config_parser *p, char *value);
+static void parse_post_command(struct config_parser *p, char *value);
+static void parse_socket(struct config_parser *p, char *value);
+static void parse_group(struct config_parser *p, char *value);
+
+static const char *const clock_names[] = { "perf", "monotonic", "boottime", "realtime", NULL };
+static const char *const compression_names[] = { "none", "zstd", NULL };
+static const char *const bool_names[] = { "no", "yes", NULL };
+
+#define KEY(s, n, t) .section = s, .name = n, .type = t
+#define FIELD(f)     .offset = offsetof(struct perfsnapd_config, f)
+
+/* In file order: config__print() prints them in this order. */
+
+const struct key_desc config_keys[NR_KEYS] = {
+	[KEY_EVENTS] = { KEY("capture", "events", VALUE_OTHER), .parse = parse_events,
+			 .multiline = true },
+	[KEY_BUFFER_SIZE] = { KEY("capture", "buffer_size", VALUE_OTHER),
+			      .parse = parse_buffer_size },
+	[KEY_CPUS] = { KEY("capture", "cpus", VALUE_OTHER), .parse = parse_cpus },
+	[KEY_CLOCK] = { KEY("capture", "clock", VALUE_NAME), FIELD(clock), .names = clock_names },
+	[KEY_HISTORY_SIZE] = { KEY("capture", "history_size", VALUE_SIZE), FIELD(history_size),
+			       .max = 1ull << 30, .def = 16ull << 20, .zero = "keep none",
+			       .accepted =
+				       "0 (keep none) to 1G, with optional K, M or G suffix (bytes), e.g. 16M" },
+	[KEY_SIDEBAND] = { KEY("capture", "sideband", VALUE_BOOL), FIELD(sideband), .def = true,
+			   .names = bool_names, .accepted = "yes or no" },
+	[KEY_MAX_TASKS] = { KEY("capture", "max_tasks", VALUE_COUNT), FIELD(max_tasks), .min = 64,
+			    .max = 16777216, .def = 65536,
+			    .accepted = "a number from 64 to 16777216, e.g. 65536" },
+	[KEY_DIRECTORY] = { KEY("snapshot", "directory", VALUE_STRING), FIELD(directory),
+			    .parse = parse_directory },
+	[KEY_FORMATS] = { KEY("snapshot", "formats", VALUE_OTHER), .parse = parse_formats,
+			  .multiline = true },
+	[KEY_COMPRESSION] = { KEY("snapshot", "compression", VALUE_NAME), FIELD(compression),
+			      .names = compression_names },
+	[KEY_MAX_SNAPSHOTS] = { KEY("snapshot", "max_snapshots", VALUE_COUNT), FIELD(max_snapshots),
+				.max = 1000000, .zero = "unlimited",
+				.accepted = "0 (unlimited) or a number up to 1000000, e.g. 100" },
+	[KEY_MAX_TOTAL_SIZE] = { KEY("snapshot", "max_total_size", VALUE_SIZE),
+				 FIELD(max_total_size), .max = 1ull << 40, .zero = "unlimited",
+				 .accepted =
+					 "0 (unlimited) to 1T, with optional K, M, G or T suffix (bytes), e.g. 10G" },
+	[KEY_MIN_INTERVAL] = { KEY("snapshot", "min_interval", VALUE_DURATION),
+			       FIELD(min_interval_ms), .max = MS_PER_DAY, .zero = "none",
+			       .accepted = "0 (none) or a number " DAYS_ACCEPTED ", e.g. 10s" },
+	[KEY_MAX_PER_HOUR] = { KEY("snapshot", "max_per_hour", VALUE_COUNT), FIELD(max_per_hour),
+			       .max = 3600, .zero = "unlimited",
+			       .accepted = "0 (unlimited) or a number up to 3600, e.g. 60" },
+	[KEY_POST_COMMAND] = { KEY("snapshot", "post_command", VALUE_STRING), FIELD(post_command),
+			       .parse = parse_post_command,
+			       .zero = "not set: no command runs after a snapshot" },
+	[KEY_POST_COMMAND_TIMEOUT] = { KEY("snapshot", "post_command_timeout", VALUE_DURATION),
+				       FIELD(post_command_timeout_ms), .min = 1, .max = MS_PER_DAY,
+				       .def = 60 * 1000,
+				       .accepted = "more than 0: a number " DAYS_ACCEPTED
+						   ", e.g. 60s" },
+	[KEY_SOCKET] = { KEY("control", "socket", VALUE_STRING), FIELD(control_socket),
+			 .parse = parse_socket },
+	[KEY_GROUP] = { KEY("control", "group", VALUE_STRING), FIELD(control_group),
+			.parse = parse_group, .zero = "not set: only root may connect" },
+};
+
+static void store_value(struct perfsnapd_config *cfg, const struct key_desc *k, uint64_t v)
+{
+	char *field = (char *)cfg + k->offset;
+
+	if (k->type == VALUE_SIZE || k->type == VALUE_DURATION)
+		*(uint64_t *)field = v;
+	else if (k->type == VALUE_BOOL)
+		*(bool *)field = v;
+	else
+		*(unsigned int *)field = v;
+}
+
+/* Sizes, durations, counts, yes/no and names, with one message each. */
+static void parse_typed(struct config_parser *p, int key, const char *value)
+{
+	static const char *const nouns[] = {
+		[VALUE_SIZE] = "size",	[VALUE_DURATION] = "duration", [VALUE_COUNT] = "number",
+		[VALUE_BOOL] = "value", [VALUE_NAME] = "value",
+	};
+	const struct key_desc *k = &config_keys[key];
+	char names[128];
+	unsigned int i = 0;
+	bool yes = false;
+	uint64_t v = 0;
+	int r;
+
+	if (k->type == VALUE_SIZE)
+		r = config_value__parse_size(value, k->min, k->max, &v);
+	else if (k->type == VALUE_DURATION)
+		r = config_value__parse_duration(value, k->min, k->max, &v);
+	else if (k->type == VALUE_COUNT)
+		r = config_value__parse_count(value, k->min, k->max, &v);
+	else if (k->type == VALUE_BOOL)
+		r = config_value__parse_bool(value, &yes);
+	else
+		r = config_value__parse_name(value, k->names, &i);
+	if (r == 0) {
+		store_value(p->cfg, k, k->type == VALUE_BOOL ? yes : k->names ? i : v);
+		return;
+	}
+	p->key_failed[key] = true;
+	if (!k->accepted)
+		config_value__join_names(k->names, names, sizeof(names));
+	if (r == -ERANGE)
+		config_parser__diag(p, p->line, "[%s] %s: %s '%s' out of range: accepted: %s",
+				    k->section, k->name, nouns[k->type], value, k->accepted);
+	else
+		config_parser__diag(p, p->line, "[%s] %s: bad %s '%s': accepted: %s", k->section,
+				    k->name, nouns[k->type], value,
+				    k->accepted ? k->accepted : names);
+}
+
+/**
+ * config_parser__set_key - run a key's handler on its value
+ * @p: the parser, at the line of the value
+ * @key: the key (enum config_key)
+ * @value: the value without blanks and comment; the handler may change it
+ *
+ * A bad value becomes a diagnostic at p->line and marks the key failed.
+ */
+void config_parser__set_key(struct config_parser *p, int key, char *value)
+{
+	if (config_keys[key].parse)
+		config_keys[key].parse(p, value);
+	else
+		parse_typed(p, key, value);
+}
+
+static void parse_events(struct config_parser *p, char *value)
+{
+	struct perfsnapd_config *cfg = p->cfg;
+	char *save = NULL;
+	char *token;
+	char *msg;
+
+	for (token = strtok_r(value, SPACES, &save); token; token = strtok_r(NULL, SPACES, &save)) {
+		int r = event_spec__parse(token, p->tracing_dir, p->line, &cfg->events,
+					  &cfg->nr_events, &msg);
+		if (r == -EINVAL) {
+			config_parser__diag(p, p->line, "[capture] events: %s", msg);
+			p->key_failed[KEY_EVENTS] = true;
+			free(msg);
+		} else if (r < 0) {
+			p->err = r;
+			return;
+		}
+	}
+}
+
+static void parse_buffer_size(struct config_parser *p, char *value)
+{
+	int r = config_value__parse_size(value, 1, MAX_BUFFER_SIZE, &p->cfg->buffer_size);
+
+	p->cfg->config_line_buffer_size = p->line;
+	if (r == -EINVAL)
+		config_parser__diag(
+			p, p->line,
+			"[capture] buffer_size: bad size '%s': accepted: " SIZE_ACCEPTED, value);
+	else if (r < 0)
+		config_parser__diag(
+			p, p->line,
+			"[capture] buffer_size: size '%s' out of range: accepted: 1 byte to 1G per CPU, e.g. 4M",
+			value);
+	if (r < 0)
+		p->key_failed[KEY_BUFFER_SIZE] = true;
+}
+
+/* Reads CPU_POSSIBLE into @text and a map of CPUs. Returns 0 or -errno. */
+static int read_possible_cpus(char *text, size_t size, bool **ret_map, unsigned int *ret_nr)
+{
+	FILE *f = fopen(CPU_POSSIBLE, "re");
+	int r = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(text, size, f))
+		r = -EIO;
+	fclose(f);
+	if (r < 0)
+		return r;
+	text[strcspn(text, "\n")] = '\0';
+	return config_value__parse_cpu_list(text, ret_map, ret_nr);
+}
+
+static void parse_cpus(struct config_parser *p, char *value)
+{
+	unsigned int nr_possible = 0, bad = 0;
+	bool *possible = NULL;
+	char text[256];
+	int r;
+
+	if (!strcmp(value, "all"))
+		return;
+	p->key_failed[KEY_CPUS] = true;
+	if (config_value__check_cpu_list(value)) {
+		config_parser__diag(p, p->line,
+				    "[capture] cpus: bad CPU list '%s': accepted: " CPUS_ACCEPTED,
+				    value);
+		return;
+	}
+	r = read_possible_cpus(text, sizeof(text), &possible, &nr_possible);
+	if (r == -ENOMEM) {
+		p->err = r;
+		return;
+	}
+	if (r < 0) {
+		config_parser__diag(p, p->line,
+				    "[capture] cpus: cannot read " CPU_POSSIBLE
+				    " to check '%s': %s: accepted: all",
+				    value, strerror(-r));
+		return;
+	}
+	r = config_value__normalize_cpus(value, possible, nr_possible, &p->cfg->cpus, &bad);
+	free(possible);
+	if (r == -ERANGE)
+		config_parser__diag(
+			p, p->line,
+			"[capture] cpus: CPU %u in '%s' does not exist: accepted: all, or CPUs in " CPU_POSSIBLE
+			" (%s)",
+			bad, value, text);
+	else if (r < 0)
+		p->err = r;
+	else
+		p->key_failed[KEY_CPUS] = false;
+}
+
+/* @shown: how to quote the directory in messages. */
+static void check_directory(struct config_parser *p, const char *dir, const char *shown, int line)
+{
+	struct stat st;
+
+	if (!*dir) {
+		config_parser__diag(p, line,
+				    "[snapshot] directory: empty: accepted: " DIR_ACCEPTED);
+		return;
+	}
+	if (dir[0] != '/') {
+		config_parser__diag(
+			p, line,
+			"[snapshot] directory: %s is not an absolute path: accepted: " DIR_ACCEPTED
+			", e.g. " DEFAULT_DIRECTORY,
+			shown);
+		return;
+	}
+	if (stat(dir, &st)) {
+		if (errno == ENOENT)
+			config_parser__diag(p, line,
+					    "[snapshot] directory: %s does not exist: " DIR_FIX,
+					    shown);
+		else
+			config_parser__diag(p, line, "[snapshot] directory: %s: %s: " DIR_FIX,
+					    shown, strerror(errno));
+		return;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		config_parser__diag(p, line,
+				    "[snapshot] directory: %s is not a directory: " DIR_FIX, shown);
+		return;
+	}
+	if (access(dir, W_OK | X_OK))
+		config_parser__diag(
+			p, line,
+			"[snapshot] directory: %s is not writable: %s: make it writable for uid %u or change [snapshot] directory",
+			shown, strerror(errno), (unsigned int)geteuid());
+}
+
+/* Sets *@field to a copy of @value. Returns false (and sets p->err) on ENOMEM. */
+static bool set_string(struct config_parser *p, char **field, const char *value)
+{
+	*field = strdup(value);
+	if (!*field)
+		p->err = -ENOMEM;
+	return *field;
+}
+
+static void parse_directory(struct config_parser *p, char *value)
+{
+	char *shown;
+
+	if (!set_string(p, &p->cfg->directory, value))
+		return;
+	if (asprintf(&shown, "'%s'", value) < 0) {
+		p->err = -ENOMEM;
+		return;
+	}
+	check_directory(p, value, shown, p->line);
+	free(shown);
+}
+
+static void parse_post_command(struct config_parser *p, char *value)
+{
+	const char *problem = NULL;
+	struct stat st;
+	int err = 0;
+
+	if (!set_string(p, &p->cfg->post_command, value))
+		return;
+	if (value[0] != '/') {
+		problem = " is not an absolute path";
+	} else if (stat(value, &st)) {
+		err = errno;
+		problem = "";
+	} else if (!S_ISREG(st.st_mode)) {
+		problem = " is not a regular file";
+	} else if (access(value, X_OK)) {
+		err = errno;
+		problem = " is not executable";
+	}
+	if (problem)
+		config_parser__diag(p, p->line,
+				    "[snapshot] post_command: '%s'%s%s%s: accepted: " EXEC_ACCEPTED,
+				    value, problem, err ? ": " : "", err ? strerror(err) : "");
+}
+
+static void parse_socket(struct config_parser *p, char *value)
+{
+	size_t len = strlen(value);
+	const char *problem = NULL;
+
+	if (!set_string(p, &p->cfg->control_socket, value))
+		return;
+	if (value[0] != '/')
+		problem = "is not an absolute path";
+	else if (value[len - 1] == '/')
+		problem = "names a directory, not a socket";
+	else if (len > SOCKET_PATH_MAX)
+		problem = "is too long for a socket address";
+	if (problem)
+		config_parser__diag(p, p->line,
+				    "[control] socket: '%s' %s: accepted: " SOCKET_ACCEPTED, value,
+				    problem, SOCKET_PATH_MAX);
+}
+
+/* Looks up group @name. Returns 0, -ENOENT if there is none, or -errno. */
+static int lookup_group(const char *name, gid_t *ret_gid)
+{
+	long size = sysconf(_SC_GETGR_R_SIZE_MAX);
+	struct group grp, *found = NULL;
+	char *buf = NULL;
+	int r;
+
+	for (size = size > 0 ? size : 1024;; size *= 2) {
+		char *bigger = realloc(buf, size);
+
+		if (!bigger) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = bigger;
+		r = getgrnam_r(name, &grp, buf, size, &found);
+		if (r != ERANGE || size >= GROUP_BUF_MAX)
+			break;
+	}
+	if (!r && found)
+		*ret_gid = grp.gr_gid;
+	free(buf);
+	return r ? -r : found ? 0 : -ENOENT;
+}
+
+static void parse_group(struct config_parser *p, char *value)
+{
+	int r;
+
+	if (!set_string(p, &p->cfg->control_group, value))
+		return;
+	r = lookup_group(value, &p->cfg->control_gid);
+	if (r == -ENOMEM)
+		p->err = r;
+	else if (r == -ENOENT)
+		config_parser__diag(p, p->line,
+				    "[control] group: no group '%s': accepted: " GROUP_ACCEPTED,
+				    value);
+	else if (r < 0)
+		config_parser__diag(
+			p, p->line,
+			"[control] group: cannot look up '%s': %s: accepted: " GROUP_ACCEPTED,
+			value, strerror(-r));
+}
+
+static void parse_formats(struct config_parser *p, char *value)
+{
+	char *save = NULL;
+	char *token;
+
+	for (token = strtok_r(value, SPACES, &save); token; token = strtok_r(NULL, SPACES, &save)) {
+		if (!strcmp(token, "perf.data")) {
+			p->cfg->formats |= SNAPSHOT_FORMAT_PERFDATA;
+		} else if (!strcmp(token, "trace.dat")) {
+			p->cfg->formats |= SNAPSHOT_FORMAT_TRACEDAT;
+		} else {
+			config_parser__diag(
+				p, p->line,
+				"[snapshot] formats: unknown format '%s': accepted: " FORMATS_ACCEPTED,
+				token);
+			p->key_failed[KEY_FORMATS] = true;
+		}
+	}
+}
+
+static unsigned int buffer_pages(uint64_t size)
+{
+	uint64_t page = sysconf(_SC_PAGESIZE);
+	uint64_t pages = (size + page - 1) / page;
+	unsigned int n = 1;
+
+	while (n < pages)
+		n <<= 1;
+	return n;
+}
+
+/* Defaults of the generic keys, before any is read. */
+static void set_defaults(struct perfsnapd_config *cfg)
+{
+	int k;
+
+	for (k = 0; k < NR_KEYS; k++) {
+		if (config_keys[k].type != VALUE_OTHER && config_keys[k].type != VALUE_STRING)
+			store_value(cfg, &config_keys[k], config_keys[k].def);
+	}
+}
+
+/* Puts every event on the configured clock; "events" may come before "clock". */
+static void apply_clock(struct perfsnapd_config *cfg)
+{
+	static const clockid_t ids[] = {
+		[CONFIG_CLOCK_MONOTONIC] = CLOCK_MONOTONIC,
+		[CONFIG_CLOCK_BOOTTIME] = CLOCK_BOOTTIME,
+		[CONFIG_CLOCK_REALTIME] = CLOCK_REALTIME,
+	};
+	size_t i;
+
+	if (cfg->clock == CONFIG_CLOCK_PERF)
+		return;
+	for (i = 0; i < cfg->nr_events; i++) {
+		cfg->events[i].attr.use_clockid = 1;
+		cfg->events[i].attr.clockid = ids[cfg->clock];
+	}
+}
+
+/*
+ * The kernel stamps tracepoints only with NMI-safe clocks: perf_event_open()
+ * refuses CLOCK_REALTIME for them (EINVAL), so say so here, at the line.
+ */
+static void check_realtime(struct config_parser *p)
+{
+	const struct perfsnapd_config *cfg = p->cfg;
+
+	if (cfg->clock != CONFIG_CLOCK_REALTIME)
+		return;
+	for (size_t i = 0; i < cfg->nr_events; i++)
+		if (cfg->events[i].is_tracepoint) {
+			config_parser__diag(
+				p, p->key_line[KEY_CLOCK],
+				"[capture] clock: 'realtime' cannot stamp tracepoints such as %s (the kernel allows only NMI-safe clocks for them): accepted with tracepoints: perf, monotonic, boottime",
+				cfg->events[i].name);
+			return;
+		}
+}
+
+/* Defaults and checks that need the whole file. */
+static void finish_config(struct config_parser *p)
+{
+	struct perfsnapd_config *cfg = p->cfg;
+
+	if (!cfg->nr_events && !p->key_failed[KEY_EVENTS])
+		config_parser__diag(
+			p, p->key_line[KEY_EVENTS],
+			"[capture] events: no events: accepted: tracepoints such as sched:sched_switch (globs allowed) or software events such as cpu-clock, space-separated");
+	if (!p->key_line[KEY_BUFFER_SIZE])
+		cfg->buffer_size = DEFAULT_BUFFER_SIZE;
+	if (cfg->buffer_size)
+		cfg->buffer_pages = buffer_pages(cfg->buffer_size);
+	if (!p->key_line[KEY_DIRECTORY]) {
+		cfg->directory = strdup(DEFAULT_DIRECTORY);
+		if (!cfg->directory)
+			p->err = -ENOMEM;
+		else
+			check_directory(p, cfg->directory, "'" DEFAULT_DIRECTORY "' (the default)",
+					0);
+	}
+	if (!p->key_line[KEY_FORMATS])
+		cfg->formats = SNAPSHOT_FORMAT_PERFDATA;
+	else if (!cfg->formats && !p->key_failed[KEY_FORMATS])
+		config_parser__diag(p, p->key_line[KEY_FORMATS],
+				    "[snapshot] formats: empty: accepted: " FORMATS_ACCEPTED);
+	if (!p->key_line[KEY_SOCKET])
+		set_string(p, &cfg->control_socket, DEFAULT_SOCKET);
+	check_realtime(p);
+	apply_clock(cfg);
+}
+
+/**
+ * config__load - read and validate a perfsnapd.conf
+ * @path: config file
+ * @tracing_dir: tracefs mount point for tracepoint lookup; NULL for the
+ *	system's (found by libtracefs)
+ * @ret: set to the new config on success; free with config__delete()
+ * @diags: every problem found is appended here ("file:line: message"), so
+ *	one run reports them all; the caller prints and clears it
+ *
+ * Unset keys take their defaults (see perfsnapd.conf(5)); the default
+ * directory /var/lib/perfsnapd must then exist. events has no default.
+ * A clock other than perf is applied to every event's attr.
+ *
+ * Returns 0, -EINVAL if any diagnostic was added, -errno (also as a line 0
+ * diagnostic) if @path cannot be opened or read, or -ENOMEM.
+ */
+int config__load(const char *path, const char *tracing_dir, struct perfsnapd_config **ret,
+		 struct config_diags *diags)
+{
+	struct config_parser p = { .diags = diags, .tracing_dir = tracing_dir, .key = -1 };
+	size_t first_diag = diags->nr;
+	int r;
+
+	p.cfg = calloc(1, sizeof(*p.cfg));
+	if (!p.cfg)
+		return -ENOMEM;
+	set_defaults(p.cfg);
+	p.cfg->path = strdup(path);
+	r = p.cfg->path ? config_parser__read(&p, first_diag) : -ENOMEM;
+	if (r < 0)
+		goto out;
+	finish_config(&p);
+	r = p.err;
+	if (r < 0)
+		goto out;
+	config_diags__sort(diags, first_diag);
+	if (diags->nr > first_diag) {
+		r = -EINVAL;
+		goto out;
+	}
+	*ret = p.cfg;
+	p.cfg = NULL;
+out:
+	config__delete(p.cfg);
+	return r;
+}
+
+/**
+ * config__delete - free a config
+ * @cfg: config from config__load(); NULL is fine
+ */
+void config__delete(struct perfsnapd_config *cfg)
+{
+	size_t i;
+
+	if (!cfg)
+		return;
+	for (i = 0; i < cfg->nr_events; i++)
+		event_spec__fini(&cfg->events[i]);
+	free(cfg->events);
+	free(cfg->path);
+	free(cfg->cpus);
+	free(cfg->directory);
+	free(cfg->post_command);
+	free(cfg->control_socket);
+	free(cfg->control_group);
+	free(cfg);
+}
+
+/**
+ * config__trace_clock_name - the trace.dat name of the configured clock
+ * @cfg: loaded config
+ *
+ * trace.dat records the ftrace clock its timestamps come from, and
+ * trace-cmd report shows it. perf's default clock is the kernel's local
+ * clock, which ftrace calls "local"; CLOCK_MONOTONIC and CLOCK_BOOTTIME are
+ * ftrace's "mono" and "boot".
+ *
+ * Returns a static string.
+ */
+const char *config__trace_clock_name(const struct perfsnapd_config *cfg)
+{
+	switch (cfg->clock) {
+	case CONFIG_CLOCK_MONOTONIC:
+		return "mono";
+	case CONFIG_CLOCK_BOOTTIME:
+		return "boot";
+	case CONFIG_CLOCK_REALTIME:
+		/*
+		 * ftrace has no realtime clock, so there is no name to match.
+		 * trace-cmd shows the recorded name as given, and this one says
+		 * what the timestamps are.
+		 */
+		return "realtime";
+	case CONFIG_CLOCK_PERF:
+	default:
+		return "local";
+	}
+}

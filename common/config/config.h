@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * config: perfsnapd.conf, parsed with inih and validated in full before
+ * anything is opened. Every problem becomes one diagnostic naming the file,
+ * line, key, the bad value and what is accepted; the caller prints them all
+ * and exits with EX_CONFIG (78).
+ */
+#ifndef PERFSNAPD_CONFIG_H
+#define PERFSNAPD_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+
+#define PERFSNAPD_DEFAULT_CONFIG "/etc/perfsnapd/perfsnapd.conf"
+
+enum snapshot_format {
+	SNAPSHOT_FORMAT_PERFDATA = 1u << 0,
+	SNAPSHOT_FORMAT_TRACEDAT = 1u << 1,
+};
+
+/* [capture] clock: the time base of every event's samples. */
+enum config_clock {
+	CONFIG_CLOCK_PERF,	/* perf's own (the kernel's local clock) */
+	CONFIG_CLOCK_MONOTONIC, /* attr.use_clockid with CLOCK_MONOTONIC */
+	CONFIG_CLOCK_BOOTTIME,	/* ... CLOCK_BOOTTIME */
+	CONFIG_CLOCK_REALTIME,	/* ... CLOCK_REALTIME */
+};
+
+/* [snapshot] compression of snapshot files. */
+enum config_compression {
+	CONFIG_COMPRESSION_NONE,
+	CONFIG_COMPRESSION_ZSTD,
+};
+
+/* One perf event, resolved from its config text. */
+struct event_spec {
+	char *name;		     /* "sched:sched_switch", "cpu-clock" */
+	struct perf_event_attr attr; /* type, config, sample_*, freq, callchain... */
+	bool overwrite;		     /* backward ring (aux evlist) or forward (main) */
+	bool is_tracepoint;
+	int line; /* config line it came from */
+};
+
+struct config_diag {
+	char *file;
+	int line;      /* 0 when not tied to a line */
+	char *message; /* "[capture] buffer_size: bad size '4Q': accepted: ..." */
+};
+
+struct config_diags {
+	struct config_diag *items;
+	size_t nr;
+};
+
+struct perfsnapd_config {
+	char *path;
+	struct event_spec *events;
+	size_t nr_events;
+	uint64_t buffer_size;	   /* as requested, bytes */
+	unsigned int buffer_pages; /* data pages per CPU ring: a power of two */
+	char *cpus;		   /* NULL for all online CPUs, else "0-3,8" (normalized) */
+	char *directory;
+	unsigned int formats;	     /* enum snapshot_format bits */
+	int config_line_buffer_size; /* for reporting rounding */
+
+	/* [capture], continued */
+	enum config_clock clock; /* already applied to every events[].attr */
+	uint64_t history_size;	 /* bytes of no-overwrite history kept; 0: none */
+	bool sideband;		 /* keep names and maps of exited tasks */
+	unsigned int max_tasks;	 /* cap of the process table */
+
+	/* [snapshot], continued */
+	enum config_compression compression;
+	unsigned int max_snapshots;	  /* 0: unlimited */
+	uint64_t max_total_size;	  /* bytes; 0: unlimited */
+	uint64_t min_interval_ms;	  /* between snapshots; 0: none */
+	unsigned int max_per_hour;	  /* snapshots; 0: unlimited */
+	char *post_command;		  /* absolute path, NULL for none */
+	uint64_t post_command_timeout_ms; /* > 0 */
+
+	/* [control] */
+	char *control_socket; /* absolute path, always set */
+	char *control_group;  /* NULL: only root may connect */
+	gid_t control_gid;    /* of control_group, when set */
+};
+
+/*
+ * Parses and validates @path. Tracepoints are looked up under @tracing_dir
+ * (NULL: the system's tracefs). Returns 0 and a config in *ret, -EINVAL
+ * with every problem appended to @diags, or -errno if the file cannot be
+ * read (also reported in @diags).
+ */
+int config__load(const char *path, const char *tracing_dir, struct perfsnapd_config **ret,
+		 struct config_diags *diags);
+void config__delete(struct perfsnapd_config *cfg);
+
+/* Prints the effective configuration in config-file syntax. */
+void config__print(const struct perfsnapd_config *cfg, FILE *out);
+
+/* The trace.dat (ftrace) name of the clock in cfg->clock, e.g. "mono". */
+const char *config__trace_clock_name(const struct perfsnapd_config *cfg);
+
+/* Prints each diagnostic as "file:line: message". */
+void config_diags__print(const struct config_diags *diags, FILE *out);
+void config_diags__clear(struct config_diags *diags);
+
+/*
+ * Appends one diagnostic, e.g. for an event that later fails to open, at
+ * its event_spec.line. Returns 0 or -ENOMEM.
+ */
+int config_diags__add(struct config_diags *diags, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * config_reader: feeds perfsnapd.conf to inih and hands each key's value to
+ * its handler in config.c. inih reports no line numbers to this build's
+ * handler, so lines are fed to it through our own reader, which counts
+ * them and spots lines inih would reject or skip silently (syntax errors,
+ * unknown sections); keys outside a section, unknown keys, keys given twice
+ * and continued one-line keys are reported here. Part of common/: never logs.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <ini.h>
+
+#include "config-internal.h"
+
+#define SPACES " \t\r\n\v\f"
+
+/**
+ * config_parser__diag - report a problem with the file being read
+ * @p: the parser
+ * @line: line of the problem, 0 for the whole file
+ * @fmt: printf format of the message: "[section] key: what is wrong
+ *	'value': accepted: what would be"
+ *
+ * Appends to p->diags; on ENOMEM sets p->err, which stops the load.
+ */
+void config_parser__diag(struct config_parser *p, int line, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	if (p->err)
+		return;
+	va_start(ap, fmt);
+	r = config_diags__addv(p->diags, p->cfg->path, line, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		p->err = r;
+}
+
+static bool known_section(const char *section)
+{
+	int k;
+
+	for (k = 0; k < NR_KEYS; k++) {
+		if (!strcmp(config_keys[k].section, section))
+			return true;
+	}
+	return false;
+}
+
+static int find_key(const char *section, const char *name)
+{
+	int k;
+
+	for (k = 0; k < NR_KEYS; k++) {
+		if (!strcmp(config_keys[k].section, section) && !strcmp(config_keys[k].name, name))
+			return k;
+	}
+	return -1;
+}
+
+/* "events, buffer_size, cpus" for @section. */
+static void key_list(const char *section, char *buf, size_t size)
+{
+	size_t len = 0;
+	int k;
+
+	buf[0] = '\0';
+	for (k = 0; k < NR_KEYS && len < size; k++) {
+		if (strcmp(config_keys[k].section, section))
+			continue;
+		len += snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+				config_keys[k].name);
+	}
+}
+
+/*
+ * Like inih's find_chars_or_comment(): the first of @chars, or the start of
+ * an inline ';' comment (one that follows whitespace), or the end.
+ */
+static char *find_chars_or_comment(char *s, const char *chars)
+{
+	bool was_space = false;
+
+	while (*s && !strchr(chars, *s) && !(was_space && *s == ';')) {
+		was_space = isspace((unsigned char)*s);
+		s++;
+	}
+	return s;
+}
+
+/*
+ * A copy of @value without an inline comment and surrounding blanks.
+ * Debian's inih is built with INI_ALLOW_INLINE_COMMENTS and has already
+ * done this; doing it again keeps other builds from leaking "; ..." into
+ * values, which never legitimately contain ';'.
+ */
+static char *clean_value(const char *value)
+{
+	char *copy = strdup(value);
+	char *start;
+	char *end;
+	char *p;
+
+	if (!copy)
+		return NULL;
+	for (p = copy; *p; p++) {
+		if (*p == ';' && (p == copy || isspace((unsigned char)p[-1]))) {
+			*p = '\0';
+			break;
+		}
+	}
+	start = copy + strspn(copy, SPACES);
+	end = start + strlen(start);
+	while (end > start && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	memmove(copy, start, strlen(start) + 1);
+	return copy;
+}
+
+/* Classifies the line in p->buf the way inih's parser will see it. */
+static void classify_line(struct config_parser *p)
+{
+	char *start = p->buf;
+	char *end;
+
+	if (p->line == 1 && !strncmp(start, "\xEF\xBB\xBF", 3))
+		start += 3;
+	start += strspn(start, SPACES);
+	end = start + strlen(start);
+	while (end > start && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	p->text = start;
+	p->needs_handler = false;
+	if (!*start || *start == ';' || *start == '#')
+		return;
+	if (start > p->buf && p->have_key) {
+		p->continuation = true;
+		p->needs_handler = true;
+		return;
+	}
+	if (*start != '[') {
+		p->needs_handler = true;
+		return;
+	}
+	end = find_chars_or_comment(start + 1, "]");
+	if (*end != ']') {
+		config_parser__diag(
+			p, p->line,
+			"syntax error: '%s' has no closing ']': accepted: " CONFIG_SECTIONS, start);
+		return;
+	}
+	*end = '\0';
+	p->have_key = false;
+	if (!known_section(start + 1))
+		config_parser__diag(p, p->line, "[%s]: unknown section: accepted: " CONFIG_SECTIONS,
+				    start + 1);
+}
+
+static void finish_line(struct config_parser *p)
+{
+	if (p->needs_handler && !p->handled)
+		config_parser__diag(
+			p, p->line,
+			"syntax error: '%s': accepted: key = value, [section], or a ; or # comment",
+			p->text);
+	p->needs_handler = false;
+}
+
+/*
+ * The ini_reader: hands inih one line at a time, numbering them. inih
+ * calls the handler for a line before it asks for the next one, so
+ * p->line is the handler's line. A line longer than inih's buffer would
+ * be split and misparsed, so it is reported and replaced by a blank line.
+ */
+static char *read_line(char *str, int size, void *stream)
+{
+	struct config_parser *p = stream;
+	ssize_t n;
+
+	finish_line(p);
+	errno = 0;
+	n = getline(&p->buf, &p->buf_size, p->file);
+	if (n < 0) {
+		if (!feof(p->file) && !p->err)
+			p->err = errno == ENOMEM ? -ENOMEM : -EIO;
+		return NULL;
+	}
+	p->line++;
+	p->handled = false;
+	p->continuation = false;
+	while (n > 0 && (p->buf[n - 1] == '\n' || p->buf[n - 1] == '\r'))
+		p->buf[--n] = '\0';
+	if (size < 3 || n > size - 3) {
+		config_parser__diag(
+			p, p->line,
+			"line too long (%zd characters): accepted: at most %d; put more events on indented lines below",
+			n, size - 3);
+		p->needs_handler = false;
+		snprintf(str, size, "\n");
+		return str;
+	}
+	memcpy(str, p->buf, n);
+	str[n] = '\n';
+	str[n + 1] = '\0';
+	classify_line(p);
+	return str;
+}
+
+/* The ini_handler: returns nonzero (inih's "success") always; errors are diags. */
+static int handle_key(void *user, const char *section, const char *name, const char *value)
+{
+	struct config_parser *p = user;
+	char *v;
+	int k;
+
+	p->handled = true;
+	p->have_key = true;
+	if (p->err)
+		return 1;
+	if (p->continuation) {
+		k = p->key;
+		if (k < 0)
+			return 1;
+		if (!config_keys[k].multiline) {
+			config_parser__diag(
+				p, p->line,
+				"[%s] %s: value continues on indented line '%s': accepted: one line (only events and formats take several)",
+				config_keys[k].section, config_keys[k].name, p->text);
+			p->key_failed[k] = true;
+			return 1;
+		}
+	} else {
+		p->key = -1;
+		if (!*section) {
+			config_parser__diag(
+				p, p->line,
+				"key '%s' outside a section: accepted: keys under " CONFIG_SECTIONS,
+				name);
+			return 1;
+		}
+		if (!known_section(section))
+			return 1; /* reported at the section header */
+		k = find_key(section, name);
+		if (k < 0) {
+			char accepted[256];
+
+			key_list(section, accepted, sizeof(accepted));
+			config_parser__diag(p, p->line,
+					    "[%s] %s: unknown key: accepted in [%s]: %s", section,
+					    name, section, accepted);
+			return 1;
+		}
+		if (p->key_line[k]) {
+			config_parser__diag(
+				p, p->line,
+				"[%s] %s: set again (first on line %d): accepted: once per file",
+				section, name, p->key_line[k]);
+			return 1;
+		}
+		p->key_line[k] = p->line;
+		p->key = k;
+	}
+	v = clean_value(value);
+	if (!v) {
+		p->err = -ENOMEM;
+		return 1;
+	}
+	config_parser__set_key(p, k, v);
+	free(v);
+	return 1;
+}
+
+/* Opens @path for reading, or adds a line 0 diagnostic. Returns 0 or -errno. */
+static int open_config(const char *path, struct config_diags *diags, FILE **ret)
+{
+	FILE *f = fopen(path, "re");
+	struct stat st;
+	int r = 0;
+
+	if (!f || fstat(fileno(f), &st))
+		r = -errno;
+	else if (S_ISDIR(st.st_mode))
+		r = -EISDIR;
+	if (!r) {
+		*ret = f;
+		return 0;
+	}
+	if (f)
+		fclose(f);
+	if (config_diags__add(diags, path, 0, "cannot open config file: %s", strerror(-r)))
+		return -ENOMEM;
+	return r;
+}
+
+/**
+ * config_parser__read - read p->cfg->path and run each key's handler
+ * @p: the parser, with cfg (and its path), diags and tracing_dir set
+ * @first_diag: the first entry of p->diags that this load added
+ *
+ * Problems with the contents become diagnostics, and reading goes on.
+ *
+ * Returns 0, or -errno (also as a line 0 diagnostic) if the file cannot be
+ * opened or read, or -ENOMEM.
+ */
+int config_parser__read(struct config_parser *p, size_t first_diag)
+{
+	int r;
+
+	r = open_config(p->cfg->path, p->diags, &p->file);
+	if (r < 0)
+		return r;
+	r = ini_parse_stream(read_line, p, handle_key, p);
+	finish_line(p);
+	if (r == -2)
+		p->err = -ENOMEM;
+	else if (r > 0 && !config_diags__has_line(p->diags, first_diag, r))
+		config_parser__diag(p, r, "syntax error"); /* a case classify_line() missed */
+	if (p->err == -EIO && config_diags__add(p->diags, p->cfg->path, 0,
+						"cannot read config file: %s", strerror(EIO)))
+		p->err = -ENOMEM;
+	fclose(p->file);
+	p->file = NULL;
+	free(p->buf);
+	p->buf = NULL;
+	return p->err;
+}

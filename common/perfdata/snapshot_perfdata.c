@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * snapshot_perfdata: snapshot -> perf.data, through perfdata_writer.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+
+#include <perf/event.h>
+
+#include "perfdata_writer.h"
+#include "procinfo.h"
+#include "snapshot.h"
+#include "snapshot_perfdata.h"
+#include "tracing_data.h"
+
+struct emit_ctx {
+	struct perfdata_writer *w;
+	uint64_t count;
+	int error; /* the writer's, as opposed to /proc's */
+};
+
+static int emit_record(void *ctx, const struct perf_event_header *rec)
+{
+	struct emit_ctx *e = ctx;
+
+	e->count++;
+	e->error = perfdata_writer__write_event(e->w, rec);
+	return e->error;
+}
+
+static int add_tracing_data(struct perfdata_writer *w, const struct snapshot *s,
+			    const struct perfdata_meta *meta)
+{
+	size_t n = snapshot__nr_events(s), nr_tp = 0, size;
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+	void *blob = NULL;
+	int r;
+
+	if (!names)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct snapshot_event *ev = snapshot__event(s, i);
+
+		if (ev->attr.type == PERF_TYPE_TRACEPOINT)
+			names[nr_tp++] = ev->name;
+	}
+	r = 0;
+	if (nr_tp) {
+		r = tracing_data__build(meta->tracing_dir, names, nr_tp, &blob, &size);
+		if (r == 0)
+			r = perfdata_writer__set_tracing_data(w, blob, size);
+	}
+	free(blob);
+	free(names);
+	return r;
+}
+
+static int add_features(struct perfdata_writer *w, const struct snapshot *s,
+			const struct perfdata_meta *meta)
+{
+	const struct snapshot_stats *st = snapshot__stats(s);
+	struct utsname u;
+	long conf = sysconf(_SC_NPROCESSORS_CONF), onln = sysconf(_SC_NPROCESSORS_ONLN);
+	int r;
+
+	if (uname(&u) < 0)
+		return -errno;
+	if ((r = perfdata_writer__set_string(w, PERFDATA_FEAT_HOSTNAME, u.nodename)) < 0 ||
+	    (r = perfdata_writer__set_string(w, PERFDATA_FEAT_OSRELEASE, u.release)) < 0 ||
+	    (r = perfdata_writer__set_string(w, PERFDATA_FEAT_VERSION, PERFSNAPD_VERSION)) < 0 ||
+	    (r = perfdata_writer__set_string(w, PERFDATA_FEAT_ARCH, u.machine)) < 0 ||
+	    (r = perfdata_writer__set_nrcpus(w, (uint32_t)conf, (uint32_t)onln)) < 0 ||
+	    (r = perfdata_writer__set_cmdline(w, meta->argc, meta->argv)) < 0 ||
+	    (r = perfdata_writer__set_clockid_res(w, meta->clock_res_ns)) < 0 ||
+	    (r = perfdata_writer__set_sample_time(w, st->first_time, st->last_time)) < 0)
+		return r;
+	return add_tracing_data(w, s, meta);
+}
+
+/*
+ * Tail synthesis: name every task of the snapshot from /proc as it is now,
+ * stamped just before the first record so perf applies it to all of them.
+ */
+static int synthesize(const struct snapshot *s, const struct perfdata_meta *meta,
+		      struct emit_ctx *e, struct perfdata_result *res)
+{
+	const struct snapshot_event *first = snapshot__event(s, 0);
+	const struct snapshot_stats *st = snapshot__stats(s);
+	struct procinfo_stamp stamp = {
+		.sample_type = first->attr.sample_type,
+		.id = first->nr_ids ? first->ids[0] : 0,
+		.time = st->first_time ? st->first_time - 1 : 0,
+	};
+	int r;
+
+	/* Without it (kptr_restrict) kernel frames stay unresolved; not fatal. */
+	procinfo__synthesize_kernel_mmap(&stamp, emit_record, e);
+	if (e->error || !meta->synthesize_from_proc)
+		return e->error;
+	for (size_t i = 0; i < snapshot__nr_tasks(s); i++) {
+		const struct snapshot_task *t = snapshot__task(s, i);
+
+		/*
+		 * perf names pid 0 "swapper" itself; -1 is what the kernel
+		 * reports for a task already past exit's pid detach.
+		 */
+		if (t->tid <= 0 || t->pid <= 0)
+			continue;
+		r = procinfo__synthesize_task(t->pid, t->tid, &stamp, emit_record, e);
+		if (e->error)
+			return e->error;
+		/* Gone or unreadable now: its events stay, unnamed. */
+		if (r < 0)
+			res->nr_tasks_gone++;
+	}
+	return 0;
+}
+
+/**
+ * snapshot__write_perfdata - write a snapshot as perf.data
+ * @s: a sealed snapshot with at least one event
+ * @fd: destination, written from offset 0
+ * @meta: tracefs location, command line and clock for the features
+ * @ret: sizes and counts, set on success
+ *
+ * Returns 0 or -errno.
+ */
+int snapshot__write_perfdata(const struct snapshot *s, int fd, const struct perfdata_meta *meta,
+			     struct perfdata_result *ret)
+{
+	static const struct perf_event_header finished_round = {
+		.type = PERF_RECORD_FINISHED_ROUND,
+		.size = sizeof(struct perf_event_header),
+	};
+	struct perfdata_result res = { 0 };
+	struct emit_ctx e = { 0 };
+	int r = 0;
+
+	if (!snapshot__nr_events(s))
+		return -EINVAL;
+	e.w = perfdata_writer__new(fd);
+	if (!e.w)
+		return -ENOMEM;
+	if (meta->compress_level)
+		r = perfdata_writer__set_compression(e.w, meta->compress_level);
+	for (size_t i = 0; i < snapshot__nr_events(s) && r == 0; i++) {
+		const struct snapshot_event *ev = snapshot__event(s, i);
+		struct perf_event_attr attr = ev->attr;
+
+		/* The file holds ordered, forward records from enabled events. */
+		attr.write_backward = 0;
+		attr.disabled = 0;
+		r = perfdata_writer__add_attr(e.w, &attr, ev->name, ev->ids, ev->nr_ids);
+	}
+	if (r == 0)
+		r = perfdata_writer__begin_data(e.w);
+	if (r == 0)
+		r = synthesize(s, meta, &e, &res);
+	res.nr_synthesized = e.count;
+	for (size_t i = 0; i < snapshot__nr_records(s) && r == 0; i++)
+		r = perfdata_writer__write_event(e.w, snapshot__record(s, i));
+	if (r == 0)
+		r = perfdata_writer__write_event(e.w, &finished_round);
+	if (r == 0)
+		r = add_features(e.w, s, meta);
+	if (r == 0)
+		r = perfdata_writer__finish(e.w);
+	if (r == 0) {
+		res.bytes = perfdata_writer__size(e.w);
+		*ret = res;
+	}
+	perfdata_writer__delete(e.w);
+	return r;
+}

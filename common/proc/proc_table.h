@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * proc_table: the history of every task, fed by the kernel's side-band
+ * records (COMM, MMAP/MMAP2, FORK, EXIT) as they happen, so that a dump can
+ * name tasks that exited before it. At dump time it emits, for the tasks of
+ * a snapshot, the records that were true during the snapshot's time span.
+ * Bounded in tasks and in history per task; lookups by tid are hashed.
+ */
+#ifndef PERFSNAPD_PROC_TABLE_H
+#define PERFSNAPD_PROC_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+
+#include "procinfo.h"
+#include "snapshot.h"
+
+/* Default history kept per task; older entries are dropped first. */
+#define PROC_TABLE_MAX_COMMS 16
+#define PROC_TABLE_MAX_MAPS  512
+
+struct proc_table;
+
+struct proc_table_stats {
+	size_t nr_tasks;	     /* incarnations held now (a reused tid counts again) */
+	uint64_t nr_dropped;	     /* tasks dropped to stay within max_tasks */
+	uint64_t nr_history_dropped; /* comm changes and mappings over the per-task caps */
+	uint64_t nr_records;	     /* records taken by __process_record (not ignored) */
+	uint64_t nr_ignored;	     /* of no use: other types, not exec, pid 0 */
+	size_t bytes;		     /* approximate heap held by the table */
+};
+
+/* At most @max_tasks tasks (at least 1). NULL on ENOMEM. */
+struct proc_table *proc_table__new(size_t max_tasks);
+void proc_table__delete(struct proc_table *t);
+
+/*
+ * Changes the per-task caps (both at least 1) from now on; history already
+ * longer is cut at its next change. Returns 0 or -EINVAL.
+ */
+int proc_table__set_history_limits(struct proc_table *t, size_t max_comms, size_t max_maps);
+
+/*
+ * Adds every thread in /proc that the table does not hold alive yet: its
+ * comm and, for a thread group leader, its executable mappings, valid from
+ * @now (0: since before recording). One known only from a COMM or MMAP
+ * gets the name or mappings it lacks. Returns the number of tasks added or
+ * -errno if /proc cannot be read.
+ */
+int proc_table__seed_from_proc(struct proc_table *t, uint64_t now);
+
+/*
+ * Takes one side-band record, laid out with a sample_id_all trailer for
+ * @sample_type (which must have PERF_SAMPLE_TIME). Records of other types,
+ * non-executable mappings and pid 0/-1 are ignored. Records may come
+ * somewhat out of time order (e.g. from per-CPU rings drained in turn).
+ * Returns 0, -EINVAL for a malformed record, or -ENOMEM.
+ */
+int proc_table__process_record(struct proc_table *t, const struct perf_event_header *rec,
+			       uint64_t sample_type);
+
+/*
+ * The comm @tid had at @time: the latest change at or before it, else
+ * (none yet) the one its parent had at its fork, else the first known. NULL
+ * if the tid is unknown. Valid until the next change to the table.
+ */
+const char *proc_table__comm_at(const struct proc_table *t, pid_t tid, uint64_t time);
+
+/*
+ * Emits, in time order, for every task of @tasks alive in [@start, @end]
+ * (else the incarnation in effect at @start, if its EXIT came before: a
+ * task's last events follow its EXIT): its state at @start (COMM and, for
+ * its process, the executable MMAP2s) stamped @start - 1, then each COMM,
+ * MMAP2, FORK and EXIT inside the span. Trailers carry @stamp's sample_type
+ * and id (not its time). Sets *@ret_unknown (if not NULL) to the number of
+ * tasks the table cannot name. Returns 0, the emitter's error, or -errno.
+ */
+int proc_table__emit_span(const struct proc_table *t, const struct snapshot_task *tasks, size_t nr,
+			  uint64_t start, uint64_t end, const struct procinfo_stamp *stamp,
+			  procinfo_emit_fn emit, void *ctx, size_t *ret_unknown);
+
+const struct proc_table_stats *proc_table__stats(const struct proc_table *t);
+
+#endif

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * snapshot: the model of one dump. Events (attrs, names, ids) and per-CPU
+ * chunks of raw ring records go in; out comes every record in time order,
+ * the tasks that appear, and counts. Chunk bytes live in an unlinked spill
+ * file, not in memory, so a dump of many big rings needs little RAM; only
+ * a 24-byte index entry per record is kept.
+ */
+#ifndef PERFSNAPD_SNAPSHOT_H
+#define PERFSNAPD_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+
+struct snapshot;
+
+struct snapshot_event {
+	struct perf_event_attr attr;
+	char *name;
+	uint64_t *ids;
+	size_t nr_ids;
+	uint64_t nr_records; /* after __seal: records carrying one of its ids */
+};
+
+struct snapshot_task {
+	pid_t pid, tid;
+};
+
+/* What one ring contributed. */
+struct snapshot_chunk_info {
+	int cpu;
+	bool backward;
+	bool overwritten; /* the ring had wrapped: older data was gone */
+	uint64_t nr_records;
+	uint64_t first_time, last_time;
+	uint64_t lost_events; /* sum of its PERF_RECORD_LOST counts */
+};
+
+struct snapshot_stats {
+	uint64_t nr_records; /* indexed, in time order */
+	uint64_t nr_samples;
+	uint64_t nr_lost_records;
+	uint64_t lost_events; /* sum of PERF_RECORD_LOST counts */
+	uint64_t nr_dropped;  /* records with an unknown id or no time */
+	uint64_t bytes;	      /* of indexed records */
+	uint64_t first_time, last_time;
+};
+
+/* NULL on ENOMEM. */
+struct snapshot *snapshot__new(void);
+void snapshot__delete(struct snapshot *s);
+
+/* Creates the spill file (unlinked) in @dir. Returns 0 or -errno. */
+int snapshot__open_spill(struct snapshot *s, const char *dir);
+
+/* Adds an event; @attr, @name and @ids are copied. Returns 0 or -errno. */
+int snapshot__add_event(struct snapshot *s, const struct perf_event_attr *attr, const char *name,
+			const uint64_t *ids, size_t nr_ids);
+
+/*
+ * A chunk is the records of one ring for one CPU. @backward: the bytes are
+ * a linearised copy of a write_backward ring (newest first, see
+ * backward_ring.h); otherwise whole records, oldest first.
+ */
+int snapshot__begin_chunk(struct snapshot *s, int cpu, bool backward);
+int snapshot__append(struct snapshot *s, const void *data, size_t len);
+int snapshot__end_chunk(struct snapshot *s);
+/* Marks the current chunk's ring as having wrapped (for coverage reports). */
+int snapshot__set_chunk_overwritten(struct snapshot *s);
+
+/* Indexes every record by time and collects tasks. Returns 0 or -errno. */
+int snapshot__seal(struct snapshot *s);
+
+/*
+ * After __seal: merges whole records (each with a known id) into the time
+ * order, e.g. side-band COMM/MMAP2 that name the tasks. They add no tasks
+ * and leave the stats' time span alone. Returns 0 or -errno.
+ */
+int snapshot__add_records(struct snapshot *s, const void *records, size_t len);
+
+/* After __seal. Records are returned in time order; ties keep ring order. */
+size_t snapshot__nr_records(const struct snapshot *s);
+const struct perf_event_header *snapshot__record(const struct snapshot *s, size_t idx);
+const struct snapshot_stats *snapshot__stats(const struct snapshot *s);
+size_t snapshot__nr_events(const struct snapshot *s);
+const struct snapshot_event *snapshot__event(const struct snapshot *s, size_t idx);
+/* The event a record's id belongs to, or NULL. */
+const struct snapshot_event *snapshot__event_by_id(const struct snapshot *s, uint64_t id);
+size_t snapshot__nr_chunks(const struct snapshot *s);
+const struct snapshot_chunk_info *snapshot__chunk(const struct snapshot *s, size_t idx);
+size_t snapshot__nr_tasks(const struct snapshot *s);
+const struct snapshot_task *snapshot__task(const struct snapshot *s, size_t idx);
+
+#endif

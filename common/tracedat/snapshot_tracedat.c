@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * snapshot_tracedat: snapshot -> trace.dat, through tracedat_writer.
+ *
+ * One pass over the time-ordered records sorts the tracepoint samples and
+ * PERF_RECORD_LOST records by CPU (keeping time order), notes the tasks and
+ * the PERF_RECORD_COMM names; then each CPU's events go out in turn, a
+ * LOST record marking the next page of its CPU. Part of common/: no logging.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "perf_record.h"
+#include "snapshot.h"
+#include "snapshot_tracedat.h"
+
+/* Beyond any CONFIG_NR_CPUS: a larger CPU number is a corrupt sample. */
+#define MAX_CPUS 65536
+
+/* A record for one CPU's stream; sorting by (cpu, idx) keeps time order. */
+struct cpu_rec {
+	uint32_t cpu;
+	bool lost;
+	size_t idx;
+	const struct snapshot_event *ev;
+};
+
+struct task_ref {
+	pid_t tid, pid;
+};
+
+struct comm_ref {
+	pid_t tid;
+	size_t idx; /* of the COMM record */
+};
+
+struct conv {
+	const struct snapshot *s;
+	const struct tracedat_meta *meta;
+	struct tracedat_writer *w;
+	struct cpu_rec *recs;
+	size_t nr_recs, cap_recs;
+	struct task_ref *tasks;
+	size_t nr_tasks, cap_tasks;
+	struct comm_ref *comms;
+	size_t nr_comms, cap_comms;
+	uint32_t max_cpu;
+	struct tracedat_result res;
+};
+
+/* Room for one more element in a growable array. */
+static int grow(void **arr, size_t *cap, size_t nr, size_t elem)
+{
+	size_t n = *cap ? *cap * 2 : 256;
+	void *p;
+
+	if (nr < *cap)
+		return 0;
+	p = realloc(*arr, n * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = n;
+	return 0;
+}
+
+static int push_rec(struct conv *c, uint32_t cpu, bool lost, size_t idx,
+		    const struct snapshot_event *ev)
+{
+	if (grow((void **)&c->recs, &c->cap_recs, c->nr_recs, sizeof(*c->recs)))
+		return -ENOMEM;
+	c->recs[c->nr_recs++] = (struct cpu_rec){ .cpu = cpu, .lost = lost, .idx = idx, .ev = ev };
+	if (cpu > c->max_cpu)
+		c->max_cpu = cpu;
+	return 0;
+}
+
+static int push_task(struct conv *c, pid_t tid, pid_t pid)
+{
+	/* Consecutive samples are mostly the same task. */
+	if (tid <= 0 || (c->nr_tasks && c->tasks[c->nr_tasks - 1].tid == tid))
+		return 0;
+	if (grow((void **)&c->tasks, &c->cap_tasks, c->nr_tasks, sizeof(*c->tasks)))
+		return -ENOMEM;
+	c->tasks[c->nr_tasks++] = (struct task_ref){ .tid = tid, .pid = pid };
+	return 0;
+}
+
+/* The tracepoint's raw record; false if the sample has none worth writing. */
+static bool sample_raw(const struct perf_event_header *h, const struct snapshot_event *ev,
+		       struct perf_record_info *info)
+{
+	uint64_t st = ev->attr.sample_type;
+
+	if (perf_record__parse_sample(h, st, info) < 0 || !info->raw || info->raw_size < 8)
+		return false;
+	if (!(st & PERF_SAMPLE_CPU))
+		info->cpu = 0;
+	return info->cpu < MAX_CPUS;
+}
+
+static int note_sample(struct conv *c, size_t idx, const struct perf_event_header *h,
+		       const struct snapshot_event *ev)
+{
+	struct perf_record_info info;
+	int32_t tid;
+	pid_t pid;
+	int r;
+
+	if (ev->attr.type != PERF_TYPE_TRACEPOINT || !(ev->attr.sample_type & PERF_SAMPLE_RAW)) {
+		c->res.nr_skipped++;
+		return 0;
+	}
+	if (!sample_raw(h, ev, &info)) {
+		c->res.nr_invalid++;
+		return 0;
+	}
+	/* common_pid: the task trace-cmd looks up in CMDLINES. */
+	memcpy(&tid, (const uint8_t *)info.raw + 4, sizeof(tid));
+	pid = (ev->attr.sample_type & PERF_SAMPLE_TID) && (int32_t)info.tid == tid ?
+		      (pid_t)info.pid :
+		      (pid_t)tid;
+	r = push_task(c, (pid_t)tid, pid);
+	return r ? r : push_rec(c, info.cpu, false, idx, ev);
+}
+
+static int note_lost(struct conv *c, size_t idx, const struct perf_event_header *h,
+		     const struct snapshot_event *ev)
+{
+	struct perf_record_info info;
+
+	if (h->size < sizeof(*h) + 16 ||
+	    perf_record__parse_id_trailer(h, ev->attr.sample_type, &info) < 0)
+		return 0;
+	if (!(ev->attr.sample_type & PERF_SAMPLE_CPU))
+		info.cpu = 0;
+	return info.cpu < MAX_CPUS ? push_rec(c, info.cpu, true, idx, ev) : 0;
+}
+
+static int note_comm(struct conv *c, size_t idx, const struct perf_event_header *h)
+{
+	uint32_t tid;
+
+	if (h->size < sizeof(*h) + 9)
+		return 0;
+	memcpy(&tid, (const uint8_t *)(h + 1) + 4, sizeof(tid));
+	if ((int32_t)tid <= 0)
+		return 0;
+	if (grow((void **)&c->comms, &c->cap_comms, c->nr_comms, sizeof(*c->comms)))
+		return -ENOMEM;
+	c->comms[c->nr_comms++] = (struct comm_ref){ .tid = (pid_t)tid, .idx = idx };
+	return 0;
+}
+
+static int classify(struct conv *c)
+{
+	for (size_t i = 0; i < snapshot__nr_records(c->s); i++) {
+		const struct perf_event_header *h = snapshot__record(c->s, i);
+		const struct snapshot_event *ev;
+		uint64_t id;
+		int r = 0;
+
+		if (perf_record__id(h, &id) < 0 || !(ev = snapshot__event_by_id(c->s, id)))
+			continue;
+		if (h->type == PERF_RECORD_SAMPLE)
+			r = note_sample(c, i, h, ev);
+		else if (h->type == PERF_RECORD_LOST)
+			r = note_lost(c, i, h, ev);
+		else if (h->type == PERF_RECORD_COMM)
+			r = note_comm(c, i, h);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct cpu_rec *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int cmp_task(const void *a, const void *b)
+{
+	const struct task_ref *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int cmp_comm(const void *a, const void *b)
+{
+	const struct comm_ref *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* COMM names in time order (the writer keeps the last), then comm_of for the rest. */
+static int add_cmdlines(struct conv *c)
+{
+	int r;
+
+	for (size_t i = 0; i < c->nr_comms; i++) {
+		const struct perf_event_header *h = snapshot__record(c->s, c->comms[i].idx);
+		const char *comm = (const char *)(h + 1) + 8;
+		size_t max = h->size - sizeof(*h) - 8;
+		char name[64];
+
+		snprintf(name, sizeof(name), "%.*s", (int)strnlen(comm, max), comm);
+		if (*name && (r = tracedat_writer__add_cmdline(c->w, c->comms[i].tid, name)) < 0)
+			return r;
+	}
+	if (c->nr_comms)
+		qsort(c->comms, c->nr_comms, sizeof(*c->comms), cmp_comm);
+	for (size_t i = 0; i < c->nr_comms; i++)
+		c->res.nr_cmdlines += !i || c->comms[i - 1].tid != c->comms[i].tid;
+	if (c->nr_tasks)
+		qsort(c->tasks, c->nr_tasks, sizeof(*c->tasks), cmp_task);
+	for (size_t i = 0; i < c->nr_tasks && c->meta->comm_of; i++) {
+		struct comm_ref key = { .tid = c->tasks[i].tid };
+		const char *comm;
+
+		if ((i && c->tasks[i - 1].tid == key.tid) ||
+		    (c->nr_comms &&
+		     bsearch(&key, c->comms, c->nr_comms, sizeof(*c->comms), cmp_comm)))
+			continue;
+		comm = c->meta->comm_of(c->meta->comm_ctx, c->tasks[i].pid, key.tid);
+		if (!comm || !*comm)
+			continue;
+		r = tracedat_writer__add_cmdline(c->w, key.tid, comm);
+		if (r < 0)
+			return r;
+		c->res.nr_cmdlines++;
+	}
+	return 0;
+}
+
+static int add_formats(struct conv *c)
+{
+	const struct tracedat_meta *m = c->meta;
+	int r = 0;
+
+	for (size_t i = 0; i < m->nr_formats && !r; i++)
+		r = tracedat_writer__add_event_format_text(c->w, m->formats[i].system,
+							   m->formats[i].text, m->formats[i].size);
+	for (size_t i = 0; !m->nr_formats && i < snapshot__nr_events(c->s) && !r; i++) {
+		const struct snapshot_event *ev = snapshot__event(c->s, i);
+
+		if (ev->attr.type == PERF_TYPE_TRACEPOINT)
+			r = tracedat_writer__add_event_format(c->w, ev->name);
+	}
+	if (!r && m->printk)
+		r = tracedat_writer__set_printk(c->w, m->printk, m->printk_size);
+	if (!r && m->kallsyms)
+		r = tracedat_writer__set_kallsyms(c->w, m->kallsyms, m->kallsyms_size);
+	if (!r && m->uname)
+		r = tracedat_writer__set_uname(c->w, m->uname);
+	return r;
+}
+
+/* One event, or the lost count of a LOST record; @pending tracks unshown losses. */
+static int write_rec(struct conv *c, const struct cpu_rec *rec, uint64_t *pending)
+{
+	const struct perf_event_header *h = snapshot__record(c->s, rec->idx);
+	struct perf_record_info info;
+	uint64_t lost;
+	size_t size;
+	int r;
+
+	if (rec->lost) {
+		memcpy(&lost, (const uint8_t *)(h + 1) + 8, sizeof(lost));
+		*pending += lost;
+		return tracedat_writer__add_lost(c->w, lost);
+	}
+	if (!sample_raw(h, rec->ev, &info))
+		return 0; /* checked by note_sample */
+	size = tracedat_writer__event_size(c->w, info.raw, info.raw_size);
+	r = tracedat_writer__add_event(c->w, info.time, info.raw, size);
+	if (r == -E2BIG || r == -EINVAL) {
+		c->res.nr_invalid++; /* larger than a ring-buffer page */
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	c->res.nr_events++;
+	c->res.lost_events += *pending;
+	*pending = 0;
+	return 0;
+}
+
+static int write_cpus(struct conv *c)
+{
+	size_t i = 0;
+	int r;
+
+	if (c->nr_recs)
+		qsort(c->recs, c->nr_recs, sizeof(*c->recs), cmp_rec);
+	while (i < c->nr_recs) {
+		uint32_t cpu = c->recs[i].cpu;
+		uint64_t pending = 0;
+
+		r = tracedat_writer__begin_cpu(c->w, (int)cpu);
+		for (; r == 0 && i < c->nr_recs && c->recs[i].cpu == cpu; i++)
+			r = write_rec(c, &c->recs[i], &pending);
+		if (r == 0)
+			r = tracedat_writer__end_cpu(c->w);
+		if (r < 0)
+			return r;
+		c->res.lost_unplaced += pending;
+	}
+	return 0;
+}
+
+static int write_file(struct conv *c, int fd)
+{
+	const struct tracedat_meta *m = c->meta;
+	long conf = sysconf(_SC_NPROCESSORS_CONF);
+	struct tracedat_params p = {
+		.tracing_dir = m->tracing_dir,
+		.header_page = m->header_page,
+		.header_page_size = m->header_page_size,
+		.header_event = m->header_event,
+		.header_event_size = m->header_event_size,
+		.nr_cpus = m->nr_cpus > 0 ? m->nr_cpus : (conf > 0 ? (int)conf : 1),
+		.trace_clock = m->trace_clock ? m->trace_clock : "perf",
+		.compression = m->compression,
+	};
+	int r;
+
+	if (c->nr_recs && (int)c->max_cpu >= p.nr_cpus)
+		p.nr_cpus = (int)c->max_cpu + 1;
+	c->w = tracedat_writer__new(fd, &p);
+	if (!c->w)
+		return -ENOMEM;
+	c->res.nr_cpus = p.nr_cpus;
+	r = add_formats(c);
+	if (r == 0)
+		r = add_cmdlines(c);
+	if (r == 0)
+		r = write_cpus(c);
+	if (r == 0)
+		r = tracedat_writer__finish(c->w);
+	if (r == 0)
+		c->res.bytes = tracedat_writer__size(c->w);
+	return r;
+}
+
+/**
+ * snapshot__write_tracedat - write a snapshot's tracepoint events as trace.dat
+ * @s: a sealed snapshot
+ * @fd: destination, written from offset 0 (never closed)
+ * @meta: tracefs location, clock, compression, CPU count, task names and
+ *        optional recorded metadata
+ * @ret: sizes and counts, set on success (may be NULL)
+ *
+ * Tracepoint samples (PERF_TYPE_TRACEPOINT with PERF_SAMPLE_RAW) go to the
+ * FLYRECORD pages of their PERF_SAMPLE_CPU (0 without it), each trimmed
+ * to the size ftrace would have stored. A PERF_RECORD_LOST marks the next
+ * page of the CPU in its sample_id_all trailer. CMDLINES hold the names of
+ * PERF_RECORD_COMM records, and @meta->comm_of's for the other tasks.
+ * Returns 0, -EINVAL without @s, @meta or a valid @fd, -ENOMEM, the
+ * -errno of reading tracefs (-ENOENT for an unknown tracepoint), or of a
+ * write.
+ */
+int snapshot__write_tracedat(const struct snapshot *s, int fd, const struct tracedat_meta *meta,
+			     struct tracedat_result *ret)
+{
+	struct conv c = { .s = s, .meta = meta };
+	int r;
+
+	if (!s || !meta || fd < 0)
+		return -EINVAL;
+	r = classify(&c);
+	if (r == 0)
+		r = write_file(&c, fd);
+	if (r == 0 && ret)
+		*ret = c.res;
+	tracedat_writer__delete(c.w);
+	free(c.recs);
+	free(c.tasks);
+	free(c.comms);
+	return r;
+}

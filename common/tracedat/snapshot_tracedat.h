@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * snapshot_tracedat: writes the tracepoint samples of a sealed snapshot as
+ * a trace.dat (v7) file for trace-cmd report and KernelShark, through
+ * tracedat_writer. Other samples are left out and counted.
+ */
+#ifndef PERFSNAPD_SNAPSHOT_TRACEDAT_H
+#define PERFSNAPD_SNAPSHOT_TRACEDAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tracedat_writer.h"
+
+struct snapshot;
+
+/*
+ * One tracepoint format file carried by the caller (e.g. a perf.data's
+ * TRACING_DATA); system "ftrace" ones go to the FTRACE_EVENTS section.
+ */
+struct tracedat_format {
+	const char *system; /* "sched" */
+	const char *text;   /* the events/<system>/<event>/format text */
+	size_t size;
+};
+
+struct tracedat_meta {
+	const char *tracing_dir; /* NULL: the system's tracefs */
+	/* NULL: "perf", the clock perf stamps samples with unless use_clockid */
+	const char *trace_clock;
+	enum tracedat_compression compression;
+	/* 0: the CPUs configured here; raised to cover every sample's CPU */
+	int nr_cpus;
+	/*
+	 * Names a task that no PERF_RECORD_COMM in the snapshot names; @pid is
+	 * the sample's pid (or @tid when not sampled). NULL: unknown. May be NULL.
+	 */
+	const char *(*comm_of)(void *ctx, pid_t pid, pid_t tid);
+	void *comm_ctx; /* passed to comm_of */
+	/*
+	 * Metadata recorded elsewhere, for a converter; tracefs is read for
+	 * whatever is not given. With header_page and header_event set, PRINTK
+	 * is empty unless printk is given. With nr_formats 0, each tracepoint's
+	 * format is read from tracefs by its event name ("system:event").
+	 */
+	const char *header_page;
+	size_t header_page_size;
+	const char *header_event;
+	size_t header_event_size;
+	const struct tracedat_format *formats;
+	size_t nr_formats;
+	const char *printk;
+	size_t printk_size;
+	const char *kallsyms;
+	size_t kallsyms_size;
+	const char *uname; /* NULL: this machine's */
+};
+
+struct tracedat_result {
+	uint64_t bytes;		/* the file's size */
+	uint64_t nr_events;	/* tracepoint samples written */
+	uint64_t nr_skipped;	/* samples of other events, left out */
+	uint64_t nr_invalid;	/* tracepoint samples without a usable raw record */
+	uint64_t lost_events;	/* PERF_RECORD_LOST counts shown as MISSING_EVENTS */
+	uint64_t lost_unplaced; /* lost after a CPU's last event: not shown */
+	uint64_t nr_cmdlines;	/* tasks named in CMDLINES */
+	int nr_cpus;
+};
+
+/*
+ * Writes @s to @fd (at offset 0). Returns 0 or -errno; on error the content
+ * of @fd is undefined and the caller discards it.
+ */
+int snapshot__write_tracedat(const struct snapshot *s, int fd, const struct tracedat_meta *meta,
+			     struct tracedat_result *ret);
+
+#endif

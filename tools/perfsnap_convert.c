@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * perfsnap-convert: turns the tracepoint samples of a perf.data (file or
+ * pipe mode, e.g. from perf record or perfsnapd) into a trace.dat that
+ * trace-cmd and KernelShark read. The output appears only when complete:
+ * it is written under a temporary name beside it and renamed, never over
+ * an existing file without --force, and never through a symbolic link.
+ * Exit status: 0 on success, 1 on any error (one line on stderr).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perfdata_convert.h"
+#include "perfdata_reader.h"
+#include "snapshot.h"
+#include "snapshot_tracedat.h"
+#include "tracing_data.h"
+
+#define PROG "perfsnap-convert"
+
+struct convert_options {
+	const char *output;
+	const char *input;
+	bool force;
+	uint64_t time_start, time_end;
+};
+
+/* The temporary output, removed if a signal ends the conversion. */
+static char tmp_path[PATH_MAX];
+static volatile sig_atomic_t tmp_live;
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: " PROG " --to-trace-dat OUT [-i INPUT] [--time START,END] [--force]\n"
+		     "\n"
+		     "Converts the tracepoint samples of a perf.data file into a trace.dat\n"
+		     "for trace-cmd and KernelShark. Other samples are skipped.\n"
+		     "\n"
+		     "  -o, --to-trace-dat OUT  the trace.dat to write\n"
+		     "  -i, --input INPUT       perf.data to read (default perf.data; '-' reads a\n"
+		     "                          pipe-mode stream from stdin: perf record -o -)\n"
+		     "      --time START,END    only samples in this range, in seconds as perf\n"
+		     "                          script shows them; either side may be empty\n"
+		     "  -f, --force             replace OUT if it is a regular file\n"
+		     "  -h, --help              this text\n"
+		     "\n"
+		     "Exit status: 0 on success, 1 on an error.\n");
+}
+
+static int __attribute__((format(printf, 1, 2))) error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+/* "SEC[.FRACTION]" to ns; an empty string is @empty. Returns 0 or -EINVAL. */
+static int parse_seconds(const char *s, size_t len, uint64_t empty, uint64_t *ret)
+{
+	uint64_t sec = 0, ns = 0;
+	size_t i = 0, digits = 0;
+
+	if (!len) {
+		*ret = empty;
+		return 0;
+	}
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+		if (sec > (UINT64_MAX / 1000000000 - 9) / 10)
+			return -EINVAL;
+		sec = sec * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i < len && s[i] == '.') {
+		uint64_t scale = 100000000;
+
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+			if (!scale)
+				return -EINVAL; /* finer than a nanosecond */
+			ns += (uint64_t)(s[i] - '0') * scale;
+			scale /= 10;
+		}
+	}
+	if (i != len || !digits)
+		return -EINVAL;
+	*ret = sec * 1000000000 + ns;
+	return 0;
+}
+
+/* --time START,END as perf takes it: seconds, either side may be empty. */
+static int parse_time(const char *arg, struct convert_options *o)
+{
+	const char *comma = strchr(arg, ',');
+
+	if (!comma || strchr(comma + 1, ',') ||
+	    parse_seconds(arg, (size_t)(comma - arg), 0, &o->time_start) ||
+	    parse_seconds(comma + 1, strlen(comma + 1), UINT64_MAX, &o->time_end))
+		return error("bad --time '%s': want START,END in seconds (e.g. 1234.5,1240)", arg);
+	if (o->time_end < o->time_start)
+		return error("bad --time '%s': END is before START", arg);
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct convert_options *o)
+{
+	static const struct option options[] = {
+		{ "to-trace-dat", required_argument, NULL, 'o' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "time", required_argument, NULL, 't' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*o = (struct convert_options){ .input = "perf.data", .time_end = UINT64_MAX };
+	opterr = 0; /* one line of our own instead */
+	while ((c = getopt_long(argc, argv, ":o:i:fh", options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'i':
+			o->input = optarg;
+			break;
+		case 't':
+			if (parse_time(optarg, o))
+				return 1;
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			return error("option '%s' needs an argument; see --help", argv[optind - 1]);
+		default:
+			return error("unknown option '%s'; see --help", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return error("unexpected argument '%s'; see --help", argv[optind]);
+	if (!o->output || !o->output[0])
+		return error("no output: give --to-trace-dat OUT; see --help");
+	return 0;
+}
+
+/* Refuses a symbolic link or non-file at OUT always, and a file without --force. */
+static int check_output(const struct convert_options *o)
+{
+	struct stat st;
+
+	if (lstat(o->output, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		return error("cannot check '%s': %s", o->output, strerror(errno));
+	}
+	if (S_ISLNK(st.st_mode))
+		return error("'%s' is a symbolic link; not writing through it", o->output);
+	if (!S_ISREG(st.st_mode))
+		return error("'%s' exists and is not a regular file", o->output);
+	if (!o->force)
+		return error("'%s' exists; use --force to replace it", o->output);
+	return 0;
+}
+
+static void on_signal(int sig)
+{
+	if (tmp_live)
+		unlink(tmp_path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* A new file beside OUT: O_EXCL and O_NOFOLLOW, so nothing existing is touched. */
+static int open_temp(const char *output, int *ret_fd)
+{
+	char dir_copy[PATH_MAX], base_copy[PATH_MAX];
+	const char *dir, *base;
+	int fd = -1;
+
+	if (strlen(output) >= sizeof(dir_copy))
+		return error("'%s': path too long", output);
+	strcpy(dir_copy, output);
+	strcpy(base_copy, output);
+	dir = dirname(dir_copy);
+	base = basename(base_copy);
+	for (unsigned int i = 0; fd < 0 && i < 100; i++) {
+		if ((size_t)snprintf(tmp_path, sizeof(tmp_path), "%s/.%s.%ld.%u.tmp", dir, base,
+				     (long)getpid(), i) >= sizeof(tmp_path))
+			return error("'%s': path too long", output);
+		fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			return error("cannot create '%s': %s", tmp_path, strerror(errno));
+	}
+	if (fd < 0)
+		return error("cannot create a temporary file beside '%s'", output);
+	tmp_live = 1;
+	*ret_fd = fd;
+	return 0;
+}
+
+static void remove_temp(void)
+{
+	if (tmp_live) {
+		(void)unlink(tmp_path);
+		tmp_live = 0;
+	}
+}
+
+/* Renames the finished file to OUT, which must not exist by then (unless --force). */
+static int publish(const struct convert_options *o)
+{
+	struct stat st;
+
+	if (o->force && !lstat(o->output, &st)) {
+		if (!S_ISREG(st.st_mode))
+			return error("'%s' is no longer a regular file; not replacing it",
+				     o->output);
+		if (unlink(o->output) && errno != ENOENT)
+			return error("cannot remove '%s': %s", o->output, strerror(errno));
+	}
+	/* Neither replaces nor follows anything at OUT; link() where the flag is unknown. */
+	if (!renameat2(AT_FDCWD, tmp_path, AT_FDCWD, o->output, RENAME_NOREPLACE)) {
+		tmp_live = 0;
+		return 0;
+	}
+	if ((errno == EINVAL || errno == ENOSYS) && !link(tmp_path, o->output)) {
+		remove_temp();
+		return 0;
+	}
+	if (errno == EEXIST)
+		return error("'%s' appeared while converting; not replacing it", o->output);
+	return error("cannot create '%s': %s", o->output, strerror(errno));
+}
+
+static int open_input(const char *path, int *ret_fd)
+{
+	int fd;
+
+	if (!strcmp(path, "-")) {
+		*ret_fd = STDIN_FILENO;
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return error("cannot open '%s': %s", path, strerror(errno));
+	*ret_fd = fd;
+	return 0;
+}
+
+/* Reads the input into a sealed snapshot. */
+static int read_input(const struct convert_options *o, struct snapshot *s,
+		      struct perfdata_reader *r)
+{
+	const char *name = strcmp(o->input, "-") ? o->input : "stdin";
+	const struct tracing_data_info *t;
+	int err;
+
+	err = perfdata_reader__set_time_range(r, o->time_start, o->time_end);
+	if (!err)
+		err = perfdata_reader__read(r, s);
+	if (err)
+		return error("'%s': %s", name,
+			     perfdata_reader__error(r)[0] ? perfdata_reader__error(r) :
+							    strerror(-err));
+	err = snapshot__seal(s);
+	if (err)
+		return error("'%s': cannot sort the records: %s", name, strerror(-err));
+	t = perfdata_reader__tracing_data(r);
+	if (!t)
+		return error("'%s' has no tracing data: it holds no tracepoint events", name);
+	/* Formats come from the input only, never from this machine's tracefs. */
+	if (!t->nr_events && !t->nr_ftrace)
+		return error("'%s' has tracing data without event formats", name);
+	return 0;
+}
+
+static int write_output(const struct convert_options *o, const struct snapshot *s,
+			const struct perfdata_reader *r, struct tracedat_result *res)
+{
+	int fd = -1, err;
+
+	if (open_temp(o->output, &fd))
+		return 1;
+	err = perfdata_convert__write_tracedat(s, r, fd, res);
+	if (err) {
+		close(fd);
+		return error("cannot write '%s': %s", o->output, strerror(-err));
+	}
+	if (fsync(fd) || close(fd))
+		return error("cannot write '%s': %s", o->output, strerror(errno));
+	return publish(o);
+}
+
+static int convert(const struct convert_options *o, int in_fd)
+{
+	struct tracedat_result res = { 0 };
+	const struct perfdata_reader_stats *st;
+	char dir_copy[PATH_MAX];
+	struct perfdata_reader *r = NULL;
+	struct snapshot *s = snapshot__new();
+	int err;
+
+	snprintf(dir_copy, sizeof(dir_copy), "%s", o->output);
+	r = perfdata_reader__new(in_fd);
+	if (!s || !r) {
+		err = error("out of memory");
+		goto out;
+	}
+	/* Records wait in an unlinked file beside the output, not in memory. */
+	err = snapshot__open_spill(s, dirname(dir_copy));
+	if (err) {
+		err = error("cannot write in the directory of '%s': %s", o->output, strerror(-err));
+		goto out;
+	}
+	err = read_input(o, s, r);
+	if (!err)
+		err = write_output(o, s, r, &res);
+	if (err)
+		goto out;
+	st = perfdata_reader__stats(r);
+	printf(PROG ": converted %" PRIu64 " events from '%s' into '%s'\n", res.nr_events,
+	       strcmp(o->input, "-") ? o->input : "stdin", o->output);
+	printf(PROG ": skipped %" PRIu64 " non-tracepoint samples, %" PRIu64
+		    " samples outside --time\n",
+	       res.nr_skipped, st->nr_out_of_range);
+	/* Records the output cannot place: no time stamp, no raw data, too large. */
+	if (snapshot__stats(s)->nr_dropped || res.nr_invalid)
+		printf(PROG ": also left out %" PRIu64 " records without a time stamp and %" PRIu64
+			    " tracepoint samples without usable raw data\n",
+		       snapshot__stats(s)->nr_dropped, res.nr_invalid);
+out:
+	perfdata_reader__delete(r);
+	snapshot__delete(s);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	struct convert_options o;
+	struct sigaction sa = { .sa_handler = on_signal };
+	int in_fd = -1, err;
+
+	err = parse_options(argc, argv, &o);
+	if (err)
+		return err;
+	err = check_output(&o);
+	if (!err)
+		err = open_input(o.input, &in_fd);
+	if (err)
+		return err;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+	err = convert(&o, in_fd);
+	remove_temp();
+	if (in_fd != STDIN_FILENO)
+		close(in_fd);
+	return err ? 1 : 0;
+}
