@@ -203,12 +203,19 @@ static bool same_capture(const struct perfsnapd_config *a, const struct perfsnap
 
 static void report_diags(const struct config_diags *diags, struct control_reply *reply)
 {
-	for (size_t i = 0; i < diags->nr; i++) {
+	size_t more = diags->nr > CONFIG_DIAGS_PRINT_MAX ? diags->nr - CONFIG_DIAGS_PRINT_MAX : 0;
+
+	for (size_t i = 0; i < diags->nr && i < CONFIG_DIAGS_PRINT_MAX; i++) {
 		const struct config_diag *g = &diags->items[i];
 
 		log_error("reload refused: %s:%d: %s", g->file, g->line, g->message);
 		if (reply)
 			control_reply__add(reply, "%s:%d: %s", g->file, g->line, g->message);
+	}
+	if (more) {
+		log_error("reload refused: ... and %zu more errors", more);
+		if (reply)
+			control_reply__add(reply, "... and %zu more errors", more);
 	}
 }
 

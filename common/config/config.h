@@ -104,7 +104,16 @@ void config__print(const struct perfsnapd_config *cfg, FILE *out);
 /* The trace.dat (ftrace) name of the clock in cfg->clock, e.g. "mono". */
 const char *config__trace_clock_name(const struct perfsnapd_config *cfg);
 
-/* Prints each diagnostic as "file:line: message". */
+/*
+ * Longest line other than a comment, in bytes (inih's line buffer less its
+ * newline and NUL); perfsnapd.conf(5) says so. Comments may be longer.
+ */
+#define CONFIG_LINE_MAX 197
+
+/* Diagnostics printed (or logged) at most; the rest are counted. */
+#define CONFIG_DIAGS_PRINT_MAX 20
+
+/* Prints each diagnostic as "file:line: message", the first 20 of them. */
 void config_diags__print(const struct config_diags *diags, FILE *out);
 void config_diags__clear(struct config_diags *diags);
 

@@ -119,13 +119,15 @@ bool config_diags__has_line(const struct config_diags *diags, size_t from, int l
  * @diags: diagnostics from config__load()
  * @out: stream to print to
  *
- * Prints "file:line: message", or "file: message" for line 0.
+ * Prints "file:line: message", or "file: message" for line 0, for the
+ * first CONFIG_DIAGS_PRINT_MAX; then "... and N more errors", so that a
+ * huge or binary file gives a screenful, not megabytes.
  */
 void config_diags__print(const struct config_diags *diags, FILE *out)
 {
 	size_t i;
 
-	for (i = 0; i < diags->nr; i++) {
+	for (i = 0; i < diags->nr && i < CONFIG_DIAGS_PRINT_MAX; i++) {
 		const struct config_diag *d = &diags->items[i];
 
 		if (d->line > 0)
@@ -133,6 +135,8 @@ void config_diags__print(const struct config_diags *diags, FILE *out)
 		else
 			fprintf(out, "%s: %s\n", d->file, d->message);
 	}
+	if (diags->nr > CONFIG_DIAGS_PRINT_MAX)
+		fprintf(out, "... and %zu more errors\n", diags->nr - CONFIG_DIAGS_PRINT_MAX);
 }
 
 /**

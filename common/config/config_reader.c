@@ -176,10 +176,39 @@ static void finish_line(struct config_parser *p)
 }
 
 /*
+ * A NUL or another control byte but tab in the @n bytes of p->buf: inih
+ * and the value parsers would end the line at a NUL and accept what came
+ * before it, so the whole line is an error. Returns true if reported.
+ */
+static bool bad_byte(struct config_parser *p, ssize_t n)
+{
+	for (ssize_t i = 0; i < n; i++) {
+		unsigned char c = p->buf[i];
+
+		if ((c < 0x20 && c != '\t') || c == 0x7f) {
+			config_parser__diag(
+				p, p->line,
+				"control byte 0x%02x at column %zd: accepted: printable text and tabs (is this a text file?)",
+				c, i + 1);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Whether @line is a ; or # comment, which may be of any length. */
+static bool is_comment(const char *line)
+{
+	line += strspn(line, SPACES);
+	return *line == ';' || *line == '#';
+}
+
+/*
  * The ini_reader: hands inih one line at a time, numbering them. inih
  * calls the handler for a line before it asks for the next one, so
- * p->line is the handler's line. A line longer than inih's buffer would
- * be split and misparsed, so it is reported and replaced by a blank line.
+ * p->line is the handler's line. A key line longer than inih's buffer
+ * would be split and misparsed, so it is reported and replaced by a blank
+ * line; comments never reach inih, so they may be of any length.
  */
 static char *read_line(char *str, int size, void *stream)
 {
@@ -199,11 +228,18 @@ static char *read_line(char *str, int size, void *stream)
 	p->continuation = false;
 	while (n > 0 && (p->buf[n - 1] == '\n' || p->buf[n - 1] == '\r'))
 		p->buf[--n] = '\0';
-	if (size < 3 || n > size - 3) {
+	if (bad_byte(p, n) || is_comment(p->buf)) {
+		/* inih would stop at a NUL; a comment may be longer than its buffer. */
+		p->needs_handler = false;
+		p->text = p->buf;
+		snprintf(str, size, "\n");
+		return str;
+	}
+	if (n > CONFIG_LINE_MAX || size < 3 || n > size - 3) {
 		config_parser__diag(
 			p, p->line,
 			"line too long (%zd characters): accepted: at most %d; put more events on indented lines below",
-			n, size - 3);
+			n, size < 3 || size - 3 < CONFIG_LINE_MAX ? size - 3 : CONFIG_LINE_MAX);
 		p->needs_handler = false;
 		snprintf(str, size, "\n");
 		return str;

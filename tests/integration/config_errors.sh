@@ -52,6 +52,21 @@ events = sched:sched_switch
 [snapshot]
 directory = $WORK/afile/sub
 CONF
+# A NUL ends no line early: the whole line is an error (it was read as
+# "sched:sched_switch", exit 0).
+printf '[capture]\nevents = sched:sched_switch\0 bogus:x\n[snapshot]\ndirectory = %s\n' \
+	"$WORK/out" | check nul_byte "line.*control byte 0x00"
+# 5000 errors print 20 and a count, not 5000 lines.
+{
+	printf '[capture]\nevents = sched:sched_switch\n'
+	for i in $(seq 5000); do printf 'bogus%d = 1\n' "$i"; done
+} >"$WORK/many.conf"
+rc=0
+"$PERFSNAPD" --config "$WORK/many.conf" >/dev/null 2>"$WORK/many.err" || rc=$?
+[ "$rc" = 78 ] || fail "many errors: exit $rc, want 78"
+[ "$(wc -l <"$WORK/many.err")" = 21 ] || fail "many errors: $(wc -l <"$WORK/many.err") lines, want 21"
+tail -n1 "$WORK/many.err" | grep -qx '\.\.\. and 4981 more errors' ||
+	fail "many errors: last line is '$(tail -n1 "$WORK/many.err")'"
 ls -A "$WORK/out" | grep -q . && fail "files written by a rejected config"
 # --check-config on a good file prints it and exits 0.
 write_config "$WORK/good.conf" "sched:*" 3M
