@@ -192,8 +192,6 @@ static void *worker_main(void *arg)
 		.trace_clock = config__trace_clock_name(cfg),
 		.compress = cfg->compression == CONFIG_COMPRESSION_ZSTD,
 		.nr_cpus = capture__max_cpu(d->cap) + 1,
-		.comm_of = d->sb ? sideband__comm_of : NULL,
-		.comm_ctx = d->sb,
 		.json = { .stem = d->report.stem,
 			  .reason = d->report.reason,
 			  .hostname = d->hostname },

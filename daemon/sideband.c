@@ -33,8 +33,7 @@ struct sideband {
 	struct capture *cap;
 	const struct capture_event *event; /* the dummy side-band event */
 	struct proc_table *table;
-	pthread_mutex_t lock; /* table, name_time */
-	uint64_t name_time;   /* end of the last snapshot named */
+	pthread_mutex_t lock; /* table */
 	struct history hist;
 	struct event **ring_evs;
 	int nr_ring_evs;
@@ -224,25 +223,42 @@ static int buffer_record(void *ctx, const struct perf_event_header *rec)
 	return byte_buffer__put(ctx, rec, rec->size);
 }
 
+/* Under the lock: the snapshot's tasks the table cannot name at its end. */
+static int unknown_tasks(struct sideband *sb, const struct snapshot *s, struct snapshot_task **ret,
+			 size_t *ret_nr)
+{
+	uint64_t end = snapshot__stats(s)->last_time;
+	struct snapshot_task *v = NULL;
+	size_t nr = 0;
+
+	for (size_t i = 0; i < snapshot__nr_tasks(s); i++) {
+		const struct snapshot_task *t = snapshot__task(s, i);
+
+		if (t->tid <= 0 || t->pid <= 0 || proc_table__comm_at(sb->table, t->tid, end))
+			continue;
+		if (!v && !(v = calloc(snapshot__nr_tasks(s), sizeof(*v))))
+			return -ENOMEM;
+		v[nr++] = *t;
+	}
+	*ret = v;
+	*ret_nr = nr;
+	return 0;
+}
+
 /*
  * Tasks the table does not know (dropped by its cap, or lost to a ring
  * overflow) are named from /proc if they still exist, as tail synthesis
- * would. Called with the lock held.
+ * would; outside the lock, so the drain never waits for /proc.
  */
-static int name_from_proc(struct sideband *sb, const struct snapshot *s,
+static int name_from_proc(const struct snapshot *s, const struct snapshot_task *tasks, size_t nr,
 			  struct procinfo_stamp *stamp, struct byte_buffer *b, size_t *unknown)
 {
 	const struct snapshot_stats *st = snapshot__stats(s);
 	int r;
 
 	stamp->time = st->first_time ? st->first_time - 1 : 0;
-	for (size_t i = 0; i < snapshot__nr_tasks(s); i++) {
-		const struct snapshot_task *t = snapshot__task(s, i);
-
-		if (t->tid <= 0 || t->pid <= 0 ||
-		    proc_table__comm_at(sb->table, t->tid, st->last_time))
-			continue;
-		r = procinfo__synthesize_task(t->pid, t->tid, stamp, buffer_record, b);
+	for (size_t i = 0; i < nr; i++) {
+		r = procinfo__synthesize_task(tasks[i].pid, tasks[i].tid, stamp, buffer_record, b);
 		if (r == 0 && *unknown)
 			(*unknown)--;
 		else if (r == -ENOMEM)
@@ -269,48 +285,28 @@ int sideband__name_tasks(struct sideband *sb, struct snapshot *s, uint64_t *ret_
 		.id = sb->event->ids[0],
 	};
 	struct byte_buffer b = { 0 };
-	size_t unknown = 0;
+	struct snapshot_task *missing = NULL;
+	size_t unknown = 0, nr_missing = 0;
 	int r;
 
 	pthread_mutex_lock(&sb->lock);
 	r = proc_table__emit_span(sb->table, snapshot__task(s, 0), snapshot__nr_tasks(s),
 				  st->first_time, st->last_time, &stamp, buffer_record, &b,
 				  &unknown);
-	sb->name_time = st->last_time;
 	if (r == 0 && unknown)
-		r = name_from_proc(sb, s, &stamp, &b, &unknown);
+		r = unknown_tasks(sb, s, &missing, &nr_missing);
 	pthread_mutex_unlock(&sb->lock);
+	if (r == 0 && nr_missing)
+		r = name_from_proc(s, missing, nr_missing, &stamp, &b, &unknown);
 	if (r == 0)
 		r = snapshot__add_records(s, b.data, b.len);
 	*ret_added = 0;
 	for (size_t pos = 0; r == 0 && pos < b.len; (*ret_added)++)
 		pos += ((const struct perf_event_header *)(b.data + pos))->size;
 	*ret_unknown = unknown;
+	free(missing);
 	byte_buffer__fini(&b);
 	return r;
-}
-
-/**
- * sideband__comm_of - a task's name at the end of the last named snapshot
- * @ctx: the side-band
- * @pid: the task's process (unused: names are per thread)
- * @tid: the task
- *
- * Returns a name valid until the calling thread's next call, or NULL.
- */
-const char *sideband__comm_of(void *ctx, pid_t pid, pid_t tid)
-{
-	static __thread char comm[32];
-	struct sideband *sb = ctx;
-	const char *name;
-
-	(void)pid;
-	pthread_mutex_lock(&sb->lock);
-	name = proc_table__comm_at(sb->table, tid, sb->name_time);
-	if (name)
-		snprintf(comm, sizeof(comm), "%s", name);
-	pthread_mutex_unlock(&sb->lock);
-	return name ? comm : NULL;
 }
 
 /**

@@ -40,9 +40,6 @@ int sideband__collect(struct sideband *sb, struct snapshot *s);
 int sideband__name_tasks(struct sideband *sb, struct snapshot *s, uint64_t *ret_added,
 			 uint64_t *ret_unknown);
 
-/* Worker thread: the comm of @tid at the end of the last named snapshot. */
-const char *sideband__comm_of(void *sb, pid_t pid, pid_t tid);
-
 void sideband__stats(struct sideband *sb, struct sideband_stats *ret);
 
 #endif

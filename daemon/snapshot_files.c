@@ -55,8 +55,6 @@ static int write_body(const struct snapshot *s, const struct snapshot_files_para
 		.trace_clock = p->trace_clock,
 		.compression = p->compress ? TRACEDAT_COMPRESS_ZSTD : TRACEDAT_COMPRESS_NONE,
 		.nr_cpus = p->nr_cpus,
-		.comm_of = p->comm_of,
-		.comm_ctx = p->comm_ctx,
 	};
 	struct perfdata_meta pmeta = p->perfdata;
 	FILE *f;

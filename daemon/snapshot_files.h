@@ -29,9 +29,6 @@ struct snapshot_files_params {
 	const char *trace_clock; /* trace.dat TRACECLOCK */
 	int compress;		 /* nonzero: zstd */
 	int nr_cpus;
-	/* Name of a task at the snapshot's time, for trace.dat CMDLINES. */
-	const char *(*comm_of)(void *ctx, pid_t pid, pid_t tid);
-	void *comm_ctx;
 	struct snapshot_json_meta json; /* files/nr_files are filled in here */
 };
 

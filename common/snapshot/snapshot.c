@@ -55,6 +55,10 @@ struct snapshot {
 	size_t nr_index, cap_index;
 	struct snapshot_task *tasks;
 	size_t nr_tasks, cap_tasks;
+	struct index_entry *names; /* COMM and FORK records, for comms */
+	size_t nr_names, cap_names;
+	struct snapshot_comm *comms; /* by tid */
+	size_t nr_comms;
 	struct snapshot_stats stats;
 	uint64_t next_seq;
 	bool sealed;
@@ -97,6 +101,8 @@ void snapshot__delete(struct snapshot *s)
 		close(s->spill_fd);
 	free(s->index);
 	free(s->tasks);
+	free(s->names);
+	free(s->comms);
 	free(s);
 }
 
@@ -321,19 +327,32 @@ const struct snapshot_event *snapshot__event_by_id(const struct snapshot *s, uin
 	return e ? &s->events[e->event] : NULL;
 }
 
-static int index_push(struct snapshot *s, uint64_t time, uint64_t offset)
+static int entry_push(struct index_entry **arr, size_t *nr, size_t *cap_arr, uint64_t time,
+		      uint64_t offset, uint64_t seq)
 {
-	if (s->nr_index == s->cap_index) {
-		size_t cap = s->cap_index ? s->cap_index * 2 : 4096;
-		struct index_entry *n = realloc(s->index, cap * sizeof(*n));
+	if (*nr == *cap_arr) {
+		size_t cap = *cap_arr ? *cap_arr * 2 : 4096;
+		struct index_entry *n = realloc(*arr, cap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
-		s->index = n;
-		s->cap_index = cap;
+		*arr = n;
+		*cap_arr = cap;
 	}
-	s->index[s->nr_index++] = (struct index_entry){ .time = time, .offset = offset };
+	(*arr)[(*nr)++] = (struct index_entry){ .time = time, .offset = offset, .seq = seq };
 	return 0;
+}
+
+static int index_push(struct snapshot *s, uint64_t time, uint64_t offset)
+{
+	int r = entry_push(&s->index, &s->nr_index, &s->cap_index, time, offset, 0);
+	const struct perf_event_header *h = (const void *)(s->map + offset);
+
+	/* Until number_names(), a name's seq is its position in the index. */
+	if (r == 0 && (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK))
+		r = entry_push(&s->names, &s->nr_names, &s->cap_names, time, offset,
+			       s->nr_index - 1);
+	return r;
 }
 
 static int task_push(struct snapshot *s, pid_t pid, pid_t tid)
@@ -395,6 +414,19 @@ static int index_record(struct snapshot *s, const struct perf_event_header *h,
 	return 0;
 }
 
+/*
+ * The names pushed since @names_first get the seq their index entries will
+ * get from number_run(): ring order, so a backward run counts from its end.
+ */
+static void number_names(struct snapshot *s, size_t names_first, size_t first, bool backward)
+{
+	for (size_t i = names_first; i < s->nr_names; i++) {
+		uint64_t pos = s->names[i].seq;
+
+		s->names[i].seq = s->next_seq + (backward ? s->nr_index - 1 - pos : pos - first);
+	}
+}
+
 static void number_run(struct snapshot *s, size_t first)
 {
 	for (size_t i = first; i < s->nr_index; i++)
@@ -405,7 +437,7 @@ static int index_chunk(struct snapshot *s, struct chunk *c)
 {
 	const uint8_t *base;
 	const struct perf_event_header *h;
-	size_t first = s->nr_index, pos = 0;
+	size_t first = s->nr_index, names_first = s->nr_names, pos = 0;
 	int r;
 
 	if (!c->len)
@@ -422,6 +454,7 @@ static int index_chunk(struct snapshot *s, struct chunk *c)
 			s->index[i] = s->index[j - 1];
 			s->index[j - 1] = t;
 		}
+		number_names(s, names_first, first, true);
 		number_run(s, first);
 		return 0;
 	}
@@ -433,6 +466,7 @@ static int index_chunk(struct snapshot *s, struct chunk *c)
 			return r;
 		pos += h->size;
 	}
+	number_names(s, names_first, first, false);
 	number_run(s, first);
 	return 0;
 }
@@ -453,6 +487,85 @@ static int cmp_task(const void *a, const void *b)
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int cmp_comm(const void *a, const void *b)
+{
+	const struct snapshot_comm *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static struct snapshot_comm *find_comm(struct snapshot_comm *comms, size_t nr, pid_t tid)
+{
+	struct snapshot_comm key = { .tid = tid };
+
+	return nr ? bsearch(&key, comms, nr, sizeof(*comms), cmp_comm) : NULL;
+}
+
+/* COMM: pid, tid, comm; FORK: pid, ppid, tid, ptid. The task a record names. */
+static pid_t named_tid(const struct perf_event_header *h, pid_t *ret_parent)
+{
+	const uint8_t *p = (const uint8_t *)(h + 1);
+	int32_t ids[4] = { 0 };
+
+	if (h->type == PERF_RECORD_COMM && h->size > sizeof(*h) + 8)
+		memcpy(ids, p, 8);
+	else if (h->type == PERF_RECORD_FORK && h->size >= sizeof(*h) + 16)
+		memcpy(ids, p, 16);
+	else
+		return 0;
+	*ret_parent = h->type == PERF_RECORD_FORK ? ids[3] : 0;
+	return h->type == PERF_RECORD_FORK ? ids[2] : ids[1];
+}
+
+/* Replays the COMM and FORK records in time order into the name table. */
+static int build_comms(struct snapshot *s)
+{
+	struct snapshot_comm *comms;
+	size_t n = 0, out = 0;
+	pid_t parent = 0;
+
+	free(s->comms);
+	s->comms = NULL;
+	s->nr_comms = 0;
+	if (!s->nr_names)
+		return 0;
+	qsort(s->names, s->nr_names, sizeof(*s->names), cmp_index);
+	comms = calloc(s->nr_names, sizeof(*comms));
+	if (!comms)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nr_names; i++) {
+		pid_t tid = named_tid((const void *)(s->map + s->names[i].offset), &parent);
+
+		if (tid > 0)
+			comms[n++].tid = tid;
+	}
+	if (n)
+		qsort(comms, n, sizeof(*comms), cmp_comm);
+	for (size_t i = 0; i < n; i++)
+		if (!out || comms[out - 1].tid != comms[i].tid)
+			comms[out++] = comms[i];
+	for (size_t i = 0; i < s->nr_names; i++) {
+		const struct perf_event_header *h = (const void *)(s->map + s->names[i].offset);
+		struct snapshot_comm *c = find_comm(comms, out, named_tid(h, &parent)), *pc;
+		const char *name = (const char *)(h + 1) + 8;
+
+		if (!c)
+			continue;
+		if (h->type == PERF_RECORD_COMM)
+			snprintf(c->comm, sizeof(c->comm), "%.*s",
+				 (int)strnlen(name, h->size - sizeof(*h) - 8), name);
+		else if ((pc = find_comm(comms, out, parent)) && pc->comm[0])
+			memcpy(c->comm, pc->comm, sizeof(c->comm));
+	}
+	n = 0;
+	for (size_t i = 0; i < out; i++)
+		if (comms[i].comm[0])
+			comms[n++] = comms[i];
+	s->comms = comms;
+	s->nr_comms = n;
+	return 0;
 }
 
 static int map_spill(struct snapshot *s)
@@ -507,7 +620,7 @@ int snapshot__seal(struct snapshot *s)
 			s->tasks[n++] = s->tasks[i];
 	s->nr_tasks = n;
 	s->sealed = true;
-	return 0;
+	return build_comms(s);
 }
 
 /*
@@ -549,7 +662,7 @@ int snapshot__add_records(struct snapshot *s, const void *records, size_t len)
 {
 	uint64_t offset = s->spill_size;
 	const uint8_t *p = records;
-	size_t first = s->nr_index, done = 0, pos = 0;
+	size_t first = s->nr_index, names_first = s->nr_names, done = 0, pos = 0;
 	int r;
 
 	if (!s->sealed || s->spill_fd < 0 || len % 8)
@@ -577,8 +690,10 @@ int snapshot__add_records(struct snapshot *s, const void *records, size_t len)
 			return r;
 		pos += h->size;
 	}
+	number_names(s, names_first, first, false);
 	number_run(s, first);
-	return merge_new_run(s, first);
+	r = merge_new_run(s, first);
+	return r ? r : build_comms(s);
 }
 
 size_t snapshot__nr_records(const struct snapshot *s)
@@ -624,4 +739,28 @@ size_t snapshot__nr_tasks(const struct snapshot *s)
 const struct snapshot_task *snapshot__task(const struct snapshot *s, size_t idx)
 {
 	return idx < s->nr_tasks ? &s->tasks[idx] : NULL;
+}
+
+size_t snapshot__nr_comms(const struct snapshot *s)
+{
+	return s->nr_comms;
+}
+
+const struct snapshot_comm *snapshot__comm_entry(const struct snapshot *s, size_t idx)
+{
+	return idx < s->nr_comms ? &s->comms[idx] : NULL;
+}
+
+/**
+ * snapshot__comm - a task's name at the end of a sealed snapshot
+ * @s: the snapshot
+ * @tid: the task
+ *
+ * Returns its name (valid while @s is), or NULL if no record names it.
+ */
+const char *snapshot__comm(const struct snapshot *s, pid_t tid)
+{
+	const struct snapshot_comm *c = find_comm(s->comms, s->nr_comms, tid);
+
+	return c ? c->comm : NULL;
 }

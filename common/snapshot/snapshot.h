@@ -2,7 +2,8 @@
 /*
  * snapshot: the model of one dump. Events (attrs, names, ids) and per-CPU
  * chunks of raw ring records go in; out comes every record in time order,
- * the tasks that appear, and counts. Chunk bytes live in an unlinked spill
+ * the tasks that appear, their names (from the snapshot's own COMM and FORK
+ * records), and counts. A writer needs nothing but the snapshot. Chunk bytes live in an unlinked spill
  * file, not in memory, so a dump of many big rings needs little RAM; only
  * a 24-byte index entry per record is kept.
  */
@@ -27,6 +28,12 @@ struct snapshot_event {
 
 struct snapshot_task {
 	pid_t pid, tid;
+};
+
+/* A task's name as the snapshot's records leave it at its end. */
+struct snapshot_comm {
+	pid_t tid;
+	char comm[16]; /* TASK_COMM_LEN, NUL-terminated */
 };
 
 /* What one ring contributed. */
@@ -93,5 +100,15 @@ size_t snapshot__nr_chunks(const struct snapshot *s);
 const struct snapshot_chunk_info *snapshot__chunk(const struct snapshot *s, size_t idx);
 size_t snapshot__nr_tasks(const struct snapshot *s);
 const struct snapshot_task *snapshot__task(const struct snapshot *s, size_t idx);
+
+/*
+ * After __seal (kept up to date by __add_records): the tasks its COMM and
+ * FORK records name, by tid. A COMM names a task, a FORK gives the child
+ * its parent's name at that time; the last one in time order wins.
+ */
+size_t snapshot__nr_comms(const struct snapshot *s);
+const struct snapshot_comm *snapshot__comm_entry(const struct snapshot *s, size_t idx);
+/* The name of @tid at the snapshot's end, or NULL. */
+const char *snapshot__comm(const struct snapshot *s, pid_t tid);
 
 #endif

@@ -3,9 +3,10 @@
  * snapshot_tracedat: snapshot -> trace.dat, through tracedat_writer.
  *
  * One pass over the time-ordered records sorts the tracepoint samples and
- * PERF_RECORD_LOST records by CPU (keeping time order), notes the tasks and
- * the PERF_RECORD_COMM names; then each CPU's events go out in turn, a
- * LOST record marking the next page of its CPU. Part of common/: no logging.
+ * PERF_RECORD_LOST records by CPU (keeping time order) and notes the tasks;
+ * then each CPU's events go out in turn, a LOST record marking the next
+ * page of its CPU. Task names come from the snapshot. Part of common/: no
+ * logging.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -33,11 +34,6 @@ struct task_ref {
 	pid_t tid, pid;
 };
 
-struct comm_ref {
-	pid_t tid;
-	size_t idx; /* of the COMM record */
-};
-
 struct conv {
 	const struct snapshot *s;
 	const struct tracedat_meta *meta;
@@ -46,8 +42,6 @@ struct conv {
 	size_t nr_recs, cap_recs;
 	struct task_ref *tasks;
 	size_t nr_tasks, cap_tasks;
-	struct comm_ref *comms;
-	size_t nr_comms, cap_comms;
 	uint32_t max_cpu;
 	struct tracedat_result res;
 };
@@ -141,21 +135,6 @@ static int note_lost(struct conv *c, size_t idx, const struct perf_event_header 
 	return info.cpu < MAX_CPUS ? push_rec(c, info.cpu, true, idx, ev) : 0;
 }
 
-static int note_comm(struct conv *c, size_t idx, const struct perf_event_header *h)
-{
-	uint32_t tid;
-
-	if (h->size < sizeof(*h) + 9)
-		return 0;
-	memcpy(&tid, (const uint8_t *)(h + 1) + 4, sizeof(tid));
-	if ((int32_t)tid <= 0)
-		return 0;
-	if (grow((void **)&c->comms, &c->cap_comms, c->nr_comms, sizeof(*c->comms)))
-		return -ENOMEM;
-	c->comms[c->nr_comms++] = (struct comm_ref){ .tid = (pid_t)tid, .idx = idx };
-	return 0;
-}
-
 static int classify(struct conv *c)
 {
 	for (size_t i = 0; i < snapshot__nr_records(c->s); i++) {
@@ -170,8 +149,6 @@ static int classify(struct conv *c)
 			r = note_sample(c, i, h, ev);
 		else if (h->type == PERF_RECORD_LOST)
 			r = note_lost(c, i, h, ev);
-		else if (h->type == PERF_RECORD_COMM)
-			r = note_comm(c, i, h);
 		if (r < 0)
 			return r;
 	}
@@ -194,46 +171,32 @@ static int cmp_task(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static int cmp_comm(const void *a, const void *b)
-{
-	const struct comm_ref *x = a, *y = b;
-
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-/* COMM names in time order (the writer keeps the last), then comm_of for the rest. */
+/*
+ * Every task the snapshot names; then a thread it does not name, under its
+ * process's name (as perf script shows it).
+ */
 static int add_cmdlines(struct conv *c)
 {
 	int r;
 
-	for (size_t i = 0; i < c->nr_comms; i++) {
-		const struct perf_event_header *h = snapshot__record(c->s, c->comms[i].idx);
-		const char *comm = (const char *)(h + 1) + 8;
-		size_t max = h->size - sizeof(*h) - 8;
-		char name[64];
+	for (size_t i = 0; i < snapshot__nr_comms(c->s); i++) {
+		const struct snapshot_comm *e = snapshot__comm_entry(c->s, i);
 
-		snprintf(name, sizeof(name), "%.*s", (int)strnlen(comm, max), comm);
-		if (*name && (r = tracedat_writer__add_cmdline(c->w, c->comms[i].tid, name)) < 0)
+		r = tracedat_writer__add_cmdline(c->w, e->tid, e->comm);
+		if (r < 0)
 			return r;
+		c->res.nr_cmdlines++;
 	}
-	if (c->nr_comms)
-		qsort(c->comms, c->nr_comms, sizeof(*c->comms), cmp_comm);
-	for (size_t i = 0; i < c->nr_comms; i++)
-		c->res.nr_cmdlines += !i || c->comms[i - 1].tid != c->comms[i].tid;
 	if (c->nr_tasks)
 		qsort(c->tasks, c->nr_tasks, sizeof(*c->tasks), cmp_task);
-	for (size_t i = 0; i < c->nr_tasks && c->meta->comm_of; i++) {
-		struct comm_ref key = { .tid = c->tasks[i].tid };
+	for (size_t i = 0; i < c->nr_tasks; i++) {
+		const struct task_ref *t = &c->tasks[i];
 		const char *comm;
 
-		if ((i && c->tasks[i - 1].tid == key.tid) ||
-		    (c->nr_comms &&
-		     bsearch(&key, c->comms, c->nr_comms, sizeof(*c->comms), cmp_comm)))
+		if ((i && c->tasks[i - 1].tid == t->tid) || snapshot__comm(c->s, t->tid) ||
+		    !(comm = snapshot__comm(c->s, t->pid)))
 			continue;
-		comm = c->meta->comm_of(c->meta->comm_ctx, c->tasks[i].pid, key.tid);
-		if (!comm || !*comm)
-			continue;
-		r = tracedat_writer__add_cmdline(c->w, key.tid, comm);
+		r = tracedat_writer__add_cmdline(c->w, t->tid, comm);
 		if (r < 0)
 			return r;
 		c->res.nr_cmdlines++;
@@ -363,7 +326,7 @@ static int write_file(struct conv *c, int fd)
  * FLYRECORD pages of their PERF_SAMPLE_CPU (0 without it), each trimmed
  * to the size ftrace would have stored. A PERF_RECORD_LOST marks the next
  * page of the CPU in its sample_id_all trailer. CMDLINES hold the names of
- * PERF_RECORD_COMM records, and @meta->comm_of's for the other tasks.
+ * tasks the snapshot names (snapshot__comm()).
  * Returns 0, -EINVAL without @s, @meta or a valid @fd, -ENOMEM, the
  * -errno of reading tracefs (-ENOENT for an unknown tracepoint), or of a
  * write.
@@ -384,6 +347,5 @@ int snapshot__write_tracedat(const struct snapshot *s, int fd, const struct trac
 	tracedat_writer__delete(c.w);
 	free(c.recs);
 	free(c.tasks);
-	free(c.comms);
 	return r;
 }

@@ -33,12 +33,6 @@ struct tracedat_meta {
 	/* 0: the CPUs configured here; raised to cover every sample's CPU */
 	int nr_cpus;
 	/*
-	 * Names a task that no PERF_RECORD_COMM in the snapshot names; @pid is
-	 * the sample's pid (or @tid when not sampled). NULL: unknown. May be NULL.
-	 */
-	const char *(*comm_of)(void *ctx, pid_t pid, pid_t tid);
-	void *comm_ctx; /* passed to comm_of */
-	/*
 	 * Metadata recorded elsewhere, for a converter; tracefs is read for
 	 * whatever is not given. With header_page and header_event set, PRINTK
 	 * is empty unless printk is given. With nr_formats 0, each tracepoint's

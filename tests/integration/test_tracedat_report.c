@@ -517,6 +517,18 @@ static void append_comm(struct snapshot *s, uint32_t tid, const char *comm, uint
 	append_record(s, buf, p, PERF_RECORD_COMM);
 }
 
+/* FORK: pid, ppid, tid, ptid, time; the child takes its parent's name. */
+static void append_fork(struct snapshot *s, uint32_t tid, uint32_t parent, uint64_t time)
+{
+	uint8_t buf[128] = { 0 }, *p = buf + sizeof(struct perf_event_header);
+
+	p = put_u32_pair(p, tid, parent);
+	p = put_u32_pair(p, tid, parent);
+	p = put_u64(p, time);
+	p = put_trailer(p, tid, time, 0, TP_ID);
+	append_record(s, buf, p, PERF_RECORD_FORK);
+}
+
 static void add_events(struct snapshot *s)
 {
 	struct perf_event_attr attr = {
@@ -556,6 +568,9 @@ static struct snapshot *build_snapshot(void)
 			append_comm(s, 1111, "stale", events[0].ts - 100);
 			append_comm(s, 1111, "alpha", events[0].ts - 50);
 			append_comm(s, 2222, "beta-worker", events[0].ts - 40);
+			append_comm(s, 3000, "gamma/1", events[0].ts - 30);
+			append_fork(s, 3333, 3000, events[0].ts - 20);
+			append_comm(s, 3000, "gamma-later", events[0].ts - 10);
 		}
 		for (int i = 0; i < PER_CPU; i++) {
 			const struct gen_event *e = &events[cpu * PER_CPU + i];
@@ -572,28 +587,16 @@ static struct snapshot *build_snapshot(void)
 	return s;
 }
 
-/* Names the task no COMM record names, once per task. */
-static const char *comm_of(void *ctx, pid_t pid, pid_t tid)
-{
-	int *calls = ctx;
-
-	assert_int_equal(pid, tid);
-	(*calls)++;
-	return tid == 3333 ? "gamma/1" : NULL;
-}
-
 /* snapshot__write_tracedat on a hand-built snapshot, zstd. */
 static void test_snapshot(void **state)
 {
 	struct tracedat_result res = { 0 };
 	struct snapshot *s = build_snapshot();
 	char path[PATH_MAX];
-	int calls = 0, fd;
+	int fd;
 	struct tracedat_meta meta = {
 		.compression = TRACEDAT_COMPRESS_ZSTD,
 		.nr_cpus = 1,
-		.comm_of = comm_of,
-		.comm_ctx = &calls,
 	};
 
 	(void)state;
@@ -609,9 +612,9 @@ static void test_snapshot(void **state)
 	assert_int_equal(res.nr_invalid, 0);
 	assert_int_equal(res.lost_events, 42 + 15);
 	assert_int_equal(res.lost_unplaced, 0);
-	assert_int_equal(res.nr_cmdlines, 3);
+	/* 1111, 2222, 3000 and 3333 (its parent's name at the fork); 4444 unnamed. */
+	assert_int_equal(res.nr_cmdlines, 4);
 	assert_int_equal(res.nr_cpus, NR_CPUS); /* raised from 1 by the samples */
-	assert_int_equal(calls, 2);		/* 3333 and 4444 */
 	check_report(path, NR_CPUS);
 	check_plain_report(path);
 	check_dump(path, true);
@@ -624,14 +627,12 @@ static void test_snapshot_own_formats(void **state)
 	struct tracedat_result res = { 0 };
 	struct snapshot *s = build_snapshot();
 	char path[PATH_MAX];
-	int calls = 0, fd;
+	int fd;
 	struct tracedat_meta meta = {
 		.tracing_dir = "/nonexistent/tracefs",
 		.trace_clock = "mono",
 		.compression = TRACEDAT_COMPRESS_NONE,
 		.nr_cpus = 8,
-		.comm_of = comm_of,
-		.comm_ctx = &calls,
 		.header_page = header_page,
 		.header_page_size = (size_t)header_page_size,
 		.header_event = header_event,

@@ -41,6 +41,36 @@ static size_t put_lost(uint8_t *p, uint64_t id, uint64_t lost, uint64_t time, ui
 	return h.size;
 }
 
+/* COMM: pid, tid, the name padded to 8, the trailer. */
+static size_t put_comm(uint8_t *p, uint64_t id, uint32_t tid, const char *comm, uint64_t time)
+{
+	struct perf_record_info t = { .pid = tid, .tid = tid, .time = time, .id = id };
+	struct perf_event_header h = { .type = PERF_RECORD_COMM };
+	size_t len = (strlen(comm) + 1 + 7) & ~(size_t)7;
+
+	memset(p, 0, 16 + len);
+	memcpy(p + 8, &tid, 4);
+	memcpy(p + 12, &tid, 4);
+	memcpy(p + 16, comm, strlen(comm));
+	h.size = (uint16_t)(16 + len + perf_record__write_id_trailer(p + 16 + len, TYPE, &t));
+	memcpy(p, &h, sizeof(h));
+	return h.size;
+}
+
+/* FORK: pid, ppid, tid, ptid, time, the trailer. */
+static size_t put_fork(uint8_t *p, uint64_t id, uint32_t tid, uint32_t parent, uint64_t time)
+{
+	struct perf_record_info t = { .pid = tid, .tid = tid, .time = time, .id = id };
+	struct perf_event_header h = { .type = PERF_RECORD_FORK };
+	uint32_t ids[4] = { tid, parent, tid, parent };
+
+	memcpy(p + 8, ids, sizeof(ids));
+	memcpy(p + 24, &time, 8);
+	h.size = (uint16_t)(32 + perf_record__write_id_trailer(p + 32, TYPE, &t));
+	memcpy(p, &h, sizeof(h));
+	return h.size;
+}
+
 static struct snapshot *new_snapshot(void)
 {
 	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .sample_type = TYPE };
@@ -154,6 +184,56 @@ static void test_add_records_after_seal(void **state)
 	snapshot__delete(s);
 }
 
+/* Names from COMM and FORK records in time order, also those merged in later. */
+static void test_comms(void **state)
+{
+	struct snapshot *s = new_snapshot();
+	uint8_t buf[1024];
+	size_t n = 0;
+
+	(void)state;
+	/* Backward copy, newest first: at the same time, ring order decides. */
+	n += put_comm(buf + n, 10, 5, "late", 30);
+	n += put_comm(buf + n, 10, 5, "early", 30);
+	n += put_sample(buf + n, 10, 5, 25, 0);
+	memset(buf + n, 0, 8);
+	assert_int_equal(snapshot__begin_chunk(s, 0, true), 0);
+	assert_int_equal(snapshot__append(s, buf, n + 8), 0);
+	assert_int_equal(snapshot__end_chunk(s), 0);
+	n = 0;
+	n += put_comm(buf + n, 20, 7, "seven", 10);
+	n += put_fork(buf + n, 20, 9, 5, 20); /* its parent has no name yet */
+	n += put_fork(buf + n, 20, 6, 5, 40);
+	n += put_comm(buf + n, 20, 5, "after-fork", 45);
+	n += put_comm(buf + n, 20, 0, "swapper", 46); /* not a task's */
+	assert_int_equal(snapshot__begin_chunk(s, 1, false), 0);
+	assert_int_equal(snapshot__append(s, buf, n), 0);
+	assert_int_equal(snapshot__end_chunk(s), 0);
+	assert_int_equal(snapshot__seal(s), 0);
+
+	assert_int_equal(snapshot__nr_comms(s), 3);
+	assert_string_equal(snapshot__comm(s, 5), "after-fork");
+	assert_string_equal(snapshot__comm(s, 6), "late");
+	assert_string_equal(snapshot__comm(s, 7), "seven");
+	assert_null(snapshot__comm(s, 9));
+	assert_null(snapshot__comm(s, 0));
+	assert_int_equal(snapshot__comm_entry(s, 0)->tid, 5);
+	assert_int_equal(snapshot__comm_entry(s, 2)->tid, 7);
+	assert_null(snapshot__comm_entry(s, 3));
+
+	/* Merged records take their place in time: 8 is named, 6 renamed, 7 not. */
+	n = 0;
+	n += put_comm(buf + n, 11, 6, "renamed", 50);
+	n += put_comm(buf + n, 11, 8, "a-very-long-name-cut-at-15", 5);
+	n += put_comm(buf + n, 11, 7, "older", 1);
+	assert_int_equal(snapshot__add_records(s, buf, n), 0);
+	assert_int_equal(snapshot__nr_comms(s), 4);
+	assert_string_equal(snapshot__comm(s, 6), "renamed");
+	assert_string_equal(snapshot__comm(s, 7), "seven");
+	assert_string_equal(snapshot__comm(s, 8), "a-very-long-nam");
+	snapshot__delete(s);
+}
+
 static void test_state_errors(void **state)
 {
 	struct snapshot *s = snapshot__new();
@@ -180,6 +260,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order_tasks_chunks),
 		cmocka_unit_test(test_add_records_after_seal),
+		cmocka_unit_test(test_comms),
 		cmocka_unit_test(test_state_errors),
 	};
 
