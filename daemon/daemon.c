@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * daemon: opening and closing the recording, reloading the configuration,
- * and what follows each dump (log, status, retention, post_command).
+ * and what follows each dump (log, status, retention, upload, post_command).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -22,6 +23,7 @@
 #include "retention.h"
 #include "service.h"
 #include "sideband.h"
+#include "upload.h"
 
 static void update_status(struct daemon *d)
 {
@@ -96,6 +98,40 @@ void daemon__log_recording(struct daemon *d)
 		   cfg->directory);
 }
 
+/**
+ * daemon__start_upload - start the uploader if [upload] says so
+ * @d: the daemon
+ *
+ * A failure is logged and recording goes on without uploads.
+ */
+void daemon__start_upload(struct daemon *d)
+{
+	if (d->cfg->upload_url && !d->up && upload__new(d->cfg, &d->up) < 0)
+		log_error("upload: not started: snapshots stay in %s", d->cfg->directory);
+}
+
+void daemon__stop_upload(struct daemon *d)
+{
+	upload__delete(d->up);
+	d->up = NULL;
+}
+
+/* After a reload: start, stop or retarget the uploader. */
+static void reload_upload(struct daemon *d)
+{
+	if (!d->cfg->upload_url) {
+		if (d->up)
+			log_notice("upload: [upload] removed: pending uploads wait in %s for it "
+				   "to come back",
+				   d->cfg->directory);
+		daemon__stop_upload(d);
+	} else if (d->up) {
+		upload__set_config(d->up, d->cfg);
+	} else {
+		daemon__start_upload(d);
+	}
+}
+
 static void enforce_retention(struct daemon *d)
 {
 	const struct perfsnapd_config *cfg = d->cfg;
@@ -105,14 +141,20 @@ static void enforce_retention(struct daemon *d)
 
 	if (!cfg->max_snapshots && !cfg->max_total_size)
 		return;
-	r = retention__enforce(cfg->directory, cfg->max_snapshots, cfg->max_total_size, &deleted,
-			       &nr);
+	r = retention__enforce_held(cfg->directory, cfg->max_snapshots, cfg->max_total_size,
+				    d->up ? upload__held : NULL, d->up, &deleted, &nr);
 	if (r < 0)
 		log_errno(r, "retention in '%s'", cfg->directory);
 	for (size_t i = 0; i < nr; i++) {
+		if (d->up && !deleted[i].error)
+			upload__forget(d->up, deleted[i].stem);
 		if (deleted[i].error)
 			log_errno(deleted[i].error, "retention: cannot delete snapshot %s",
 				  deleted[i].stem);
+		else if (deleted[i].forced)
+			log_warning("retention: deleted snapshot %s (%" PRIu64 " bytes) before it "
+				    "was uploaded, to keep max_total_size = %" PRIu64,
+				    deleted[i].stem, deleted[i].bytes, cfg->max_total_size);
 		else
 			log_info("retention: deleted snapshot %s (%" PRIu64 " bytes) to keep "
 				 "max_snapshots = %u, max_total_size = %" PRIu64,
@@ -172,6 +214,12 @@ void daemon__dump_done(void *ctx, const struct dump_report *rep)
 	d->snapshots++;
 	log_snapshot(rep);
 	update_status(d);
+	if (d->up) {
+		for (int i = 0; i < rep->files.nr_paths; i++)
+			paths[i] = rep->files.paths[i];
+		upload__add(d->up, d->cfg->directory, rep->stem, paths, rep->files.nr_paths,
+			    time(NULL));
+	}
 	enforce_retention(d);
 	if (d->cfg->post_command) {
 		for (int i = 0; i < rep->files.nr_paths; i++)
@@ -292,6 +340,8 @@ int daemon__reload(struct daemon *d, struct control_reply *reply)
 	}
 	if (d->ctl && r == 0)
 		control__set_group(d->ctl, d->cfg->control_group);
+	if (r == 0)
+		reload_upload(d);
 	update_status(d);
 	service__ready(d->status);
 	return r;

@@ -18,6 +18,7 @@ struct control_reply;
 struct event_base;
 struct perfsnapd_config;
 struct sideband;
+struct upload;
 
 struct daemon {
 	const char *config_path;
@@ -29,6 +30,7 @@ struct daemon {
 	struct sideband *sb;
 	struct dump *dump;
 	struct control *ctl;
+	struct upload *up; /* NULL without [upload] */
 	unsigned long snapshots, failures, refused;
 	struct dump_report last;
 	bool have_last;
@@ -44,6 +46,10 @@ void daemon__log_recording(struct daemon *d);
  * in @reply when given) and the old one keeps running. Returns 0 or -errno.
  */
 int daemon__reload(struct daemon *d, struct control_reply *reply);
+
+/* The uploader, when [upload] is configured; a failure to start is logged. */
+void daemon__start_upload(struct daemon *d);
+void daemon__stop_upload(struct daemon *d);
 
 int daemon__start_control(struct daemon *d);
 void daemon__stop_control(struct daemon *d);

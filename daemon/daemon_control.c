@@ -2,6 +2,7 @@
 /*
  * daemon_control: the daemon's answers to perfsnapctl over the control
  * socket: dump (answered when the dump is done), status, list, reload.
+ * status and list show each snapshot's upload state when [upload] is on.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +18,7 @@
 #include "log.h"
 #include "retention.h"
 #include "sideband.h"
+#include "upload.h"
 
 static void dump_answered(void *ctx, const struct dump_report *rep)
 {
@@ -49,6 +51,41 @@ static void ctl_dump(void *ctx, const char *reason, struct control_client *clien
 	}
 }
 
+/* Most snapshots status names one by one as not yet uploaded. */
+#define STATUS_MAX_WAITING 20
+
+static void status_waiting(void *ctx, const char *stem, const struct upload_info *info)
+{
+	struct control_reply *reply = ctx;
+
+	if (info->error[0])
+		control_reply__add(reply, "upload %s: %s: %u attempts, last error: %s",
+				   upload_state__name(info->state), stem, info->attempts,
+				   info->error);
+	else
+		control_reply__add(reply, "upload %s: %s", upload_state__name(info->state), stem);
+}
+
+static void status_upload(struct daemon *d, struct control_reply *reply)
+{
+	const struct perfsnapd_config *cfg = d->cfg;
+	struct upload_summary sum;
+
+	if (!d->up) {
+		control_reply__add(reply, "upload: %s",
+				   cfg->upload_url ? "configured but not running (see the log)" :
+						     "off");
+		return;
+	}
+	upload__summary(d->up, &sum);
+	control_reply__add(reply, "upload: s3://%s/%s at %s", cfg->upload_bucket,
+			   cfg->upload_prefix, cfg->upload_endpoint);
+	control_reply__add(
+		reply, "uploads: %zu pending, %zu failing, %zu failed, %zu uploaded",
+		sum.pending, sum.failing, sum.failed, sum.uploaded);
+	upload__foreach_waiting(d->up, STATUS_MAX_WAITING, status_waiting, reply);
+}
+
 static int ctl_status(void *ctx, struct control_reply *reply)
 {
 	struct daemon *d = ctx;
@@ -77,6 +114,7 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 	control_reply__add(reply, "control clients: %u", control__nr_clients(d->ctl));
 	control_reply__add(reply, "snapshots: %lu written, %lu failed, %lu refused", d->snapshots,
 			   d->failures, d->refused);
+	status_upload(d, reply);
 	if (!d->have_last)
 		return 0;
 	control_reply__add(reply, "last: %s", last->error ? "failed" : last->files.paths[0]);
@@ -103,9 +141,15 @@ static int ctl_list(void *ctx, struct control_reply *reply)
 	if (r < 0)
 		return control_reply__fail(reply, r, "cannot list '%s': %s", d->cfg->directory,
 					   strerror(-r));
-	for (size_t i = 0; i < nr; i++)
-		control_reply__add(reply, "%s %" PRIu64 " %s", list[i].stem, list[i].bytes,
+	for (size_t i = 0; i < nr; i++) {
+		struct upload_info info = { .state = UPLOAD_NONE };
+
+		if (d->up)
+			upload__info(d->up, list[i].stem, &info);
+		control_reply__add(reply, "%s %" PRIu64 " %s %s", list[i].stem, list[i].bytes,
+				   upload_state__name(info.state),
 				   list[i].reason ? list[i].reason : "-");
+	}
 	retention__free(list, nr);
 	return 0;
 }

@@ -98,6 +98,7 @@ static int run(struct daemon *d)
 		r = EX_OSERR;
 		goto out;
 	}
+	daemon__start_upload(d);
 	daemon__log_recording(d);
 	service__ready(d->status);
 	if (event_base_dispatch(d->base) < 0) {
@@ -112,6 +113,7 @@ out:
 	service__stop_watchdog();
 	daemon__stop_control(d);
 	daemon__stop_recording(d);
+	daemon__stop_upload(d);
 	post_command__reap_all();
 	event_base_free(d->base);
 	return r;

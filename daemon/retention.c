@@ -398,11 +398,26 @@ static bool over(size_t count, uint64_t bytes, size_t max_snapshots, uint64_t ma
 	return (max_snapshots && count > max_snapshots) || (max_bytes && bytes > max_bytes);
 }
 
+/* Deletes v[i], counting it out; false once a delete failed. */
+static bool delete_one(int dfd, struct snapshot_entry *e, size_t *count, uint64_t *bytes)
+{
+	e->error = remove_snapshot(dfd, e);
+	if (e->error < 0)
+		return false;
+	(*count)--;
+	*bytes -= e->bytes;
+	return true;
+}
+
 /**
- * retention__enforce - delete the oldest snapshots beyond the limits
+ * retention__enforce_held - delete the oldest snapshots beyond the limits
  * @dir: the snapshot directory
  * @max_snapshots: most snapshots to keep, 0 for no limit
  * @max_total_bytes: most bytes all of them may take, 0 for no limit
+ * @held: NULL, or true for a snapshot that must stay if it can (not yet
+ *	uploaded): it is deleted only when max_total_bytes cannot be kept
+ *	otherwise, and then has .forced set
+ * @held_ctx: for @held
  * @ret_deleted: the snapshots deleted, oldest first (NULL if none)
  * @ret_nr_deleted: their number
  *
@@ -411,12 +426,14 @@ static bool over(size_t count, uint64_t bytes, size_t max_snapshots, uint64_t ma
  * with .error set. Returns 0, or that error, or -errno if @dir cannot be
  * listed (then *ret_deleted is not set).
  */
-int retention__enforce(const char *dir, size_t max_snapshots, uint64_t max_total_bytes,
-		       struct snapshot_entry **ret_deleted, size_t *ret_nr_deleted)
+int retention__enforce_held(const char *dir, size_t max_snapshots, uint64_t max_total_bytes,
+			    bool (*held)(void *ctx, const char *stem), void *held_ctx,
+			    struct snapshot_entry **ret_deleted, size_t *ret_nr_deleted)
 {
 	struct snapshot_entry *v;
 	uint64_t bytes = 0;
 	size_t nr, count, done = 0;
+	bool *gone = NULL, ok = true;
 	int dfd, r;
 
 	r = retention__list(dir, &v, &nr);
@@ -426,23 +443,42 @@ int retention__enforce(const char *dir, size_t max_snapshots, uint64_t max_total
 		bytes += v[i].bytes;
 	count = nr;
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		r = -errno;
+	gone = nr ? calloc(nr, sizeof(*gone)) : NULL;
+	if (dfd < 0 || (nr && !gone)) {
+		r = dfd < 0 ? -errno : -ENOMEM;
+		if (dfd >= 0)
+			close(dfd);
+		free(gone);
 		retention__free(v, nr);
 		return r;
 	}
-	while (done + 1 < nr && over(count, bytes, max_snapshots, max_total_bytes)) {
-		r = remove_snapshot(dfd, &v[done]);
-		v[done++].error = r;
-		if (r < 0)
-			break;
-		count--;
-		bytes -= v[done - 1].bytes;
-	}
+	/* First what may go, then, for the size limit only, what is held. */
+	for (int pass = 0; pass < 2 && ok; pass++)
+		for (size_t i = 0; ok && i + 1 < nr; i++) {
+			if (gone[i] ||
+			    !over(count, bytes, pass ? 0 : max_snapshots, max_total_bytes))
+				continue;
+			if (!pass && held && held(held_ctx, v[i].stem))
+				continue;
+			v[i].forced = pass == 1;
+			gone[i] = true;
+			ok = delete_one(dfd, &v[i], &count, &bytes);
+			if (!ok)
+				r = v[i].error;
+		}
 	close(dfd);
-	/* The deleted ones are the array's head; free the rest's reasons. */
+	/* The deleted ones go to the array's head, oldest first; free the rest's reasons. */
+	for (size_t i = 0; i < nr; i++) {
+		if (gone[i]) {
+			struct snapshot_entry e = v[i];
+
+			memmove(&v[done + 1], &v[done], (i - done) * sizeof(*v));
+			v[done++] = e;
+		}
+	}
 	for (size_t i = done; i < nr; i++)
 		free(v[i].reason);
+	free(gone);
 	if (!done) {
 		free(v);
 		v = NULL;
@@ -450,4 +486,14 @@ int retention__enforce(const char *dir, size_t max_snapshots, uint64_t max_total
 	*ret_deleted = v;
 	*ret_nr_deleted = done;
 	return r;
+}
+
+/**
+ * retention__enforce - retention__enforce_held() with nothing held
+ */
+int retention__enforce(const char *dir, size_t max_snapshots, uint64_t max_total_bytes,
+		       struct snapshot_entry **ret_deleted, size_t *ret_nr_deleted)
+{
+	return retention__enforce_held(dir, max_snapshots, max_total_bytes, NULL, NULL, ret_deleted,
+				       ret_nr_deleted);
 }

@@ -10,6 +10,7 @@
 #define PERFSNAPD_RETENTION_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -28,6 +29,7 @@ struct snapshot_entry {
 	struct timespec mtime; /* the newest of its files */
 	char *reason;	       /* "reason" from <stem>.json, or NULL */
 	int error;	       /* retention__enforce(): 0 or -errno of a failed unlink */
+	bool forced;	       /* deleted although held, to keep max_total_size */
 };
 
 /* Longest "reason" kept from a sidecar; longer ones are cut. */
@@ -48,6 +50,15 @@ int retention__list(const char *dir, struct snapshot_entry **ret, size_t *ret_nr
  */
 int retention__enforce(const char *dir, size_t max_snapshots, uint64_t max_total_bytes,
 		       struct snapshot_entry **ret_deleted, size_t *ret_nr_deleted);
+
+/*
+ * Like retention__enforce(), but a snapshot for which @held returns true
+ * (not yet uploaded) is kept beyond max_snapshots and deleted only if
+ * max_total_bytes cannot be kept otherwise (then with .forced set).
+ */
+int retention__enforce_held(const char *dir, size_t max_snapshots, uint64_t max_total_bytes,
+			    bool (*held)(void *ctx, const char *stem), void *held_ctx,
+			    struct snapshot_entry **ret_deleted, size_t *ret_nr_deleted);
 
 /* Frees a list from retention__list() or retention__enforce(); NULL is fine. */
 void retention__free(struct snapshot_entry *entries, size_t nr);

@@ -16,7 +16,7 @@
 
 #include "config.h"
 
-#define CONFIG_SECTIONS "[capture], [snapshot], [control]"
+#define CONFIG_SECTIONS "[capture], [snapshot], [control], [upload]"
 
 enum config_key {
 	KEY_EVENTS,
@@ -37,6 +37,14 @@ enum config_key {
 	KEY_POST_COMMAND_TIMEOUT,
 	KEY_SOCKET,
 	KEY_GROUP,
+	KEY_UPLOAD_URL,
+	KEY_UPLOAD_ENDPOINT,
+	KEY_UPLOAD_REGION,
+	KEY_UPLOAD_PATH_STYLE,
+	KEY_UPLOAD_CREDENTIALS,
+	KEY_UPLOAD_KEEP_LOCAL,
+	KEY_UPLOAD_RETRY_MIN,
+	KEY_UPLOAD_RETRY_MAX,
 	NR_KEYS
 };
 
@@ -96,6 +104,14 @@ extern const struct key_desc config_keys[NR_KEYS];
 
 /* config.c */
 void config_parser__set_key(struct config_parser *p, int key, char *value);
+
+/* config_upload.c: the [upload] handlers, and the checks that need the whole file */
+void config_upload__parse_url(struct config_parser *p, char *value);
+void config_upload__parse_endpoint(struct config_parser *p, char *value);
+void config_upload__parse_region(struct config_parser *p, char *value);
+void config_upload__parse_credentials(struct config_parser *p, char *value);
+void config_upload__finish(struct config_parser *p);
+void config_upload__free(struct perfsnapd_config *cfg);
 
 /* config_reader.c */
 int config_parser__read(struct config_parser *p, size_t first_diag);

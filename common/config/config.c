@@ -117,6 +117,30 @@ const struct key_desc config_keys[NR_KEYS] = {
 			 .parse = parse_socket },
 	[KEY_GROUP] = { KEY("control", "group", VALUE_STRING), FIELD(control_group),
 			.parse = parse_group, .zero = "not set: only root may connect" },
+	[KEY_UPLOAD_URL] = { KEY("upload", "url", VALUE_STRING), FIELD(upload_url),
+			     .parse = config_upload__parse_url,
+			     .zero = "not set: snapshots stay on this host" },
+	[KEY_UPLOAD_ENDPOINT] = { KEY("upload", "endpoint", VALUE_STRING), FIELD(upload_endpoint),
+				  .parse = config_upload__parse_endpoint, .zero = "not set" },
+	[KEY_UPLOAD_REGION] = { KEY("upload", "region", VALUE_STRING), FIELD(upload_region),
+				.parse = config_upload__parse_region, .zero = "not set" },
+	[KEY_UPLOAD_PATH_STYLE] = { KEY("upload", "path_style", VALUE_BOOL),
+				    FIELD(upload_path_style), .names = bool_names,
+				    .accepted = "yes or no" },
+	[KEY_UPLOAD_CREDENTIALS] = { KEY("upload", "credentials", VALUE_STRING),
+				     FIELD(upload_credentials),
+				     .parse = config_upload__parse_credentials, .zero = "not set" },
+	[KEY_UPLOAD_KEEP_LOCAL] = { KEY("upload", "keep_local", VALUE_BOOL),
+				    FIELD(upload_keep_local), .def = true, .names = bool_names,
+				    .accepted = "yes or no" },
+	[KEY_UPLOAD_RETRY_MIN] = { KEY("upload", "retry_min", VALUE_DURATION),
+				   FIELD(upload_retry_min_ms), .min = 1, .max = MS_PER_DAY,
+				   .def = 1000,
+				   .accepted = "more than 0: a number " DAYS_ACCEPTED ", e.g. 1s" },
+	[KEY_UPLOAD_RETRY_MAX] = { KEY("upload", "retry_max", VALUE_DURATION),
+				   FIELD(upload_retry_max_ms), .min = 1, .max = MS_PER_DAY,
+				   .def = 5 * 60 * 1000,
+				   .accepted = "more than 0: a number " DAYS_ACCEPTED ", e.g. 5m" },
 };
 
 static void store_value(struct perfsnapd_config *cfg, const struct key_desc *k, uint64_t v)
@@ -548,6 +572,7 @@ static void finish_config(struct config_parser *p)
 		set_string(p, &cfg->control_socket, DEFAULT_SOCKET);
 	check_realtime(p);
 	apply_clock(cfg);
+	config_upload__finish(p);
 }
 
 /**
@@ -616,6 +641,7 @@ void config__delete(struct perfsnapd_config *cfg)
 	free(cfg->post_command);
 	free(cfg->control_socket);
 	free(cfg->control_group);
+	config_upload__free(cfg);
 	free(cfg);
 }
 

@@ -86,6 +86,21 @@ struct perfsnapd_config {
 	char *control_socket; /* absolute path, always set */
 	char *control_group;  /* NULL: only root may connect */
 	gid_t control_gid;    /* of control_group, when set */
+
+	/* [upload]: snapshots go to S3-compatible storage when upload_url is set */
+	char *upload_url;	      /* "s3://bucket/prefix/{host}/" as written */
+	char *upload_bucket;	      /* from upload_url */
+	char *upload_prefix;	      /* object key prefix; may hold {host} and {date} */
+	char *upload_endpoint;	      /* "https://host[:port]"; set when upload_url is */
+	char *upload_region;	      /* set when upload_url is */
+	bool upload_path_style;	      /* endpoint/bucket/key instead of bucket.endpoint/key */
+	char *upload_credentials;     /* path of the shared-credentials file */
+	char *upload_key_id;	      /* secrets from it: never printed nor logged */
+	char *upload_secret;
+	char *upload_token; /* NULL without aws_session_token */
+	bool upload_keep_local;
+	uint64_t upload_retry_min_ms; /* first retry delay; doubles up to retry_max */
+	uint64_t upload_retry_max_ms;
 };
 
 /*

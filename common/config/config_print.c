@@ -127,7 +127,8 @@ static void print_key(const struct perfsnapd_config *cfg, const struct key_desc 
  * events after glob expansion, one per line, each with its terms; defaults
  * spelled out, sizes and durations with the largest exact unit; buffer_size
  * as requested, with a comment when pages rounding changed it; keys with no
- * value (post_command, group) as comments. The output loads back into the
+ * value (post_command, group) as comments; [upload] without url as one
+ * comment. Secrets from the credentials file are never printed. The output loads back into the
  * same configuration.
  */
 void config__print(const struct perfsnapd_config *cfg, FILE *out)
@@ -138,6 +139,10 @@ void config__print(const struct perfsnapd_config *cfg, FILE *out)
 	for (k = 0; k < NR_KEYS; k++) {
 		if (!k || strcmp(config_keys[k].section, config_keys[k - 1].section))
 			fprintf(out, "%s[%s]\n", k ? "\n" : "", config_keys[k].section);
+		/* Without url the other [upload] keys are refused: not printed. */
+		if (!cfg->upload_url && k > KEY_UPLOAD_URL &&
+		    !strcmp(config_keys[k].section, "upload"))
+			continue;
 		print_key(cfg, &config_keys[k], out);
 	}
 }

@@ -1,0 +1,632 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * upload: the queue of snapshots to ship and the one thread that ships
+ * them, oldest first, a file at a time. The event loop only queues (and
+ * writes a small state file); everything that waits on the network is on
+ * the thread. The rules:
+ *  - a failure of the network, a 5xx, 408 or 429 is retried after
+ *    retry_min * 2^(attempts - 1), at most retry_max, with "equal jitter"
+ *    (a random half of it added to the other half) so a fleet that lost
+ *    its storage at once does not come back at once;
+ *  - any other 4xx (403 for bad credentials, 404 for a missing bucket) is
+ *    a refusal: after UPLOAD_MAX_REFUSALS in a row (which rides out a
+ *    short clock skew) the snapshot is "failed" and not retried until a
+ *    reload or a restart, which is how a fixed credentials file is taken;
+ *  - a local file that cannot be read fails the snapshot at once.
+ * Every change of state is logged once with journal fields SNAPSHOT_STEM,
+ * UPLOAD_STATE, UPLOAD_URL, UPLOAD_ATTEMPTS and UPLOAD_ERROR.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "config.h"
+#include "log.h"
+#include "upload-internal.h"
+
+struct upload {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	atomic_bool stop;
+	struct upload_target *target; /* current; the thread holds a reference */
+	struct upload_item *items;    /* every snapshot known, oldest first */
+	char prefix[UPLOAD_KEY_MAX];  /* [upload] url's key prefix, unexpanded */
+	char host[256];
+	struct upload_s3 *s3;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void target_put(struct upload_target *t)
+{
+	if (!t || --t->refs)
+		return;
+	free(t->bucket);
+	free(t->endpoint);
+	free(t->region);
+	free(t->key_id);
+	if (t->secret)
+		explicit_bzero(t->secret, strlen(t->secret));
+	free(t->secret);
+	if (t->token)
+		explicit_bzero(t->token, strlen(t->token));
+	free(t->token);
+	free(t);
+}
+
+static struct upload_target *target_new(const struct perfsnapd_config *cfg)
+{
+	struct upload_target *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->refs = 1;
+	t->bucket = strdup(cfg->upload_bucket);
+	t->endpoint = strdup(cfg->upload_endpoint);
+	t->region = strdup(cfg->upload_region);
+	t->key_id = strdup(cfg->upload_key_id);
+	t->secret = strdup(cfg->upload_secret);
+	t->token = cfg->upload_token ? strdup(cfg->upload_token) : NULL;
+	t->path_style = cfg->upload_path_style;
+	t->keep_local = cfg->upload_keep_local;
+	t->retry_min_ms = cfg->upload_retry_min_ms;
+	t->retry_max_ms = cfg->upload_retry_max_ms;
+	if (!t->bucket || !t->endpoint || !t->region || !t->key_id || !t->secret ||
+	    (cfg->upload_token && !t->token)) {
+		target_put(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* The key prefix with {host} and {date} (UTC, YYYY-MM-DD) put in. */
+static void expand_prefix(const char *prefix, const char *host, time_t when, char *buf, size_t size)
+{
+	char date[16];
+	struct tm tm;
+	size_t len = 0;
+
+	gmtime_r(&when, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%d", &tm);
+	buf[0] = '\0';
+	while (*prefix && len + 1 < size) {
+		const char *with = !strncmp(prefix, "{host}", 6) ? host :
+				   !strncmp(prefix, "{date}", 6) ? date :
+								   NULL;
+
+		if (with) {
+			len += snprintf(buf + len, size - len, "%s", with);
+			prefix += 6;
+		} else {
+			buf[len++] = *prefix++;
+			buf[len] = '\0';
+		}
+	}
+	if (len >= size)
+		buf[size - 1] = '\0';
+}
+
+/* Equal jitter: half the backoff, plus a random part of the other half. */
+static uint64_t backoff_ns(const struct upload_target *t, unsigned int attempts)
+{
+	uint64_t ms = t->retry_min_ms;
+	uint64_t r = 0;
+
+	for (unsigned int i = 1; i < attempts && ms < t->retry_max_ms; i++)
+		ms *= 2;
+	if (ms > t->retry_max_ms)
+		ms = t->retry_max_ms;
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+		r = now_ns();
+	return (ms / 2 + r % (ms - ms / 2 + 1)) * 1000000ull;
+}
+
+static void log_state(const struct upload *u, const struct upload_target *t,
+		      const struct upload_item *it, int priority, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static void log_state(const struct upload *u, const struct upload_target *t,
+		      const struct upload_item *it, int priority, const char *fmt, ...)
+{
+	char msg[700], url[UPLOAD_KEY_MAX + 80], attempts[16];
+	struct log_field fields[] = {
+		{ "SNAPSHOT_STEM", it->stem }, { "UPLOAD_STATE", upload_state__name(it->state) },
+		{ "UPLOAD_URL", url },	       { "UPLOAD_ATTEMPTS", attempts },
+		{ "UPLOAD_ERROR", it->error },
+	};
+	va_list ap;
+
+	(void)u;
+	upload_s3__name(t, it->key, url, sizeof(url));
+	snprintf(attempts, sizeof(attempts), "%u", it->attempts);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_fields(priority, fields, it->error[0] ? 5 : 4, "%s", msg);
+}
+
+/* The oldest item due now, or NULL and in *@wait_ns how long until one is. */
+static struct upload_item *next_due(struct upload *u, uint64_t now, uint64_t *wait_ns)
+{
+	*wait_ns = UINT64_MAX;
+	for (struct upload_item *it = u->items; it; it = it->next) {
+		if (it->state != UPLOAD_PENDING && it->state != UPLOAD_FAILING)
+			continue;
+		if (it->next_try_ns <= now)
+			return it;
+		if (it->next_try_ns - now < *wait_ns)
+			*wait_ns = it->next_try_ns - now;
+	}
+	return NULL;
+}
+
+static void unlink_item(struct upload *u, struct upload_item *it)
+{
+	for (struct upload_item **p = &u->items; *p; p = &(*p)->next)
+		if (*p == it) {
+			*p = it->next;
+			return;
+		}
+}
+
+/* keep_local = no: the JSON first, so no reader sees a partial snapshot. */
+static void delete_local(struct upload_item *it)
+{
+	char path[PATH_MAX + NAME_MAX + 2];
+
+	for (int i = it->nr_files - 1; i >= 0; i--) {
+		snprintf(path, sizeof(path), "%s/%s", it->dir, it->files[i]);
+		if (unlink(path) < 0 && errno != ENOENT)
+			log_warning("upload: keep_local = no, but %s cannot be deleted: %s", path,
+				    strerror(errno));
+	}
+}
+
+/* Thread, unlocked: every file of @it not yet in the bucket, in order. */
+static enum upload_outcome ship(struct upload *u, struct upload_item *it,
+				const struct upload_target *t, char *error, size_t size,
+				uint64_t *bytes)
+{
+	char path[PATH_MAX + NAME_MAX + 2], key[UPLOAD_KEY_MAX + NAME_MAX + 1];
+
+	for (int i = 0; i < it->nr_files; i++) {
+		enum upload_outcome out;
+		uint64_t n = 0;
+
+		if (it->done[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", it->dir, it->files[i]);
+		snprintf(key, sizeof(key), "%s%s", it->key, it->files[i]);
+		out = upload_s3__put(u->s3, t, key, path, &u->stop, error, size, &n);
+		if (out != UPLOAD_OK) {
+			if (out != UPLOAD_STOPPED && out != UPLOAD_LOCAL) {
+				size_t len = strlen(error);
+
+				snprintf(error + len, size - len, " (PUT %s)", it->files[i]);
+			}
+			return out;
+		}
+		*bytes += n;
+		/* Under the lock: status readers copy the item. */
+		pthread_mutex_lock(&u->lock);
+		it->done[i] = true;
+		pthread_mutex_unlock(&u->lock);
+		(void)upload_state__write(it, false);
+	}
+	return UPLOAD_OK;
+}
+
+/* Thread, locked: what the attempt did to @it. */
+static void settle(struct upload *u, struct upload_item *it, const struct upload_target *t,
+		   enum upload_outcome out, const char *error, uint64_t bytes, uint64_t took_ns)
+{
+	char name[UPLOAD_KEY_MAX + 80];
+	uint64_t wait;
+
+	upload_s3__name(t, it->key, name, sizeof(name));
+	if (out == UPLOAD_STOPPED)
+		return;
+	if (out == UPLOAD_OK) {
+		it->state = UPLOAD_UPLOADED;
+		it->error[0] = '\0';
+		it->refusals = 0;
+		log_state(u, t, it, LOG_NOTICE,
+			  "upload: snapshot %s uploaded to %s: %" PRIu64 " bytes in %" PRIu64
+			  " ms%s",
+			  it->stem, name, bytes, took_ns / 1000000,
+			  t->keep_local ? "" : "; local files deleted (keep_local = no)");
+		return;
+	}
+	it->attempts++;
+	snprintf(it->error, sizeof(it->error), "%s", error);
+	it->refusals = out == UPLOAD_REFUSED ? it->refusals + 1 : 0;
+	if (out == UPLOAD_LOCAL || it->refusals >= UPLOAD_MAX_REFUSALS) {
+		it->state = UPLOAD_FAILED;
+		log_state(
+			u, t, it, LOG_ERR,
+			"upload: snapshot %s to %s failed after %u attempts: %s: not retried until "
+			"perfsnapd is reloaded or restarted (%s)",
+			it->stem, name, it->attempts, error,
+			out == UPLOAD_LOCAL ?
+				"its local files are gone or unreadable" :
+				"check [upload] credentials, url and the bucket's policy");
+		return;
+	}
+	it->state = UPLOAD_FAILING;
+	wait = backoff_ns(t, it->attempts);
+	it->next_try_ns = now_ns() + wait;
+	log_state(u, t, it, LOG_WARNING,
+		  "upload: snapshot %s to %s: attempt %u failed: %s; retrying in %.1f s", it->stem,
+		  name, it->attempts, error, wait / 1e9);
+}
+
+static void *upload_main(void *arg)
+{
+	struct upload *u = arg;
+
+	pthread_mutex_lock(&u->lock);
+	while (!atomic_load(&u->stop)) {
+		struct upload_target *t;
+		struct upload_item *it;
+		enum upload_outcome out;
+		char error[sizeof(it->error)] = "";
+		uint64_t wait, bytes = 0, start = now_ns();
+
+		it = next_due(u, start, &wait);
+		if (!it) {
+			struct timespec ts;
+
+			if (wait == UINT64_MAX) {
+				pthread_cond_wait(&u->wake, &u->lock);
+				continue;
+			}
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			wait += ts.tv_nsec;
+			ts.tv_sec += wait / 1000000000ull;
+			ts.tv_nsec = wait % 1000000000ull;
+			pthread_cond_timedwait(&u->wake, &u->lock, &ts);
+			continue;
+		}
+		it->busy = true;
+		t = u->target;
+		t->refs++;
+		pthread_mutex_unlock(&u->lock);
+
+		out = ship(u, it, t, error, sizeof(error), &bytes);
+
+		pthread_mutex_lock(&u->lock);
+		it->busy = false;
+		if (it->gone) {
+			unlink_item(u, it);
+			(void)upload_state__remove(it);
+			free(it);
+		} else {
+			settle(u, it, t, out, error, bytes, now_ns() - start);
+			if (it->state == UPLOAD_UPLOADED && !t->keep_local) {
+				delete_local(it);
+				(void)upload_state__remove(it);
+				unlink_item(u, it);
+				free(it);
+			} else if (out != UPLOAD_STOPPED) {
+				(void)upload_state__write(it, true);
+			}
+		}
+		target_put(t);
+	}
+	pthread_mutex_unlock(&u->lock);
+	return NULL;
+}
+
+/* Oldest first: stems start with the host and the time. */
+static void insert_sorted(struct upload *u, struct upload_item *it)
+{
+	struct upload_item **p = &u->items;
+
+	while (*p && strcmp((*p)->stem, it->stem) <= 0)
+		p = &(*p)->next;
+	it->next = *p;
+	*p = it;
+}
+
+static struct upload_item *find(struct upload *u, const char *stem)
+{
+	for (struct upload_item *it = u->items; it; it = it->next)
+		if (!strcmp(it->stem, stem) && !it->gone)
+			return it;
+	return NULL;
+}
+
+/* Start-up: the state files in @dir; refused ones get another chance. */
+static void scan(struct upload *u, const char *dir)
+{
+	size_t waiting = 0, known = 0;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d) {
+		log_warning("upload: cannot read %s for pending uploads: %s", dir, strerror(errno));
+		return;
+	}
+	while ((e = readdir(d))) {
+		struct upload_item *it = malloc(sizeof(*it));
+		int r;
+
+		if (!it)
+			break;
+		r = e->d_name[0] == '.' ? upload_state__read(dir, e->d_name, it) : -EINVAL;
+		if (r < 0 || find(u, it->stem)) {
+			if (r < 0 && r != -EINVAL)
+				log_warning("upload: cannot read state file %s/%s: %s", dir,
+					    e->d_name, strerror(-r));
+			free(it);
+			continue;
+		}
+		if (it->state != UPLOAD_UPLOADED) {
+			it->state = it->attempts ? UPLOAD_FAILING : UPLOAD_PENDING;
+			it->refusals = 0;
+			waiting++;
+		}
+		known++;
+		insert_sorted(u, it);
+	}
+	closedir(d);
+	if (waiting)
+		log_notice("upload: %zu snapshots in %s not yet uploaded: resuming", waiting, dir);
+	else
+		log_debug("upload: %zu snapshots in %s already uploaded", known, dir);
+}
+
+/**
+ * upload__new - start the uploader
+ * @cfg: the configuration; upload_url must be set
+ * @ret: the uploader
+ *
+ * Returns 0 or -errno (logged).
+ */
+int upload__new(const struct perfsnapd_config *cfg, struct upload **ret)
+{
+	struct upload *u;
+	int r;
+
+	if (curl_global_init(CURL_GLOBAL_DEFAULT))
+		return log_errno(-EIO, "upload: cannot initialize libcurl");
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return log_errno(-ENOMEM, "upload");
+	pthread_mutex_init(&u->lock, NULL);
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&u->wake, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	if (gethostname(u->host, sizeof(u->host) - 1) < 0)
+		snprintf(u->host, sizeof(u->host), "localhost");
+	snprintf(u->prefix, sizeof(u->prefix), "%s", cfg->upload_prefix);
+	u->target = target_new(cfg);
+	r = u->target ? upload_s3__new(&u->s3) : -ENOMEM;
+	if (r < 0) {
+		target_put(u->target);
+		free(u);
+		return log_errno(r, "upload");
+	}
+	scan(u, cfg->directory);
+	r = -pthread_create(&u->thread, NULL, upload_main, u);
+	if (r < 0) {
+		u->stop = true;
+		upload__delete(u);
+		return log_errno(r, "upload: cannot start its thread");
+	}
+	log_info("upload: snapshots go to s3://%s/%s at %s (region %s, %s-style)%s",
+		 cfg->upload_bucket, cfg->upload_prefix, cfg->upload_endpoint, cfg->upload_region,
+		 cfg->upload_path_style ? "path" : "virtual-host",
+		 cfg->upload_keep_local ? "" : "; local files deleted once uploaded");
+	*ret = u;
+	return 0;
+}
+
+/**
+ * upload__delete - stop the uploader
+ * @u: the uploader; NULL is fine
+ *
+ * A transfer in flight is abandoned within about a second (libcurl's
+ * progress callback); every state file stays as it is for the next start.
+ */
+void upload__delete(struct upload *u)
+{
+	struct upload_item *it, *next;
+
+	if (!u)
+		return;
+	if (!atomic_load(&u->stop)) {
+		pthread_mutex_lock(&u->lock);
+		atomic_store(&u->stop, true);
+		pthread_cond_signal(&u->wake);
+		pthread_mutex_unlock(&u->lock);
+		pthread_join(u->thread, NULL);
+	}
+	for (it = u->items; it; it = next) {
+		next = it->next;
+		free(it);
+	}
+	upload_s3__delete(u->s3);
+	target_put(u->target);
+	pthread_cond_destroy(&u->wake);
+	pthread_mutex_destroy(&u->lock);
+	free(u);
+	curl_global_cleanup();
+}
+
+int upload__set_config(struct upload *u, const struct perfsnapd_config *cfg)
+{
+	struct upload_target *t = target_new(cfg);
+	size_t retried = 0;
+
+	if (!t)
+		return log_errno(-ENOMEM, "upload: reload");
+	pthread_mutex_lock(&u->lock);
+	target_put(u->target);
+	u->target = t;
+	snprintf(u->prefix, sizeof(u->prefix), "%s", cfg->upload_prefix);
+	for (struct upload_item *it = u->items; it; it = it->next) {
+		if (it->state == UPLOAD_FAILED || it->state == UPLOAD_FAILING) {
+			it->state = UPLOAD_FAILING;
+			it->refusals = 0;
+			it->next_try_ns = 0;
+			retried++;
+		}
+	}
+	pthread_cond_signal(&u->wake);
+	pthread_mutex_unlock(&u->lock);
+	if (retried)
+		log_notice("upload: configuration reloaded: retrying %zu failed snapshots now",
+			   retried);
+	return 0;
+}
+
+static bool is_json(const char *path)
+{
+	size_t len = strlen(path);
+
+	return len > 5 && !strcmp(path + len - 5, ".json");
+}
+
+int upload__add(struct upload *u, const char *dir, const char *stem, const char *const *paths,
+		int nr, time_t when)
+{
+	struct upload_item *it = calloc(1, sizeof(*it));
+	int r;
+
+	if (!it)
+		return log_errno(-ENOMEM, "upload: snapshot %s", stem);
+	snprintf(it->dir, sizeof(it->dir), "%s", dir);
+	snprintf(it->stem, sizeof(it->stem), "%s", stem);
+	pthread_mutex_lock(&u->lock);
+	expand_prefix(u->prefix, u->host, when, it->key, sizeof(it->key));
+	pthread_mutex_unlock(&u->lock);
+	/* The data files in their order, then the JSON. */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < nr && it->nr_files < UPLOAD_MAX_FILES; i++) {
+			const char *base = strrchr(paths[i], '/');
+
+			if (is_json(paths[i]) == (pass == 1))
+				snprintf(it->files[it->nr_files++], NAME_MAX + 1, "%s",
+					 base ? base + 1 : paths[i]);
+		}
+	it->state = UPLOAD_PENDING;
+	r = upload_state__write(it, false);
+	if (r < 0)
+		log_errno(r,
+			  "upload: cannot write the state file of %s in %s (the upload will not "
+			  "survive a restart)",
+			  stem, dir);
+	pthread_mutex_lock(&u->lock);
+	insert_sorted(u, it);
+	pthread_cond_signal(&u->wake);
+	pthread_mutex_unlock(&u->lock);
+	return 0;
+}
+
+void upload__forget(struct upload *u, const char *stem)
+{
+	struct upload_item *it;
+
+	pthread_mutex_lock(&u->lock);
+	it = find(u, stem);
+	if (it && it->busy) {
+		it->gone = true;
+	} else if (it) {
+		unlink_item(u, it);
+		(void)upload_state__remove(it);
+		free(it);
+	}
+	pthread_mutex_unlock(&u->lock);
+}
+
+bool upload__held(void *arg, const char *stem)
+{
+	struct upload *u = arg;
+	struct upload_item *it;
+	bool held;
+
+	pthread_mutex_lock(&u->lock);
+	it = find(u, stem);
+	held = it && it->state != UPLOAD_UPLOADED;
+	pthread_mutex_unlock(&u->lock);
+	return held;
+}
+
+static void fill_info(const struct upload_item *it, struct upload_info *ret)
+{
+	ret->state = it->state;
+	ret->attempts = it->attempts;
+	snprintf(ret->error, sizeof(ret->error), "%s", it->error);
+	snprintf(ret->key, sizeof(ret->key), "%s", it->key);
+}
+
+void upload__info(struct upload *u, const char *stem, struct upload_info *ret)
+{
+	struct upload_item *it;
+
+	memset(ret, 0, sizeof(*ret));
+	pthread_mutex_lock(&u->lock);
+	it = find(u, stem);
+	if (it)
+		fill_info(it, ret);
+	pthread_mutex_unlock(&u->lock);
+}
+
+void upload__summary(struct upload *u, struct upload_summary *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	pthread_mutex_lock(&u->lock);
+	for (struct upload_item *it = u->items; it; it = it->next) {
+		if (it->state == UPLOAD_PENDING)
+			ret->pending++;
+		else if (it->state == UPLOAD_FAILING)
+			ret->failing++;
+		else if (it->state == UPLOAD_FAILED)
+			ret->failed++;
+		else if (it->state == UPLOAD_UPLOADED)
+			ret->uploaded++;
+	}
+	pthread_mutex_unlock(&u->lock);
+}
+
+void upload__foreach_waiting(struct upload *u, size_t max,
+			     void (*fn)(void *ctx, const char *stem,
+					const struct upload_info *info),
+			     void *ctx)
+{
+	struct upload_info info;
+	size_t n = 0;
+
+	pthread_mutex_lock(&u->lock);
+	for (struct upload_item *it = u->items; it && n < max; it = it->next) {
+		if (it->state == UPLOAD_UPLOADED || it->gone)
+			continue;
+		fill_info(it, &info);
+		fn(ctx, it->stem, &info);
+		n++;
+	}
+	pthread_mutex_unlock(&u->lock);
+}
