@@ -306,6 +306,64 @@ static void test_enforce_size(void **state)
 	retention__free(del, nr);
 }
 
+/* s2 and s4 are not yet uploaded. */
+static bool held_2_4(void *ctx, const char *stem)
+{
+	size_t len = strlen(stem);
+
+	(void)ctx;
+	return !strcmp(stem + len - 2, "-2") || !strcmp(stem + len - 2, "-4");
+}
+
+/* Held snapshots outlive max_snapshots; only max_total_size deletes them, forced. */
+static void test_enforce_held(void **state)
+{
+	struct snapshot_entry *del = NULL;
+	size_t nr = 0;
+
+	(void)state;
+	make_five();
+	assert_int_equal(retention__enforce_held(dir, 1, 0, held_2_4, NULL, &del, &nr), 0);
+	assert_int_equal(nr, 2);
+	assert_string_equal(del[0].stem, "h-20240101-000001.000-1");
+	assert_string_equal(del[1].stem, "h-20240101-000003.000-3");
+	assert_false(del[0].forced);
+	assert_false(del[1].forced);
+	retention__free(del, nr);
+	assert_true(exists("h-20240101-000002.000-2.perf.data"));
+	assert_true(exists("h-20240101-000004.000-4.json"));
+
+	/* 3000 bytes left (2, 4, 5): a 2000-byte limit forces the oldest held one out. */
+	assert_int_equal(retention__enforce_held(dir, 1, 2000, held_2_4, NULL, &del, &nr), 0);
+	assert_int_equal(nr, 1);
+	assert_string_equal(del[0].stem, "h-20240101-000002.000-2");
+	assert_true(del[0].forced);
+	retention__free(del, nr);
+	assert_true(exists("h-20240101-000004.000-4.perf.data"));
+	assert_true(exists("h-20240101-000005.000-5.perf.data"));
+}
+
+/* The deleted ones come back oldest first even when held ones were skipped between. */
+static void test_enforce_held_order(void **state)
+{
+	struct snapshot_entry *del = NULL;
+	size_t nr = 0;
+
+	(void)state;
+	make_five();
+	assert_int_equal(retention__enforce_held(dir, 0, 1000, held_2_4, NULL, &del, &nr), 0);
+	assert_int_equal(nr, 4);
+	assert_string_equal(del[0].stem, "h-20240101-000001.000-1");
+	assert_string_equal(del[1].stem, "h-20240101-000002.000-2");
+	assert_string_equal(del[2].stem, "h-20240101-000003.000-3");
+	assert_string_equal(del[3].stem, "h-20240101-000004.000-4");
+	assert_false(del[0].forced);
+	assert_true(del[1].forced);
+	assert_false(del[2].forced);
+	assert_true(del[3].forced);
+	retention__free(del, nr);
+}
+
 static void test_newest_kept(void **state)
 {
 	struct snapshot_entry *del = NULL;
@@ -367,6 +425,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_enforce_count, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enforce_size, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newest_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_enforce_held, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_enforce_held_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enforce_unlink_fails, setup, teardown),
 	};
 
