@@ -202,19 +202,21 @@ static void finish_error(struct control_client *c, int err, const char *fmt, ...
 	finish(c, err);
 }
 
-static void start_dump(struct control_client *c, const char *reason)
+/* dump and trigger: answered when the dump is done. */
+static void start_async(struct control_client *c, const char *arg,
+			void (*op)(void *ctx, const char *arg, struct control_client *client))
 {
 	struct control *ctl = c->ctl;
 	char buf[CONTROL_MAX_LINE];
 
-	snprintf(buf, sizeof(buf), "%s", *reason ? reason : "control");
+	snprintf(buf, sizeof(buf), "%s", arg);
 	sanitize(buf);
 	c->state = CLIENT_BUSY;
 	/* No idle timeout while the dump runs; reading goes on to see the peer leave. */
 	bufferevent_set_timeouts(c->bev, NULL, &ctl->timeout);
 	c->daemon_ref = true;
 	c->refs += 2; /* the daemon's, and ours across the call */
-	ctl->ops->dump(ctl->ctx, buf, c);
+	op(ctl->ctx, buf, c);
 	client_unref(c);
 }
 
@@ -233,11 +235,12 @@ static sync_op_fn pick_op(struct control_client *c, const char *cmd, const char 
 	} else {
 		if (*cmd)
 			finish_error(c, -EINVAL,
-				     "unknown command '%.64s' (try dump, status, list, "
-				     "reload)",
+				     "unknown command '%.64s' (try dump, trigger, status, "
+				     "list, reload)",
 				     cmd);
 		else
-			finish_error(c, -EINVAL, "empty request (try dump, status, list, reload)");
+			finish_error(c, -EINVAL,
+				     "empty request (try dump, trigger, status, list, reload)");
 		return NULL;
 	}
 	if (*args) {
@@ -265,9 +268,18 @@ static void handle_request(struct control_client *c, char *line)
 	log_debug("control: '%.64s' from pid %d uid %u", line, (int)c->pid, (unsigned int)c->uid);
 	if (!strcmp(line, "dump")) {
 		if (c->ctl->ops->dump)
-			start_dump(c, args);
+			start_async(c, *args ? args : "control", c->ctl->ops->dump);
 		else
 			finish_error(c, -EOPNOTSUPP, "dump is not supported");
+		return;
+	}
+	if (!strcmp(line, CONTROL_CMD_TRIGGER)) {
+		if (!*args || strpbrk(args, " \t"))
+			finish_error(c, -EINVAL, "trigger takes one argument: the trigger's name");
+		else if (c->ctl->ops->trigger)
+			start_async(c, args, c->ctl->ops->trigger);
+		else
+			finish_error(c, -EOPNOTSUPP, "trigger is not supported");
 		return;
 	}
 	op = pick_op(c, line, args);

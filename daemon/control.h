@@ -35,6 +35,8 @@ struct control_ops {
 	int (*list)(void *ctx, struct control_reply *reply);
 	int (*reload)(void *ctx, struct control_reply *reply);
 	void (*dump)(void *ctx, const char *reason, struct control_client *client);
+	/* "trigger NAME": like dump, for a [trigger NAME]. */
+	void (*trigger)(void *ctx, const char *name, struct control_client *client);
 };
 
 struct control_config {

@@ -24,6 +24,7 @@
 #include "service.h"
 #include "sideband.h"
 #include "upload.h"
+#include "trigger.h"
 
 static void update_status(struct daemon *d)
 {
@@ -59,6 +60,8 @@ int daemon__start_recording(struct daemon *d)
 	if (r == 0)
 		r = dump__new(d->cap, d->sb, d->cfg, d->base, d->argc, d->argv, daemon__dump_done,
 			      d, &d->dump);
+	if (r == 0 && d->triggers)
+		dump__set_collect(d->dump, trigger_set__collect, d->triggers);
 	if (r < 0)
 		daemon__stop_recording(d);
 	else
@@ -174,13 +177,15 @@ static void log_snapshot(const struct dump_report *rep)
 		{ "PAUSED_USEC", paused },
 		{ "DUMP_USEC", dumped },
 		{ "REASON", rep->reason },
+		{ "TRIGGER", rep->trigger.name }, /* last: only for a trigger's snapshot */
 	};
+	size_t nr_fields = sizeof(fields) / sizeof(fields[0]) - !rep->has_trigger;
 
 	snprintf(events, sizeof(events), "%" PRIu64, rep->nr_records);
 	snprintf(bytes, sizeof(bytes), "%" PRIu64, rep->files.bytes);
 	snprintf(paused, sizeof(paused), "%" PRIu64, rep->blind_max_ns / 1000);
 	snprintf(dumped, sizeof(dumped), "%" PRIu64, rep->dump_ns / 1000);
-	log_fields(LOG_NOTICE, fields, sizeof(fields) / sizeof(fields[0]),
+	log_fields(LOG_NOTICE, fields, nr_fields,
 		   "snapshot %s: %" PRIu64 " events, %" PRIu64 " bytes, blind window %" PRIu64
 		   " us (longest ring pause; %" PRIu64 " us over all rings), dump %" PRIu64
 		   " ms, reason %s%s%s",
@@ -188,6 +193,85 @@ static void log_snapshot(const struct dump_report *rep)
 		   rep->blind_total_ns / 1000, rep->dump_ns / 1000000, rep->reason,
 		   rep->files.nr_paths > 2 ? ", also " : "",
 		   rep->files.nr_paths > 2 ? rep->files.paths[1] : "");
+}
+
+static int host_request(void *ctx, const char *reason, const struct snapshot_trigger *what,
+			dump_done_fn done, void *done_ctx)
+{
+	struct daemon *d = ctx;
+	int r = dump__trigger_by(d->dump, reason, what, done, done_ctx);
+
+	if (r == -EAGAIN)
+		d->refused++;
+	return r;
+}
+
+/* The sideband's name, else /proc's while the task lives. */
+static void host_comm(void *ctx, pid_t tid, uint64_t time, char *buf, size_t size)
+{
+	struct daemon *d = ctx;
+	char path[64];
+	FILE *f;
+
+	buf[0] = '\0';
+	if (d->sb)
+		sideband__comm_now(d->sb, tid, time, buf, size);
+	if (buf[0])
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, (int)size, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	else
+		buf[0] = '\0';
+	fclose(f);
+}
+
+static int new_triggers(struct daemon *d, const struct perfsnapd_config *cfg,
+			struct config_diags *diags, struct trigger_set **ret)
+{
+	const struct trigger_host host = { host_request, host_comm, d };
+
+	return trigger_set__new(cfg, d->base, &host, diags, ret);
+}
+
+/* Puts @ts in place of the current set, with its counts. */
+static void swap_triggers(struct daemon *d, struct trigger_set *ts)
+{
+	trigger_set__adopt_counts(ts, d->triggers);
+	if (d->dump)
+		dump__set_collect(d->dump, trigger_set__collect, ts);
+	trigger_set__delete(d->triggers);
+	d->triggers = ts;
+}
+
+/**
+ * daemon__start_triggers - open the configured triggers
+ * @d: the daemon, recording
+ * @diags: what the kernel refused, at its line
+ *
+ * Returns 0, -EINVAL (@diags filled) or -errno (logged).
+ */
+int daemon__start_triggers(struct daemon *d, struct config_diags *diags)
+{
+	struct trigger_set *ts = NULL;
+	int r = new_triggers(d, d->cfg, diags, &ts);
+
+	if (r == 0)
+		swap_triggers(d, ts);
+	if (r == 0 && d->cfg->nr_triggers)
+		log_info("%zu triggers armed", d->cfg->nr_triggers);
+	return r;
+}
+
+void daemon__stop_triggers(struct daemon *d)
+{
+	if (d->dump)
+		dump__set_collect(d->dump, NULL, NULL);
+	trigger_set__delete(d->triggers);
+	d->triggers = NULL;
 }
 
 /**
@@ -268,20 +352,26 @@ static void report_diags(const struct config_diags *diags, struct control_reply 
 }
 
 /* New events or sizes: close the rings and open new ones (history is lost). */
-static int reopen(struct daemon *d, struct perfsnapd_config *cfg)
+static int reopen(struct daemon *d, struct perfsnapd_config *cfg, struct trigger_set *ts)
 {
 	struct perfsnapd_config *old = d->cfg;
+	struct trigger_set *old_ts = d->triggers;
 	int r;
 
 	daemon__stop_recording(d);
 	d->cfg = cfg;
+	d->triggers = ts;
 	r = daemon__start_recording(d);
 	if (r == 0) {
+		trigger_set__adopt_counts(ts, old_ts);
+		trigger_set__delete(old_ts);
 		config__delete(old);
 		return 0;
 	}
 	/* The new set cannot be opened: go back to what worked. */
 	log_error("reload: the new event set cannot be opened; reopening the previous one");
+	d->triggers = old_ts;
+	trigger_set__delete(ts);
 	d->cfg = old;
 	config__delete(cfg);
 	if (daemon__start_recording(d) < 0) {
@@ -304,10 +394,22 @@ int daemon__reload(struct daemon *d, struct control_reply *reply)
 {
 	struct config_diags diags = { 0 };
 	struct perfsnapd_config *cfg = NULL;
+	struct trigger_set *ts = NULL;
 	int r;
 
 	service__reloading();
 	r = config__load(d->config_path, NULL, &cfg, &diags);
+	/* Triggers first: one the kernel refuses refuses the reload. */
+	if (r == 0) {
+		r = new_triggers(d, cfg, &diags, &ts);
+		if (r < 0) {
+			config__delete(cfg);
+			if (r != -EINVAL)
+				config_diags__add(&diags, d->config_path, 0,
+						  "the triggers cannot be opened: %s",
+						  strerror(-r));
+		}
+	}
 	if (r < 0) {
 		report_diags(&diags, reply);
 		config_diags__clear(&diags);
@@ -320,13 +422,14 @@ int daemon__reload(struct daemon *d, struct control_reply *reply)
 	}
 	if (same_capture(d->cfg, cfg)) {
 		dump__set_config(d->dump, cfg);
+		swap_triggers(d, ts);
 		config__delete(d->cfg);
 		d->cfg = cfg;
 		log_notice("reloaded '%s': same events and rings, history kept", d->config_path);
 		if (reply)
 			control_reply__add(reply, "reloaded: same rings, history kept");
 	} else {
-		r = reopen(d, cfg);
+		r = reopen(d, cfg, ts);
 		if (r == 0)
 			daemon__log_recording(d);
 		log_notice(

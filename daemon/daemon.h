@@ -19,6 +19,8 @@ struct event_base;
 struct perfsnapd_config;
 struct sideband;
 struct upload;
+struct trigger_set;
+struct config_diags;
 
 struct daemon {
 	const char *config_path;
@@ -31,6 +33,7 @@ struct daemon {
 	struct dump *dump;
 	struct control *ctl;
 	struct upload *up; /* NULL without [upload] */
+	struct trigger_set *triggers;
 	unsigned long snapshots, failures, refused;
 	struct dump_report last;
 	bool have_last;
@@ -50,6 +53,12 @@ int daemon__reload(struct daemon *d, struct control_reply *reply);
 /* The uploader, when [upload] is configured; a failure to start is logged. */
 void daemon__start_upload(struct daemon *d);
 void daemon__stop_upload(struct daemon *d);
+/*
+ * Opens the triggers of d->cfg. A filter or PSI threshold the kernel
+ * refuses goes into @diags and gives -EINVAL; other errors are logged.
+ */
+int daemon__start_triggers(struct daemon *d, struct config_diags *diags);
+void daemon__stop_triggers(struct daemon *d);
 
 int daemon__start_control(struct daemon *d);
 void daemon__stop_control(struct daemon *d);

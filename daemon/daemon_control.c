@@ -19,6 +19,7 @@
 #include "retention.h"
 #include "sideband.h"
 #include "upload.h"
+#include "trigger.h"
 
 static void dump_answered(void *ctx, const struct dump_report *rep)
 {
@@ -86,6 +87,46 @@ static void status_upload(struct daemon *d, struct control_reply *reply)
 	upload__foreach_waiting(d->up, STATUS_MAX_WAITING, status_waiting, reply);
 }
 
+static void ctl_trigger(void *ctx, const char *name, struct control_client *client)
+{
+	struct daemon *d = ctx;
+	char why[256] = "";
+	int r = d->triggers ? trigger_set__fire(d->triggers, name, dump_answered, client, why,
+						sizeof(why)) :
+			      -ENOENT;
+
+	if (r == -ENOENT)
+		control_client__done(client, r, "no trigger '%s' in %s", name, d->cfg->path);
+	else if (r < 0)
+		control_client__done(client, r, "trigger %s: %s", name, *why ? why : strerror(-r));
+}
+
+static void status_triggers(struct daemon *d, struct control_reply *reply)
+{
+	for (size_t i = 0; i < trigger_set__nr(d->triggers); i++) {
+		const struct trigger_counts *c = trigger_set__counts(d->triggers, i);
+		const struct trigger_spec *sp = config__trigger(d->cfg,
+								trigger_set__name(d->triggers, i));
+		char last[64] = "never";
+		struct tm tm;
+
+		if (c->last.tv_sec && localtime_r(&c->last.tv_sec, &tm))
+			strftime(last, sizeof(last), "%Y-%m-%d %H:%M:%S", &tm);
+		control_reply__add(reply,
+				   "trigger: %s (%s%s%s): %" PRIu64 " matches, %" PRIu64
+				   " fired, %" PRIu64 " dumps started, %" PRIu64
+				   " refused, %" PRIu64 " coalesced, last %s",
+				   sp->name, config__trigger_kind_name(sp->kind),
+				   sp->kind == TRIGGER_KIND_EVENT ? " " :
+				   sp->kind == TRIGGER_KIND_PSI	  ? " " :
+								    "",
+				   sp->kind == TRIGGER_KIND_EVENT ? sp->event.name :
+				   sp->kind == TRIGGER_KIND_PSI	  ? sp->psi :
+								    "",
+				   c->matches, c->fired, c->dumps, c->refused, c->coalesced, last);
+	}
+}
+
 static int ctl_status(void *ctx, struct control_reply *reply)
 {
 	struct daemon *d = ctx;
@@ -110,6 +151,7 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 				   " history records",
 				   st.nr_tasks, st.nr_dropped_tasks, st.history_records);
 	}
+	status_triggers(d, reply);
 	control_reply__add(reply, "directory: %s", cfg->directory);
 	control_reply__add(reply, "control clients: %u", control__nr_clients(d->ctl));
 	control_reply__add(reply, "snapshots: %lu written, %lu failed, %lu refused", d->snapshots,
@@ -164,6 +206,7 @@ static const struct control_ops ops = {
 	.list = ctl_list,
 	.reload = ctl_reload,
 	.dump = ctl_dump,
+	.trigger = ctl_trigger,
 };
 
 /**

@@ -54,6 +54,10 @@ struct dump {
 	pthread_t worker;
 	bool running, pending;
 	char pending_reason[128];
+	bool pending_has_trigger;
+	struct snapshot_trigger pending_trigger;
+	dump_collect_fn collect_fn;
+	void *collect_ctx;
 	unsigned long seq; /* of the last dump started */
 	uint64_t last_start_ns;
 	uint64_t *starts; /* start times, for max_per_hour */
@@ -173,7 +177,10 @@ static int collect(struct dump *d, struct snapshot *s)
 		if (r < 0)
 			return r;
 	}
-	return d->sb ? sideband__collect(d->sb, s) : copy_forward_rings(d, s);
+	r = d->sb ? sideband__collect(d->sb, s) : copy_forward_rings(d, s);
+	if (r == 0 && d->collect_fn)
+		r = d->collect_fn(d->collect_ctx, s);
+	return r;
 }
 
 static void *worker_main(void *arg)
@@ -194,7 +201,8 @@ static void *worker_main(void *arg)
 		.nr_cpus = capture__max_cpu(d->cap) + 1,
 		.json = { .stem = d->report.stem,
 			  .reason = d->report.reason,
-			  .hostname = d->hostname },
+			  .hostname = d->hostname,
+			  .trigger = d->report.has_trigger ? &d->report.trigger : NULL },
 	};
 	char byte = 0;
 	int r;
@@ -274,6 +282,8 @@ static void start(struct dump *d)
 	d->seq++;
 	memset(&d->report, 0, sizeof(d->report));
 	snprintf(d->report.reason, sizeof(d->report.reason), "%s", d->pending_reason);
+	d->report.has_trigger = d->pending_has_trigger;
+	d->report.trigger = d->pending_trigger;
 	d->trigger_ns = now_ns();
 	note_start(d, d->trigger_ns);
 	make_stem(d);
@@ -366,6 +376,23 @@ static size_t starts_last_hour(const struct dump *d, uint64_t now)
  */
 int dump__trigger(struct dump *d, const char *reason, dump_done_fn waiter, void *waiter_ctx)
 {
+	return dump__trigger_by(d, reason, NULL, waiter, waiter_ctx);
+}
+
+/**
+ * dump__trigger_by - ask for a snapshot on behalf of a [trigger NAME]
+ * @d: the dumper
+ * @reason: as for dump__trigger(), "trigger NAME"
+ * @trigger: what fired, copied; NULL for none. A trigger coalesced into a
+ *	pending dump leaves that dump's description as it was.
+ * @waiter: as for dump__trigger()
+ * @waiter_ctx: its argument
+ *
+ * Returns 0, or -EAGAIN when max_per_hour refuses a new dump.
+ */
+int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_trigger *trigger,
+		     dump_done_fn waiter, void *waiter_ctx)
+{
 	unsigned int max = d->cfg->max_per_hour;
 
 	if (!d->pending && max && starts_last_hour(d, now_ns()) >= max) {
@@ -387,6 +414,9 @@ int dump__trigger(struct dump *d, const char *reason, dump_done_fn waiter, void 
 	}
 	d->pending = true;
 	snprintf(d->pending_reason, sizeof(d->pending_reason), "%s", reason);
+	d->pending_has_trigger = trigger != NULL;
+	if (trigger)
+		d->pending_trigger = *trigger;
 	if (d->running)
 		log_info("dump (%s) requested during a dump: it will follow", reason);
 	else
@@ -524,6 +554,18 @@ void dump__delete(struct dump *d)
 	free(d->starts);
 	free(d->waiters);
 	free(d);
+}
+
+/**
+ * dump__set_collect - add records of one's own to every snapshot
+ * @d: the dumper
+ * @fn: called at the end of each copy phase, or NULL for none
+ * @ctx: its argument
+ */
+void dump__set_collect(struct dump *d, dump_collect_fn fn, void *ctx)
+{
+	d->collect_fn = fn;
+	d->collect_ctx = ctx;
 }
 
 uint64_t dump__copy_buffer_size(const struct dump *d)

@@ -10,6 +10,7 @@
 #define PERFSNAPD_DUMP_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "snapshot_files.h"
@@ -19,6 +20,7 @@ struct dump;
 struct event_base;
 struct perfsnapd_config;
 struct sideband;
+struct snapshot;
 
 /* What a finished dump did (for logs, status and waiting clients). */
 struct dump_report {
@@ -33,6 +35,8 @@ struct dump_report {
 	uint64_t dump_ns;     /* trigger to renamed files */
 	uint64_t copy_bytes;  /* ring bytes copied */
 	uint64_t index_bytes; /* memory for the time index */
+	bool has_trigger;     /* a [trigger NAME] asked for it: */
+	struct snapshot_trigger trigger;
 };
 
 typedef void (*dump_done_fn)(void *ctx, const struct dump_report *report);
@@ -57,6 +61,16 @@ void dump__set_config(struct dump *d, const struct perfsnapd_config *cfg);
  * queued, -EAGAIN if max_per_hour refuses it (logged; @waiter not called).
  */
 int dump__trigger(struct dump *d, const char *reason, dump_done_fn waiter, void *waiter_ctx);
+/* Like dump__trigger(), for a [trigger NAME]: @trigger goes into the sidecar and the log. */
+int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_trigger *trigger,
+		     dump_done_fn waiter, void *waiter_ctx);
+
+/*
+ * Called on the loop thread at the end of each dump's copy phase to add
+ * records of its own to the snapshot (the triggers' matches). Returns 0 or -errno.
+ */
+typedef int (*dump_collect_fn)(void *ctx, struct snapshot *s);
+void dump__set_collect(struct dump *d, dump_collect_fn fn, void *ctx);
 
 /* Bytes of memory held for ring copies. */
 uint64_t dump__copy_buffer_size(const struct dump *d);

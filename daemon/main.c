@@ -75,6 +75,7 @@ static int run(struct daemon *d)
 {
 	static const int signals[] = { SIGUSR2, SIGHUP, SIGTERM, SIGINT };
 	struct event *sig_ev[sizeof(signals) / sizeof(signals[0])] = { NULL };
+	struct config_diags diags = { 0 };
 	int r = EX_OK;
 
 	libperf_init(libperf_print);
@@ -84,6 +85,13 @@ static int run(struct daemon *d)
 		return log_errno(-ENOMEM, "event_base_new"), EX_OSERR;
 	if (daemon__start_recording(d) < 0) {
 		r = EX_UNAVAILABLE;
+		goto out;
+	}
+	r = daemon__start_triggers(d, &diags);
+	if (r < 0) {
+		config_diags__print(&diags, stderr);
+		config_diags__clear(&diags);
+		r = r == -EINVAL ? EX_CONFIG : EX_UNAVAILABLE;
 		goto out;
 	}
 	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
@@ -112,6 +120,7 @@ out:
 			event_free(sig_ev[i]);
 	service__stop_watchdog();
 	daemon__stop_control(d);
+	daemon__stop_triggers(d);
 	daemon__stop_recording(d);
 	daemon__stop_upload(d);
 	post_command__reap_all();

@@ -3,12 +3,16 @@
  * perf_internals: reads libperf's internal evlist, mmap and evsel structs.
  * Compiled with the tools/ include paths libperf's internal headers need.
  */
+#include <errno.h>
+#include <sys/ioctl.h>
+
 #include <perf/cpumap.h>
 #include <perf/evlist.h>
 #include <perf/threadmap.h>
 #include <internal/evlist.h>
 #include <internal/evsel.h>
 #include <internal/mmap.h>
+#include <internal/xyarray.h>
 
 #include "perf_internals.h"
 
@@ -73,4 +77,25 @@ void perf_internals__release_evsel(struct perf_evsel *evsel)
 	evsel->cpus = NULL;
 	evsel->own_cpus = NULL;
 	evsel->threads = NULL;
+}
+
+/**
+ * perf_internals__set_filter - PERF_EVENT_IOC_SET_FILTER on every fd of an evsel
+ * @evsel: an opened tracepoint evsel
+ * @filter: the kernel's event filter syntax
+ *
+ * libperf 6.12 has no perf_evsel__apply_filter(). Returns 0 or -errno.
+ */
+int perf_internals__set_filter(struct perf_evsel *evsel, const char *filter)
+{
+	if (!evsel->fd)
+		return -EBADF;
+	for (int cpu = 0; cpu < xyarray__max_x(evsel->fd); cpu++)
+		for (int thread = 0; thread < xyarray__max_y(evsel->fd); thread++) {
+			int *fd = xyarray__entry(evsel->fd, cpu, thread);
+
+			if (fd && *fd >= 0 && ioctl(*fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0)
+				return -errno;
+		}
+	return 0;
 }

@@ -32,6 +32,9 @@ int perf_internals__rings(struct perf_evlist *evlist, int overwrite, struct ring
 /* Points *ret_ids at the evsel's ids (owned by libperf); returns their count. */
 size_t perf_internals__ids(struct perf_evsel *evsel, const uint64_t **ret_ids);
 
+/* PERF_EVENT_IOC_SET_FILTER on each of the evsel's fds. Returns 0 or -errno. */
+int perf_internals__set_filter(struct perf_evsel *evsel, const char *filter);
+
 /* Frees the ids and map references libperf leaves on a closed evsel. */
 void perf_internals__release_evsel(struct perf_evsel *evsel);
 

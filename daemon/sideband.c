@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -307,6 +308,25 @@ int sideband__name_tasks(struct sideband *sb, struct snapshot *s, uint64_t *ret_
 	free(missing);
 	byte_buffer__fini(&b);
 	return r;
+}
+
+/**
+ * sideband__comm_now - a task's name at a given time, from records not yet drained too
+ * @sb: the side-band
+ * @tid: the task
+ * @time: recording clock ns
+ * @buf: the name, "" if the table does not know the task
+ * @size: size of @buf
+ */
+void sideband__comm_now(struct sideband *sb, pid_t tid, uint64_t time, char *buf, size_t size)
+{
+	const char *name;
+
+	drain(sb);
+	pthread_mutex_lock(&sb->lock);
+	name = proc_table__comm_at(sb->table, tid, time);
+	snprintf(buf, size, "%s", name ? name : "");
+	pthread_mutex_unlock(&sb->lock);
 }
 
 /**

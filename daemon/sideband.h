@@ -10,6 +10,7 @@
 #ifndef PERFSNAPD_SIDEBAND_H
 #define PERFSNAPD_SIDEBAND_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -39,6 +40,9 @@ int sideband__collect(struct sideband *sb, struct snapshot *s);
  */
 int sideband__name_tasks(struct sideband *sb, struct snapshot *s, uint64_t *ret_added,
 			 uint64_t *ret_unknown);
+
+/* Loop thread: drains the rings, then the name of @tid at @time into @buf ("" if unknown). */
+void sideband__comm_now(struct sideband *sb, pid_t tid, uint64_t time, char *buf, size_t size);
 
 void sideband__stats(struct sideband *sb, struct sideband_stats *ret);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * perfsnapctl: asks a running perfsnapd, over its control socket, for a
- * snapshot, its status, its list of snapshots or a reload. It sends one
+ * snapshot (or to fire a trigger), its status, its list of snapshots or a reload. It sends one
  * request line and copies the reply lines to stdout until "ok" (exit 0)
  * or "error <text>" (to stderr, exit 1). Usage errors exit 2.
  */
@@ -38,6 +38,7 @@ static void usage(FILE *out)
 		"\n"
 		"Commands:\n"
 		"  dump [--reason TEXT]  take a snapshot now and print its files\n"
+		"  trigger NAME          fire [trigger NAME] and print its snapshot's files\n"
 		"  status                what perfsnapd is recording\n"
 		"  list                  the snapshots on disk, oldest first\n"
 		"  reload                reread the configuration\n"
@@ -266,6 +267,14 @@ static int parse_command(int argc, char **argv, char *req, size_t size)
 
 	if (!strcmp(cmd, "dump"))
 		return parse_dump(argc, argv, req, size);
+	if (!strcmp(cmd, CONTROL_CMD_TRIGGER)) {
+		if (argc != 2)
+			return usage_error("%s", "trigger takes one argument: the trigger's name");
+		if ((size_t)snprintf(req, size, "trigger %s\n", argv[1]) >= size ||
+		    strpbrk(argv[1], " \t\r\n"))
+			return usage_error("bad trigger name '%s'", argv[1]);
+		return 0;
+	}
 	if (strcmp(cmd, "status") && strcmp(cmd, "list") && strcmp(cmd, "reload"))
 		return usage_error("unknown command '%s'", cmd);
 	if (argc > 1)
@@ -324,7 +333,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return usage_error("%s", "no command (dump, status, list or reload)");
+		return usage_error("%s", "no command (dump, trigger, status, list or reload)");
 	if (strlen(o.socket) >= sizeof(((struct sockaddr_un *)NULL)->sun_path))
 		return usage_error("socket path too long: '%s'", o.socket);
 	r = parse_command(argc - optind, argv + optind, req, sizeof(req));

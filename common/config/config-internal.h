@@ -16,7 +16,7 @@
 
 #include "config.h"
 
-#define CONFIG_SECTIONS "[capture], [snapshot], [control], [upload]"
+#define CONFIG_SECTIONS "[capture], [snapshot], [control], [upload], [trigger NAME]"
 
 enum config_key {
 	KEY_EVENTS,
@@ -46,6 +46,20 @@ enum config_key {
 	KEY_UPLOAD_RETRY_MIN,
 	KEY_UPLOAD_RETRY_MAX,
 	NR_KEYS
+};
+
+/* Keys of a [trigger NAME] section. */
+enum trigger_key {
+	TKEY_EVENT,
+	TKEY_FILTER,
+	TKEY_AFTER,
+	TKEY_COUNT,
+	TKEY_WINDOW,
+	TKEY_MAX_PER_HOUR,
+	TKEY_MIN_INTERVAL,
+	TKEY_PSI,
+	TKEY_PSI_FILE,
+	NR_TRIGGER_KEYS
 };
 
 /*
@@ -98,6 +112,8 @@ struct config_parser {
 	int key_line[NR_KEYS];	  /* where each key was set, 0 if not */
 	bool key_failed[NR_KEYS]; /* a value of the key was reported bad */
 	int err;		  /* sticky -ENOMEM or -EIO */
+	int trigger;		  /* cfg->triggers[] of the current section, -1 if none */
+	int (*trigger_key_line)[NR_TRIGGER_KEYS]; /* per trigger, as key_line */
 };
 
 extern const struct key_desc config_keys[NR_KEYS];
@@ -117,6 +133,14 @@ void config_upload__free(struct perfsnapd_config *cfg);
 int config_parser__read(struct config_parser *p, size_t first_diag);
 void config_parser__diag(struct config_parser *p, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* config_trigger.c */
+bool config_trigger__is_section(const char *section);
+void config_trigger__begin(struct config_parser *p, const char *section);
+void config_trigger__set_key(struct config_parser *p, const char *name, char *value);
+void config_trigger__finish(struct config_parser *p);
+void config_trigger__fini(struct trigger_spec *t);
+void config_trigger__print(const struct trigger_spec *t, FILE *out);
 
 /* config_diags.c */
 int config_diags__addv(struct config_diags *diags, const char *file, int line, const char *fmt,

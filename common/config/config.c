@@ -573,6 +573,7 @@ static void finish_config(struct config_parser *p)
 	check_realtime(p);
 	apply_clock(cfg);
 	config_upload__finish(p);
+	config_trigger__finish(p);
 }
 
 /**
@@ -594,7 +595,9 @@ static void finish_config(struct config_parser *p)
 int config__load(const char *path, const char *tracing_dir, struct perfsnapd_config **ret,
 		 struct config_diags *diags)
 {
-	struct config_parser p = { .diags = diags, .tracing_dir = tracing_dir, .key = -1 };
+	struct config_parser p = {
+		.diags = diags, .tracing_dir = tracing_dir, .key = -1, .trigger = -1
+	};
 	size_t first_diag = diags->nr;
 	int r;
 
@@ -618,6 +621,7 @@ int config__load(const char *path, const char *tracing_dir, struct perfsnapd_con
 	*ret = p.cfg;
 	p.cfg = NULL;
 out:
+	free(p.trigger_key_line);
 	config__delete(p.cfg);
 	return r;
 }
@@ -635,6 +639,9 @@ void config__delete(struct perfsnapd_config *cfg)
 	for (i = 0; i < cfg->nr_events; i++)
 		event_spec__fini(&cfg->events[i]);
 	free(cfg->events);
+	for (i = 0; i < cfg->nr_triggers; i++)
+		config_trigger__fini(&cfg->triggers[i]);
+	free(cfg->triggers);
 	free(cfg->path);
 	free(cfg->cpus);
 	free(cfg->directory);

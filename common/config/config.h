@@ -45,6 +45,35 @@ struct event_spec {
 	int line; /* config line it came from */
 };
 
+/* [trigger NAME]: what makes perfsnapd dump by itself. */
+enum trigger_kind {
+	TRIGGER_KIND_MANUAL, /* neither event nor psi: only `perfsnapctl trigger NAME` */
+	TRIGGER_KIND_EVENT,  /* a tracefs event, filtered in the kernel */
+	TRIGGER_KIND_PSI,    /* a kernel PSI trigger on a pressure file */
+};
+
+struct trigger_spec {
+	char *name;
+	int line; /* of the [trigger NAME] header */
+	enum trigger_kind kind;
+	struct event_spec event; /* kind event: one tracepoint, forward, one sample per match */
+	int event_line;
+	char *filter; /* kernel filter syntax, or NULL */
+	int filter_line;
+	uint64_t after_ms;	   /* recording goes on this long after the match */
+	unsigned int count;	   /* fire on the count-th match ... */
+	uint64_t window_ms;	   /* ... within this long */
+	unsigned int max_per_hour; /* this trigger's dumps; 0: unlimited */
+	uint64_t min_interval_ms;  /* between this trigger's dumps; 0: none */
+	/* kind psi */
+	char *psi;	    /* the value as written: "memory some 150ms 2s" */
+	char *psi_resource; /* cpu, memory, io or irq */
+	bool psi_full;	    /* "full" rather than "some" */
+	uint64_t psi_stall_us, psi_window_us;
+	char *psi_file; /* /proc/pressure/<resource> unless psi_file says */
+	int psi_line;
+};
+
 struct config_diag {
 	char *file;
 	int line;      /* 0 when not tied to a line */
@@ -82,6 +111,10 @@ struct perfsnapd_config {
 	char *post_command;		  /* absolute path, NULL for none */
 	uint64_t post_command_timeout_ms; /* > 0 */
 
+	/* [trigger NAME] sections, in file order */
+	struct trigger_spec *triggers;
+	size_t nr_triggers;
+
 	/* [control] */
 	char *control_socket; /* absolute path, always set */
 	char *control_group;  /* NULL: only root may connect */
@@ -112,6 +145,11 @@ struct perfsnapd_config {
 int config__load(const char *path, const char *tracing_dir, struct perfsnapd_config **ret,
 		 struct config_diags *diags);
 void config__delete(struct perfsnapd_config *cfg);
+
+/* The trigger named @name, or NULL. */
+const struct trigger_spec *config__trigger(const struct perfsnapd_config *cfg, const char *name);
+/* "manual", "event" or "psi". */
+const char *config__trigger_kind_name(enum trigger_kind kind);
 
 /* Prints the effective configuration in config-file syntax. */
 void config__print(const struct perfsnapd_config *cfg, FILE *out);

@@ -145,4 +145,6 @@ void config__print(const struct perfsnapd_config *cfg, FILE *out)
 			continue;
 		print_key(cfg, &config_keys[k], out);
 	}
+	for (size_t i = 0; i < cfg->nr_triggers; i++)
+		config_trigger__print(&cfg->triggers[i], out);
 }

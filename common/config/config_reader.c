@@ -160,7 +160,10 @@ static void classify_line(struct config_parser *p)
 	}
 	*end = '\0';
 	p->have_key = false;
-	if (!known_section(start + 1))
+	p->trigger = -1;
+	if (config_trigger__is_section(start + 1))
+		config_trigger__begin(p, start + 1);
+	else if (!known_section(start + 1))
 		config_parser__diag(p, p->line, "[%s]: unknown section: accepted: " CONFIG_SECTIONS,
 				    start + 1);
 }
@@ -262,6 +265,25 @@ static int handle_key(void *user, const char *section, const char *name, const c
 	p->have_key = true;
 	if (p->err)
 		return 1;
+	if (config_trigger__is_section(section)) {
+		char *tv;
+
+		if (p->continuation) {
+			config_parser__diag(
+				p, p->line,
+				"[%s]: value continues on indented line '%s': accepted: one line per key",
+				section, p->text);
+			return 1;
+		}
+		tv = clean_value(value);
+		if (!tv) {
+			p->err = -ENOMEM;
+			return 1;
+		}
+		config_trigger__set_key(p, name, tv);
+		free(tv);
+		return 1;
+	}
 	if (p->continuation) {
 		k = p->key;
 		if (k < 0)

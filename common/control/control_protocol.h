@@ -22,10 +22,11 @@
 #define CONTROL_DEFAULT_TIMEOUT_MS 10000
 
 /* Request commands. */
-#define CONTROL_CMD_DUMP   "dump"
-#define CONTROL_CMD_STATUS "status"
-#define CONTROL_CMD_LIST   "list"
-#define CONTROL_CMD_RELOAD "reload"
+#define CONTROL_CMD_DUMP    "dump"
+#define CONTROL_CMD_TRIGGER "trigger"
+#define CONTROL_CMD_STATUS  "status"
+#define CONTROL_CMD_LIST    "list"
+#define CONTROL_CMD_RELOAD  "reload"
 
 /* Final reply lines. */
 #define CONTROL_REPLY_OK    "ok"

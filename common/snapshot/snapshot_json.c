@@ -5,7 +5,9 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "snapshot.h"
 #include "snapshot_json.h"
@@ -56,6 +58,41 @@ static void put_rings(const struct snapshot *s, FILE *out)
 	fputs("\n  ],\n", out);
 }
 
+static void put_trigger(const struct snapshot_trigger *t, FILE *out)
+{
+	bool psi = !strcmp(t->kind, "psi");
+
+	fputs(",\n  \"trigger\": {\"name\": ", out);
+	put_string(out, t->name);
+	fputs(", \"kind\": ", out);
+	put_string(out, t->kind);
+	if (psi) {
+		fputs(", \"resource\": ", out);
+		put_string(out, t->psi_resource);
+		fputs(", \"threshold\": ", out);
+		put_string(out, t->psi_threshold);
+		fputs(", \"file\": ", out);
+		put_string(out, t->psi_file);
+	}
+	fputs(", \"event\": ", out);
+	if (t->event[0])
+		put_string(out, t->event);
+	else
+		fputs("null", out);
+	if (t->time)
+		fprintf(out, ", \"time\": %" PRIu64, t->time);
+	else
+		fputs(", \"time\": null", out);
+	if (t->pid >= 0) {
+		fprintf(out, ", \"cpu\": %d, \"pid\": %d, \"tid\": %d, \"comm\": ", t->cpu, t->pid,
+			t->tid);
+		put_string(out, t->comm);
+	} else {
+		fputs(", \"cpu\": null, \"pid\": null, \"tid\": null, \"comm\": null", out);
+	}
+	fputc('}', out);
+}
+
 /**
  * snapshot__write_json - write the sidecar document
  * @s: a sealed snapshot
@@ -73,6 +110,8 @@ int snapshot__write_json(const struct snapshot *s, const struct snapshot_json_me
 	put_string(out, meta->stem);
 	fputs(",\n  \"reason\": ", out);
 	put_string(out, meta->reason);
+	if (meta->trigger)
+		put_trigger(meta->trigger, out);
 	fputs(",\n  \"hostname\": ", out);
 	put_string(out, meta->hostname);
 	fputs(",\n  \"files\": [", out);

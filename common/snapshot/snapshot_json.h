@@ -12,6 +12,19 @@
 
 struct snapshot;
 
+/* What fired a trigger's snapshot ([trigger NAME]); plain data, copied by value. */
+struct snapshot_trigger {
+	char name[72];
+	char kind[8];	   /* "event", "psi" or "manual" */
+	char event[128];   /* kind event: "signal:signal_generate" */
+	uint64_t time;	   /* of the match, recording clock ns; 0 if none */
+	int cpu, pid, tid; /* -1 when not known */
+	char comm[32];
+	char psi_resource[16];	/* kind psi: "memory" */
+	char psi_threshold[48]; /* "some 150ms 2s" */
+	char psi_file[256];
+};
+
 struct snapshot_json_meta {
 	const char *stem;
 	const char *reason; /* "signal", "ctl:<text>" */
@@ -20,8 +33,9 @@ struct snapshot_json_meta {
 	int nr_files;
 	uint64_t blind_max_ns; /* longest ring pause */
 	uint64_t blind_total_ns;
-	uint64_t nr_synthesized;   /* COMM/MMAP2/... records added to name tasks */
-	uint64_t nr_tasks_unnamed; /* tasks with events but no known name */
+	uint64_t nr_synthesized;		/* COMM/MMAP2/... records added to name tasks */
+	uint64_t nr_tasks_unnamed;		/* tasks with events but no known name */
+	const struct snapshot_trigger *trigger; /* NULL unless a trigger took it */
 };
 
 /* Writes the JSON document for a sealed snapshot. Returns 0 or -errno. */

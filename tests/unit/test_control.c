@@ -306,8 +306,8 @@ static void test_bad_requests(void **state)
 	int fd;
 
 	expect_reply(f, "frob x\n",
-		     "error unknown command 'frob' (try dump, status, list, reload)\n");
-	expect_reply(f, "\n", "error empty request (try dump, status, list, reload)\n");
+		     "error unknown command 'frob' (try dump, trigger, status, list, reload)\n");
+	expect_reply(f, "\n", "error empty request (try dump, trigger, status, list, reload)\n");
 	expect_reply(f, "status now\n", "error 'status' takes no arguments\n");
 	fd = connect_to(f->path);
 	send_str(fd, "sta\0tus\n", 8);

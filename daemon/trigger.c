@@ -1,0 +1,697 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * trigger: per trigger IDLE -> ARMED (the `after` window) -> DUMPING -> IDLE;
+ * the forward trigger rings and their wake-ups; the kept matches; the
+ * once-a-minute summaries of refusals. See trigger.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <perf/cpumap.h>
+#include <perf/evlist.h>
+#include <perf/evsel.h>
+#include <perf/event.h>
+#include <perf/mmap.h>
+#include <perf/threadmap.h>
+
+#include "config.h"
+#include "log.h"
+#include "perf_internals.h"
+#include "perf_record.h"
+#include "snapshot.h"
+#include "trigger.h"
+#include "trigger_psi.h"
+
+#define RING_PAGES    8		   /* per CPU, for all trigger events: 32 KiB */
+#define KEPT_MAX      (256u << 10) /* matches kept for the next snapshot */
+#define HOUR_NS	      (3600ull * 1000000000ull)
+#define SUMMARY_EVERY 60
+
+enum trigger_state { TRIGGER_IDLE, TRIGGER_ARMED, TRIGGER_DUMPING };
+
+/* The dump's waiter: outlives its trigger if the set is deleted first. */
+struct ticket {
+	struct trigger *t;
+};
+
+struct waiter {
+	dump_done_fn fn;
+	void *ctx;
+};
+
+struct trigger {
+	struct trigger_set *set;
+	const struct trigger_spec *spec;
+	char reason[96];
+	struct perf_evsel *evsel;
+	const uint64_t *ids;
+	size_t nr_ids;
+	bool recorded; /* [capture] records the event: its rings hold the match */
+	struct trigger_psi *psi;
+	uint64_t *times; /* the last `count` match times, a ring */
+	unsigned int nr_times, next_time;
+	enum trigger_state state;
+	struct ticket *ticket;
+	struct event *after_ev, *summary_ev;
+	struct snapshot_trigger what;
+	uint64_t *starts; /* this trigger's dump starts within the hour */
+	size_t nr_starts;
+	uint64_t last_start;
+	struct trigger_counts counts;
+	uint64_t unlogged_refused, unlogged_coalesced;
+	bool summary_armed;
+	struct waiter *waiters;
+	size_t nr_waiters;
+};
+
+struct trigger_set {
+	const struct perfsnapd_config *cfg;
+	struct event_base *base;
+	struct trigger_host host;
+	struct trigger *triggers;
+	size_t nr;
+	struct perf_cpu_map *cpus;
+	struct perf_thread_map *threads;
+	struct perf_evlist *evlist; /* NULL without event triggers */
+	bool opened, mapped;
+	struct event **ring_evs;
+	int nr_ring_evs;
+	uint8_t *kept;
+	size_t kept_len;
+	uint64_t kept_dropped, lost;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void answer_waiters(struct trigger *t, const struct dump_report *rep)
+{
+	struct waiter *w = t->waiters;
+	size_t n = t->nr_waiters;
+
+	t->waiters = NULL;
+	t->nr_waiters = 0;
+	for (size_t i = 0; i < n; i++)
+		w[i].fn(w[i].ctx, rep);
+	free(w);
+}
+
+static void answer_refused(struct trigger *t, int err)
+{
+	struct dump_report rep = { .error = err };
+
+	snprintf(rep.reason, sizeof(rep.reason), "%s", t->reason);
+	answer_waiters(t, &rep);
+}
+
+static void arm_summary(struct trigger *t)
+{
+	struct timeval tv = { .tv_sec = SUMMARY_EVERY };
+
+	if (!t->summary_armed && evtimer_add(t->summary_ev, &tv) == 0)
+		t->summary_armed = true;
+}
+
+/* The first refusal is logged at once; the rest are summed once a minute. */
+static void note_refused(struct trigger *t, const char *why)
+{
+	t->counts.refused++;
+	if (t->summary_armed) {
+		t->unlogged_refused++;
+		return;
+	}
+	log_warning("trigger %s: refused by %s; further refusals are counted and summed "
+		    "at most once a minute",
+		    t->spec->name, why);
+	arm_summary(t);
+}
+
+static void note_coalesced(struct trigger *t)
+{
+	t->counts.coalesced++;
+	t->unlogged_coalesced++;
+	arm_summary(t);
+}
+
+static void on_summary(evutil_socket_t fd, short what, void *arg)
+{
+	struct trigger *t = arg;
+
+	(void)fd;
+	(void)what;
+	t->summary_armed = false;
+	if (!t->unlogged_refused && !t->unlogged_coalesced)
+		return;
+	log_notice("trigger %s: in the last minute %llu fires refused by limits, %llu matches "
+		   "coalesced into a dump already armed or running (totals: %llu refused, "
+		   "%llu coalesced)",
+		   t->spec->name, (unsigned long long)t->unlogged_refused,
+		   (unsigned long long)t->unlogged_coalesced, (unsigned long long)t->counts.refused,
+		   (unsigned long long)t->counts.coalesced);
+	t->unlogged_refused = t->unlogged_coalesced = 0;
+	arm_summary(t);
+}
+
+static void on_dump_done(void *ctx, const struct dump_report *rep)
+{
+	struct ticket *k = ctx;
+	struct trigger *t = k->t;
+
+	free(k);
+	if (!t)
+		return; /* the trigger went with a reload */
+	t->ticket = NULL;
+	t->state = TRIGGER_IDLE;
+	answer_waiters(t, rep);
+}
+
+/* Limits of this trigger. Returns NULL, or what refuses. */
+static const char *own_limit(struct trigger *t, uint64_t now, char *buf, size_t size)
+{
+	const struct trigger_spec *sp = t->spec;
+	size_t n = 0;
+
+	if (sp->min_interval_ms && t->counts.dumps &&
+	    now - t->last_start < sp->min_interval_ms * 1000000ull) {
+		snprintf(buf, size,
+			 "its min_interval (%llu ms since its last dump, %llu ms needed)",
+			 (unsigned long long)((now - t->last_start) / 1000000),
+			 (unsigned long long)sp->min_interval_ms);
+		return buf;
+	}
+	for (size_t i = 0; i < t->nr_starts; i++)
+		if (now - t->starts[i] < HOUR_NS)
+			t->starts[n++] = t->starts[i];
+	t->nr_starts = n;
+	if (sp->max_per_hour && n >= sp->max_per_hour) {
+		snprintf(buf, size, "its max_per_hour = %u", sp->max_per_hour);
+		return buf;
+	}
+	return NULL;
+}
+
+static int request_dump(struct trigger *t)
+{
+	struct trigger_set *ts = t->set;
+	uint64_t now = now_ns();
+	struct ticket *k = calloc(1, sizeof(*k));
+	int r;
+
+	if (!k) {
+		t->state = TRIGGER_IDLE;
+		answer_refused(t, -ENOMEM);
+		return log_errno(-ENOMEM, "trigger %s", t->spec->name);
+	}
+	k->t = t;
+	t->ticket = k;
+	t->state = TRIGGER_DUMPING;
+	t->counts.dumps++;
+	t->last_start = now;
+	if (t->spec->max_per_hour && t->nr_starts < t->spec->max_per_hour)
+		t->starts[t->nr_starts++] = now;
+	log_notice("trigger %s fired (%s%s%s): dump requested", t->spec->name, t->what.kind,
+		   t->what.event[0] ? " " : "", t->what.event);
+	/* The dump may finish (or fail) before this returns: the ticket says so. */
+	r = ts->host.request(ts->host.ctx, t->reason, &t->what, on_dump_done, k);
+	if (r < 0) {
+		/* Refused by [snapshot] max_per_hour: the dumper did not keep the ticket. */
+		free(k);
+		t->ticket = NULL;
+		t->counts.dumps--;
+		if (t->nr_starts && t->starts[t->nr_starts - 1] == now)
+			t->nr_starts--;
+		t->state = TRIGGER_IDLE;
+		note_refused(t, "[snapshot] max_per_hour");
+		answer_refused(t, r);
+	}
+	return r;
+}
+
+static void on_after(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	request_dump(arg);
+}
+
+/* The condition is met: arm the dump, or refuse. Returns 0 or -EAGAIN. */
+static int fire(struct trigger *t, const struct snapshot_trigger *what, char *why, size_t size)
+{
+	char buf[160];
+	const char *limit;
+
+	t->counts.fired++;
+	clock_gettime(CLOCK_REALTIME, &t->counts.last);
+	limit = own_limit(t, now_ns(), buf, sizeof(buf));
+	if (limit) {
+		note_refused(t, limit);
+		if (why)
+			snprintf(why, size, "refused by %s", limit);
+		return -EAGAIN;
+	}
+	t->what = *what;
+	t->nr_times = 0;
+	t->state = TRIGGER_ARMED;
+	if (t->spec->after_ms) {
+		struct timeval tv = { .tv_sec = (time_t)(t->spec->after_ms / 1000),
+				      .tv_usec = (suseconds_t)(t->spec->after_ms % 1000 * 1000) };
+
+		evtimer_add(t->after_ev, &tv);
+		return 0;
+	}
+	if (request_dump(t) < 0) {
+		if (why)
+			snprintf(why, size, "refused by [snapshot] max_per_hour = %u",
+				 t->set->cfg->max_per_hour);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+/* One more match: fire on the count-th within the window. */
+static void match(struct trigger *t, const struct snapshot_trigger *what)
+{
+	const struct trigger_spec *sp = t->spec;
+	uint64_t now = now_ns();
+
+	t->counts.matches++;
+	if (t->state != TRIGGER_IDLE) {
+		note_coalesced(t);
+		return;
+	}
+	if (sp->count > 1) {
+		t->times[t->next_time] = now;
+		t->next_time = (t->next_time + 1) % sp->count;
+		if (t->nr_times < sp->count)
+			t->nr_times++;
+		/* The oldest of the last `count` is where next_time now points. */
+		if (t->nr_times < sp->count ||
+		    now - t->times[t->next_time] > sp->window_ms * 1000000ull)
+			return;
+	}
+	fire(t, what, NULL, 0);
+}
+
+static void describe(const struct trigger *t, struct snapshot_trigger *w)
+{
+	memset(w, 0, sizeof(*w));
+	snprintf(w->name, sizeof(w->name), "%s", t->spec->name);
+	snprintf(w->kind, sizeof(w->kind), "%s", config__trigger_kind_name(t->spec->kind));
+	w->cpu = w->pid = w->tid = -1;
+}
+
+static void keep(struct trigger_set *ts, const struct perf_event_header *h)
+{
+	if (!ts->kept || ts->kept_len + h->size > KEPT_MAX) {
+		ts->kept_dropped++;
+		return;
+	}
+	memcpy(ts->kept + ts->kept_len, h, h->size);
+	ts->kept_len += h->size;
+}
+
+static struct trigger *trigger_of(struct trigger_set *ts, uint64_t id)
+{
+	for (size_t i = 0; i < ts->nr; i++)
+		for (size_t j = 0; j < ts->triggers[i].nr_ids; j++)
+			if (ts->triggers[i].ids[j] == id)
+				return &ts->triggers[i];
+	return NULL;
+}
+
+static void take_sample(struct trigger_set *ts, const struct perf_event_header *h)
+{
+	struct perf_record_info info;
+	struct snapshot_trigger w;
+	struct trigger *t;
+	uint64_t id;
+
+	if (perf_record__id(h, &id) < 0 || !(t = trigger_of(ts, id)) ||
+	    perf_record__parse_sample(h, perf_evsel__attr(t->evsel)->sample_type, &info) < 0)
+		return;
+	if (!t->recorded)
+		keep(ts, h);
+	describe(t, &w);
+	snprintf(w.event, sizeof(w.event), "%s", t->spec->event.name);
+	w.time = info.time;
+	w.cpu = (int)info.cpu;
+	w.pid = (int)info.pid;
+	w.tid = (int)info.tid;
+	ts->host.comm(ts->host.ctx, (pid_t)info.tid, info.time, w.comm, sizeof(w.comm));
+	match(t, &w);
+}
+
+static void on_ring_ready(evutil_socket_t fd, short what, void *arg)
+{
+	struct trigger_set *ts = arg;
+	struct perf_mmap *map;
+	union perf_event *ev;
+
+	(void)fd;
+	(void)what;
+	perf_evlist__for_each_mmap(ts->evlist, map, false) {
+		if (perf_mmap__read_init(map) < 0)
+			continue;
+		while ((ev = perf_mmap__read_event(map))) {
+			if (ev->header.type == PERF_RECORD_SAMPLE) {
+				take_sample(ts, &ev->header);
+			} else if (ev->header.type == PERF_RECORD_LOST) {
+				if (!ts->lost)
+					log_warning("trigger rings overflowed: %llu matches lost",
+						    (unsigned long long)ev->lost.lost);
+				ts->lost += ev->lost.lost;
+			}
+			perf_mmap__consume(map);
+		}
+	}
+}
+
+static void on_psi(void *arg)
+{
+	struct trigger *t = arg;
+	struct snapshot_trigger w;
+
+	describe(t, &w);
+	snprintf(w.psi_resource, sizeof(w.psi_resource), "%s", t->spec->psi_resource);
+	snprintf(w.psi_threshold, sizeof(w.psi_threshold), "%s",
+		 strchr(t->spec->psi, ' ') ? strchr(t->spec->psi, ' ') + 1 : t->spec->psi);
+	snprintf(w.psi_file, sizeof(w.psi_file), "%s", t->spec->psi_file);
+	match(t, &w);
+}
+
+static bool recorded_by_capture(const struct perfsnapd_config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->nr_events; i++)
+		if (cfg->events[i].overwrite && !strcmp(cfg->events[i].name, name))
+			return true;
+	return false;
+}
+
+/* The forward evlist of every event trigger, filters set, one ring per CPU. */
+static int open_events(struct trigger_set *ts, struct config_diags *diags)
+{
+	const struct perfsnapd_config *cfg = ts->cfg;
+	struct ring_view *views;
+	int r, nr;
+
+	ts->cpus = perf_cpu_map__new(cfg->cpus);
+	ts->threads = perf_thread_map__new_dummy();
+	ts->evlist = perf_evlist__new();
+	if (!ts->cpus || !ts->threads || !ts->evlist)
+		return -ENOMEM;
+	for (size_t i = 0; i < ts->nr; i++) {
+		struct trigger *t = &ts->triggers[i];
+		struct perf_event_attr attr;
+
+		if (t->spec->kind != TRIGGER_KIND_EVENT)
+			continue;
+		attr = t->spec->event.attr;
+		attr.disabled = 1;
+		attr.watermark = 0;
+		attr.wakeup_events = 1; /* the loop wakes on each match */
+		t->evsel = perf_evsel__new(&attr);
+		if (!t->evsel)
+			return -ENOMEM;
+		perf_evlist__add(ts->evlist, t->evsel);
+		t->recorded = recorded_by_capture(cfg, t->spec->event.name);
+	}
+	perf_evlist__set_maps(ts->evlist, ts->cpus, ts->threads);
+	r = perf_evlist__open(ts->evlist);
+	if (r < 0)
+		return log_errno(r, "cannot open the trigger events");
+	ts->opened = true;
+	for (size_t i = 0; i < ts->nr; i++) {
+		struct trigger *t = &ts->triggers[i];
+
+		if (!t->evsel || !t->spec->filter)
+			continue;
+		r = perf_internals__set_filter(t->evsel, t->spec->filter);
+		if (r < 0) {
+			config_diags__add(diags, cfg->path, t->spec->filter_line,
+					  "[trigger %s] filter: the kernel refused '%s' for %s: %s",
+					  t->spec->name, t->spec->filter, t->spec->event.name,
+					  strerror(-r));
+			return -EINVAL;
+		}
+	}
+	r = perf_evlist__mmap(ts->evlist, RING_PAGES);
+	if (r < 0)
+		return log_errno(r ? r : -errno, "cannot map the trigger rings");
+	ts->mapped = true;
+	for (size_t i = 0; i < ts->nr; i++)
+		if (ts->triggers[i].evsel)
+			ts->triggers[i].nr_ids = perf_internals__ids(ts->triggers[i].evsel,
+								     &ts->triggers[i].ids);
+	nr = perf_internals__rings(ts->evlist, 0, NULL, 0);
+	ts->ring_evs = calloc(nr ? (size_t)nr : 1, sizeof(*ts->ring_evs));
+	if (!ts->ring_evs)
+		return -ENOMEM;
+	views = calloc(nr ? (size_t)nr : 1, sizeof(*views));
+	if (!views)
+		return -ENOMEM;
+	perf_internals__rings(ts->evlist, 0, views, nr);
+	for (int i = 0; i < nr; i++) {
+		ts->ring_evs[i] = event_new(ts->base, views[i].fd, EV_READ | EV_PERSIST,
+					    on_ring_ready, ts);
+		if (!ts->ring_evs[i] || event_add(ts->ring_evs[i], NULL) < 0) {
+			free(views);
+			return -ENOMEM;
+		}
+		ts->nr_ring_evs++;
+	}
+	free(views);
+	ts->kept = malloc(KEPT_MAX);
+	if (!ts->kept)
+		return -ENOMEM;
+	perf_evlist__enable(ts->evlist);
+	return 0;
+}
+
+static int init_trigger(struct trigger_set *ts, struct trigger *t, const struct trigger_spec *sp,
+			struct config_diags *diags)
+{
+	int r;
+
+	t->set = ts;
+	t->spec = sp;
+	snprintf(t->reason, sizeof(t->reason), "trigger %s", sp->name);
+	t->after_ev = evtimer_new(ts->base, on_after, t);
+	t->summary_ev = evtimer_new(ts->base, on_summary, t);
+	t->times = calloc(sp->count ? sp->count : 1, sizeof(*t->times));
+	t->starts = calloc(sp->max_per_hour ? sp->max_per_hour : 1, sizeof(*t->starts));
+	if (!t->after_ev || !t->summary_ev || !t->times || !t->starts)
+		return -ENOMEM;
+	if (sp->kind != TRIGGER_KIND_PSI)
+		return 0;
+	r = trigger_psi__new(ts->base, sp->psi_file, sp->psi_full, sp->psi_stall_us,
+			     sp->psi_window_us, on_psi, t, &t->psi);
+	if (r == -EINVAL || r == -ENOENT || r == -EACCES) {
+		config_diags__add(diags, ts->cfg->path, sp->psi_line,
+				  "[trigger %s] psi: the kernel refused '%s' on %s: %s", sp->name,
+				  sp->psi, sp->psi_file, strerror(-r));
+		return -EINVAL;
+	}
+	return r < 0 ? log_errno(r, "trigger %s: PSI trigger on %s", sp->name, sp->psi_file) : 0;
+}
+
+/**
+ * trigger_set__new - open every trigger of a configuration
+ * @cfg: the configuration, kept by reference until trigger_set__delete()
+ * @base: the loop
+ * @host: how to ask for a dump and name a task
+ * @diags: a filter or PSI threshold the kernel refuses is added here
+ * @ret: the set
+ *
+ * Returns 0, -EINVAL with @diags filled, or -errno (logged).
+ */
+int trigger_set__new(const struct perfsnapd_config *cfg, struct event_base *base,
+		     const struct trigger_host *host, struct config_diags *diags,
+		     struct trigger_set **ret)
+{
+	struct trigger_set *ts = calloc(1, sizeof(*ts));
+	bool events = false;
+	int r = 0;
+
+	if (!ts)
+		return log_errno(-ENOMEM, "triggers");
+	ts->cfg = cfg;
+	ts->base = base;
+	ts->host = *host;
+	ts->triggers = calloc(cfg->nr_triggers ? cfg->nr_triggers : 1, sizeof(*ts->triggers));
+	if (!ts->triggers)
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < cfg->nr_triggers; i++) {
+		r = init_trigger(ts, &ts->triggers[i], &cfg->triggers[i], diags);
+		ts->nr++;
+		events |= cfg->triggers[i].kind == TRIGGER_KIND_EVENT;
+	}
+	if (r == 0 && events)
+		r = open_events(ts, diags);
+	if (r < 0) {
+		if (r == -ENOMEM)
+			log_errno(r, "triggers");
+		trigger_set__delete(ts);
+		return r;
+	}
+	*ret = ts;
+	return 0;
+}
+
+/**
+ * trigger_set__delete - close every trigger
+ * @ts: the set, or NULL
+ *
+ * Dumps it asked for finish without it; clients waiting on a trigger are
+ * answered with -ECANCELED.
+ */
+void trigger_set__delete(struct trigger_set *ts)
+{
+	if (!ts)
+		return;
+	for (int i = 0; i < ts->nr_ring_evs; i++)
+		event_free(ts->ring_evs[i]);
+	free(ts->ring_evs);
+	for (size_t i = 0; i < ts->nr; i++) {
+		struct trigger *t = &ts->triggers[i];
+
+		if (t->ticket)
+			t->ticket->t = NULL;
+		answer_refused(t, -ECANCELED);
+		trigger_psi__delete(t->psi);
+		if (t->after_ev)
+			event_free(t->after_ev);
+		if (t->summary_ev)
+			event_free(t->summary_ev);
+		free(t->times);
+		free(t->starts);
+	}
+	if (ts->evlist) {
+		if (ts->opened)
+			perf_evlist__disable(ts->evlist);
+		if (ts->mapped)
+			perf_evlist__munmap(ts->evlist);
+		perf_evlist__close(ts->evlist);
+		for (size_t i = 0; i < ts->nr; i++)
+			if (ts->triggers[i].evsel)
+				perf_internals__release_evsel(ts->triggers[i].evsel);
+		perf_evlist__delete(ts->evlist);
+	}
+	perf_cpu_map__put(ts->cpus);
+	perf_thread_map__put(ts->threads);
+	free(ts->kept);
+	free(ts->triggers);
+	free(ts);
+}
+
+void trigger_set__adopt_counts(struct trigger_set *ts, const struct trigger_set *old)
+{
+	for (size_t i = 0; old && i < ts->nr; i++)
+		for (size_t j = 0; j < old->nr; j++)
+			if (!strcmp(ts->triggers[i].spec->name, old->triggers[j].spec->name))
+				ts->triggers[i].counts = old->triggers[j].counts;
+}
+
+/**
+ * trigger_set__fire - fire a trigger by name (perfsnapctl trigger NAME)
+ * @ts: the set
+ * @name: the trigger
+ * @waiter: called with the report of the dump that covers it
+ * @waiter_ctx: its argument
+ * @why: on -EAGAIN, what refused
+ * @why_size: size of @why
+ *
+ * A trigger whose dump is armed or running takes the waiter into that dump.
+ * Returns 0, -ENOENT or -EAGAIN.
+ */
+int trigger_set__fire(struct trigger_set *ts, const char *name, dump_done_fn waiter,
+		      void *waiter_ctx, char *why, size_t why_size)
+{
+	struct trigger *t = NULL;
+	struct snapshot_trigger w;
+	struct waiter *ws;
+	int r = 0;
+
+	for (size_t i = 0; i < ts->nr; i++)
+		if (!strcmp(ts->triggers[i].spec->name, name))
+			t = &ts->triggers[i];
+	if (!t)
+		return -ENOENT;
+	t->counts.matches++;
+	if (t->state == TRIGGER_IDLE) {
+		describe(t, &w);
+		snprintf(w.kind, sizeof(w.kind), "manual");
+		r = fire(t, &w, why, why_size);
+	} else {
+		note_coalesced(t);
+	}
+	if (r < 0)
+		return r;
+	if (t->state == TRIGGER_IDLE) {
+		/* The dump was started and has already failed and answered. */
+		snprintf(why, why_size, "the dump failed at once (see the log)");
+		return -EIO;
+	}
+	ws = realloc(t->waiters, (t->nr_waiters + 1) * sizeof(*ws));
+	if (!ws)
+		return -ENOMEM;
+	t->waiters = ws;
+	ws[t->nr_waiters++] = (struct waiter){ waiter, waiter_ctx };
+	return 0;
+}
+
+/**
+ * trigger_set__collect - put the kept matches into a snapshot
+ * @arg: the set
+ * @s: the snapshot being collected
+ *
+ * The trigger events not recorded by [capture] are declared, and the matches
+ * kept since the last snapshot go in as one forward chunk. Returns 0 or -errno.
+ */
+int trigger_set__collect(void *arg, struct snapshot *s)
+{
+	struct trigger_set *ts = arg;
+	int r = 0;
+
+	if (!ts || !ts->kept_len)
+		return 0;
+	for (size_t i = 0; r == 0 && i < ts->nr; i++) {
+		const struct trigger *t = &ts->triggers[i];
+
+		if (t->evsel && !t->recorded && t->nr_ids)
+			r = snapshot__add_event(s, perf_evsel__attr(t->evsel), t->spec->event.name,
+						t->ids, t->nr_ids);
+	}
+	if (r == 0)
+		r = snapshot__begin_chunk(s, -1, false);
+	if (r == 0)
+		r = snapshot__append(s, ts->kept, ts->kept_len);
+	if (r == 0)
+		r = snapshot__end_chunk(s);
+	ts->kept_len = 0;
+	return r;
+}
+
+size_t trigger_set__nr(const struct trigger_set *ts)
+{
+	return ts ? ts->nr : 0;
+}
+
+const char *trigger_set__name(const struct trigger_set *ts, size_t idx)
+{
+	return ts->triggers[idx].spec->name;
+}
+
+const struct trigger_counts *trigger_set__counts(const struct trigger_set *ts, size_t idx)
+{
+	return &ts->triggers[idx].counts;
+}
