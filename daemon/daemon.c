@@ -135,6 +135,33 @@ static void reload_upload(struct daemon *d)
 	}
 }
 
+static void log_removed(void *ctx, const char *name, uint64_t bytes, int err)
+{
+	const char *dir = ctx;
+
+	if (err)
+		log_errno(err, "cannot remove '%s/%s', left by an earlier run (%" PRIu64 " bytes)",
+			  dir, name, bytes);
+	else
+		log_notice("removed '%s/%s', left by an earlier run (%" PRIu64 " bytes)", dir, name,
+			   bytes);
+}
+
+/**
+ * daemon__remove_temporaries - delete what a crash of an earlier run left
+ * @d: the daemon, with its configuration loaded and no dump running
+ *
+ * Only perfsnapd's own temporary names in the snapshot directory; each one
+ * is logged with its size.
+ */
+void daemon__remove_temporaries(struct daemon *d)
+{
+	int r = retention__remove_temporaries(d->cfg->directory, log_removed, d->cfg->directory);
+
+	if (r < 0)
+		log_errno(r, "cannot look for temporaries in '%s'", d->cfg->directory);
+}
+
 static void enforce_retention(struct daemon *d)
 {
 	const struct perfsnapd_config *cfg = d->cfg;

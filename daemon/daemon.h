@@ -40,6 +40,8 @@ struct daemon {
 	char status[512]; /* the current STATUS= text */
 };
 
+/* Deletes the temporaries an earlier run left in the snapshot directory. */
+void daemon__remove_temporaries(struct daemon *d);
 int daemon__start_recording(struct daemon *d);
 void daemon__stop_recording(struct daemon *d);
 void daemon__log_recording(struct daemon *d);

@@ -83,6 +83,7 @@ static int run(struct daemon *d)
 	d->base = event_base_new();
 	if (!d->base)
 		return log_errno(-ENOMEM, "event_base_new"), EX_OSERR;
+	daemon__remove_temporaries(d);
 	if (daemon__start_recording(d) < 0) {
 		r = EX_UNAVAILABLE;
 		goto out;

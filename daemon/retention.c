@@ -3,7 +3,9 @@
  * retention: lists the snapshots in the snapshot directory and deletes the
  * oldest to keep within count and size limits (daemon layer, no logging).
  * A file is perfsnapd's only if its whole name has perfsnapd's shape; the
- * reason comes from a tolerant scan of the sidecar JSON. See retention.h.
+ * reason comes from a tolerant scan of the sidecar JSON. Temporaries a
+ * crash left count toward the byte limit and are removed at start.
+ * See retention.h.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -92,6 +94,38 @@ unsigned int retention__parse_name(const char *name, size_t *ret_stem_len)
 			return 0;
 	*ret_stem_len = stem;
 	return kind;
+}
+
+#define SPILL_PREFIX ".perfsnapd-spill."
+
+/**
+ * retention__parse_temporary - recognize a temporary perfsnapd makes
+ * @name: a file name (no directory)
+ *
+ * Returns true for ".<snapshot file name>.tmp" (snapshot_files.c on file
+ * systems without O_TMPFILE) and ".perfsnapd-spill.XXXXXX" (the snapshot's
+ * spill file there), the only names a crash can leave behind.
+ */
+bool retention__parse_temporary(const char *name)
+{
+	char inner[NAME_MAX + 1];
+	size_t len = strlen(name), stem;
+
+	if (!strncmp(name, SPILL_PREFIX, strlen(SPILL_PREFIX))) {
+		name += strlen(SPILL_PREFIX);
+		if (strlen(name) != 6)
+			return false;
+		for (; *name; name++)
+			if (!((*name >= '0' && *name <= '9') || (*name >= 'a' && *name <= 'z') ||
+			      (*name >= 'A' && *name <= 'Z')))
+				return false;
+		return true;
+	}
+	if (name[0] != '.' || len < 6 || len - 5 > NAME_MAX || strcmp(name + len - 4, ".tmp"))
+		return false;
+	memcpy(inner, name + 1, len - 5);
+	inner[len - 5] = '\0';
+	return retention__parse_name(inner, &stem) != 0;
 }
 
 /* Appends @cp as UTF-8 if there is room for it and a NUL. */
@@ -256,8 +290,8 @@ static int by_age(const void *a, const void *b)
 	return strcmp(x->stem, y->stem);
 }
 
-/* Appends one entry per snapshot file in @d. */
-static int scan(DIR *d, struct snapshot_entry **ret, size_t *ret_nr)
+/* Appends one entry per snapshot file in @d; adds up the temporaries' bytes. */
+static int scan(DIR *d, struct snapshot_entry **ret, size_t *ret_nr, uint64_t *ret_tmp_bytes)
 {
 	struct snapshot_entry *v = NULL, *nv;
 	size_t nr = 0, alloc = 0, stem_len;
@@ -267,6 +301,9 @@ static int scan(DIR *d, struct snapshot_entry **ret, size_t *ret_nr)
 
 	while ((errno = 0, de = readdir(d))) {
 		kind = retention__parse_name(de->d_name, &stem_len);
+		if (!kind && retention__parse_temporary(de->d_name) &&
+		    !fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode))
+			*ret_tmp_bytes += (uint64_t)st.st_size;
 		if (!kind || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISREG(st.st_mode))
 			continue;
@@ -321,16 +358,9 @@ static size_t merge(struct snapshot_entry *v, size_t nr)
 	return out;
 }
 
-/**
- * retention__list - the snapshots in a directory
- * @dir: the snapshot directory
- * @ret: an array, oldest first (newest file time, then the stem's time and
- *       sequence number); NULL when there are none
- * @ret_nr: its length
- *
- * Returns 0 or -errno.
- */
-int retention__list(const char *dir, struct snapshot_entry **ret, size_t *ret_nr)
+/* The snapshots in @dir, oldest first; adds the temporaries' bytes to *ret_tmp_bytes. */
+static int list(const char *dir, struct snapshot_entry **ret, size_t *ret_nr,
+		uint64_t *ret_tmp_bytes)
 {
 	struct snapshot_entry *v = NULL;
 	size_t nr = 0;
@@ -340,7 +370,7 @@ int retention__list(const char *dir, struct snapshot_entry **ret, size_t *ret_nr
 	d = opendir(dir);
 	if (!d)
 		return -errno;
-	r = scan(d, &v, &nr);
+	r = scan(d, &v, &nr, ret_tmp_bytes);
 	if (r < 0) {
 		closedir(d);
 		return r;
@@ -359,6 +389,59 @@ int retention__list(const char *dir, struct snapshot_entry **ret, size_t *ret_nr
 	*ret = v;
 	*ret_nr = nr;
 	return 0;
+}
+
+/**
+ * retention__list - the snapshots in a directory
+ * @dir: the snapshot directory
+ * @ret: an array, oldest first (newest file time, then the stem's time and
+ *       sequence number); NULL when there are none
+ * @ret_nr: its length
+ *
+ * Returns 0 or -errno.
+ */
+int retention__list(const char *dir, struct snapshot_entry **ret, size_t *ret_nr)
+{
+	uint64_t tmp_bytes = 0;
+
+	return list(dir, ret, ret_nr, &tmp_bytes);
+}
+
+/**
+ * retention__remove_temporaries - delete what a crash left in a directory
+ * @dir: the snapshot directory
+ * @removed: called for each temporary, with its size and 0 or the -errno
+ *	of its unlink
+ * @ctx: for @removed
+ *
+ * Only names retention__parse_temporary() knows, only regular files, only
+ * in @dir itself. For perfsnapd's start, when no dump of its own runs.
+ * Returns the number removed, or -errno if @dir cannot be read.
+ */
+int retention__remove_temporaries(const char *dir,
+				  void (*removed)(void *ctx, const char *name, uint64_t bytes,
+						  int err),
+				  void *ctx)
+{
+	struct dirent *de;
+	struct stat st;
+	int count = 0, r = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return -errno;
+	while ((errno = 0, de = readdir(d))) {
+		if (!retention__parse_temporary(de->d_name) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		r = unlinkat(dirfd(d), de->d_name, 0) < 0 ? -errno : 0;
+		count += r == 0;
+		removed(ctx, de->d_name, (uint64_t)st.st_size, r);
+	}
+	r = errno ? -errno : count;
+	closedir(d);
+	return r;
 }
 
 /**
@@ -436,7 +519,8 @@ int retention__enforce_held(const char *dir, size_t max_snapshots, uint64_t max_
 	bool *gone = NULL, ok = true;
 	int dfd, r;
 
-	r = retention__list(dir, &v, &nr);
+	/* A crash's temporaries take room too, though only a start removes them. */
+	r = list(dir, &v, &nr, &bytes);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < nr; i++)

@@ -2,9 +2,11 @@
 /*
  * retention: the snapshots in a directory and their pruning. Only files
  * named as perfsnapd names them count, "<host>-YYYYmmdd-HHMMSS.mmm-<seq>"
- * plus ".perf.data", ".trace.dat" or ".json"; dotfiles (temporaries),
- * symlinks and anything else are never listed nor deleted. Nothing here
- * logs: callers log what was deleted.
+ * plus ".perf.data", ".trace.dat" or ".json"; dotfiles, symlinks and
+ * anything else are never listed nor deleted. The temporaries perfsnapd
+ * makes (".<snapshot file>.tmp", ".perfsnapd-spill.XXXXXX") count toward
+ * the byte limit, and retention__remove_temporaries() deletes them at
+ * start. Nothing here logs: callers log what was deleted.
  */
 #ifndef PERFSNAPD_RETENTION_H
 #define PERFSNAPD_RETENTION_H
@@ -62,6 +64,19 @@ int retention__enforce_held(const char *dir, size_t max_snapshots, uint64_t max_
 
 /* Frees a list from retention__list() or retention__enforce(); NULL is fine. */
 void retention__free(struct snapshot_entry *entries, size_t nr);
+
+/*
+ * Deletes the temporaries in @dir that an earlier run left (see above),
+ * calling @removed for each with its size and 0 or -errno. Returns how many
+ * were deleted, or -errno if @dir cannot be read.
+ */
+int retention__remove_temporaries(const char *dir,
+				  void (*removed)(void *ctx, const char *name, uint64_t bytes,
+						  int err),
+				  void *ctx);
+
+/* Whether @name is a temporary that perfsnapd makes. */
+bool retention__parse_temporary(const char *name);
 
 /*
  * If @name is a snapshot file, returns its kind and puts the length of its

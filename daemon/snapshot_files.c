@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * snapshot_files: temporary files, fsync, rename, and unlink on failure,
- * for all the files of one snapshot. See snapshot_files.h.
+ * snapshot_files: unnamed files (O_TMPFILE), fsync, linkat into place,
+ * and unlink on failure, for all the files of one snapshot. See
+ * snapshot_files.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,9 +29,11 @@ enum file_kind { FILE_PERFDATA, FILE_TRACEDAT, FILE_JSON, NR_FILE_KINDS };
 static const char *const suffix[NR_FILE_KINDS] = { ".perf.data", ".trace.dat", ".json" };
 
 struct pending_file {
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX]; /* the hidden name, where O_TMPFILE is not supported */
 	char final[PATH_MAX];
-	bool created, renamed;
+	int fd;		/* open until the file is linked or renamed into place */
+	bool named;	/* created under tmp, not with O_TMPFILE */
+	bool published; /* under final */
 };
 
 static int fsync_dir(const char *dir)
@@ -80,32 +83,67 @@ static int write_body(const struct snapshot *s, const struct snapshot_files_para
 	}
 }
 
+/*
+ * An unnamed file in @dir (O_TMPFILE): a crash at any point leaves nothing
+ * behind. Where the file system has no O_TMPFILE, the hidden pf->tmp,
+ * which perfsnapd removes at its next start (retention__remove_temporaries).
+ */
+static int create(const char *dir, struct pending_file *pf)
+{
+	pf->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0640);
+	if (pf->fd >= 0)
+		return 0;
+	if (errno != EOPNOTSUPP && errno != EISDIR)
+		return -errno;
+	pf->fd = open(pf->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
+	if (pf->fd < 0)
+		return -errno;
+	pf->named = true;
+	return 0;
+}
+
+/*
+ * Gives the complete file its final name. linkat() never replaces a file,
+ * so an existing name fails with EEXIST rather than losing a snapshot.
+ */
+static int publish(struct pending_file *pf)
+{
+	char proc[64];
+
+	if (pf->named)
+		return rename(pf->tmp, pf->final) < 0 ? -errno : 0;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pf->fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, pf->final, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	/* No /proc: AT_EMPTY_PATH, which needs CAP_DAC_READ_SEARCH. */
+	if (errno == ENOENT && linkat(pf->fd, "", AT_FDCWD, pf->final, AT_EMPTY_PATH) == 0)
+		return 0;
+	return -errno;
+}
+
 static int write_one(const struct snapshot *s, const struct snapshot_files_params *p,
 		     enum file_kind kind, struct pending_file *pf,
 		     struct snapshot_files_result *res)
 {
 	struct stat st;
-	int fd, r;
+	int r;
 
 	if ((size_t)snprintf(pf->final, sizeof(pf->final), "%s/%s%s", p->directory, p->stem,
 			     suffix[kind]) >= sizeof(pf->final) ||
 	    (size_t)snprintf(pf->tmp, sizeof(pf->tmp), "%s/.%s%s.tmp", p->directory, p->stem,
 			     suffix[kind]) >= sizeof(pf->tmp))
 		return -ENAMETOOLONG;
-	fd = open(pf->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
-	if (fd < 0)
-		return -errno;
-	pf->created = true;
-	r = write_body(s, p, kind, fd, res);
+	r = create(p->directory, pf);
+	if (r < 0)
+		return r;
+	r = write_body(s, p, kind, pf->fd, res);
 	/* The umask must not loosen or tighten what operators expect. */
-	if (r == 0 && fchmod(fd, 0640) < 0)
+	if (r == 0 && fchmod(pf->fd, 0640) < 0)
 		r = -errno;
-	if (r == 0 && fsync(fd) < 0)
+	if (r == 0 && fsync(pf->fd) < 0)
 		r = -errno;
-	if (r == 0 && fstat(fd, &st) == 0)
+	if (r == 0 && fstat(pf->fd, &st) == 0)
 		res->bytes += (uint64_t)st.st_size;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
 	return r;
 }
 
@@ -129,6 +167,8 @@ int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_
 	int nr = 0, r = 0;
 
 	memset(ret, 0, sizeof(*ret));
+	for (int i = 0; i < NR_FILE_KINDS; i++)
+		files[i].fd = -1;
 	if (p->formats & SNAPSHOT_FORMAT_PERFDATA)
 		kinds[nr++] = FILE_PERFDATA;
 	if (p->formats & SNAPSHOT_FORMAT_TRACEDAT)
@@ -145,17 +185,17 @@ int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_
 		r = write_one(s, &params, kinds[i], &files[i], ret);
 	/* The sidecar last: its presence says the data files are there. */
 	for (int i = 0; i < nr && r == 0; i++) {
-		if (rename(files[i].tmp, files[i].final) < 0)
-			r = -errno;
-		else
-			files[i].renamed = true;
+		r = publish(&files[i]);
+		files[i].published = r == 0;
 	}
 	if (r == 0)
 		r = fsync_dir(p->directory);
 	for (int i = 0; i < nr; i++) {
-		if (r < 0 && files[i].renamed)
+		if (files[i].fd >= 0 && close(files[i].fd) < 0 && r == 0)
+			r = -errno;
+		if (r < 0 && files[i].published)
 			(void)unlink(files[i].final);
-		else if (r < 0 && files[i].created)
+		else if (r < 0 && files[i].named && files[i].fd >= 0)
 			(void)unlink(files[i].tmp);
 		else if (r == 0 && kinds[i] != FILE_JSON)
 			snprintf(ret->paths[ret->nr_paths++], PATH_MAX, "%s", files[i].final);

@@ -2,9 +2,12 @@
 /*
  * snapshot_files: writes one sealed snapshot as its set of files in the
  * snapshot directory, "<stem>.perf.data", "<stem>.trace.dat" and
- * "<stem>.json", all or nothing: each is written under a hidden temporary
- * name and synced, and only when every one is complete are they renamed
- * into place. On any failure nothing of the snapshot remains.
+ * "<stem>.json", all or nothing: each is written as an unnamed file
+ * (O_TMPFILE) and synced, and only when every one is complete are they
+ * linked into place, so a crash at any point leaves nothing. File systems
+ * without O_TMPFILE get a hidden ".<name>.tmp" instead, renamed into place;
+ * a crash leaves that, and the next start removes it. On any failure
+ * nothing of the snapshot remains.
  */
 #ifndef PERFSNAPD_SNAPSHOT_FILES_H
 #define PERFSNAPD_SNAPSHOT_FILES_H

@@ -291,8 +291,11 @@ static void test_enforce_size(void **state)
 
 	(void)state;
 	make_five();
-	/* Foreign files do not count: 5000 bytes of snapshots. */
-	assert_int_equal(retention__enforce(dir, 10, 2500, &del, &nr), 0);
+	/*
+	 * Foreign files do not count, a crash's temporary does: 5000 bytes
+	 * of snapshots and 100000 of temporary.
+	 */
+	assert_int_equal(retention__enforce(dir, 10, 102500, &del, &nr), 0);
 	assert_int_equal(nr, 3);
 	assert_string_equal(del[2].stem, "h-20240101-000003.000-3");
 	retention__free(del, nr);
@@ -333,8 +336,11 @@ static void test_enforce_held(void **state)
 	assert_true(exists("h-20240101-000002.000-2.perf.data"));
 	assert_true(exists("h-20240101-000004.000-4.json"));
 
-	/* 3000 bytes left (2, 4, 5): a 2000-byte limit forces the oldest held one out. */
-	assert_int_equal(retention__enforce_held(dir, 1, 2000, held_2_4, NULL, &del, &nr), 0);
+	/*
+	 * 3000 bytes left (2, 4, 5) and the crash's 100000-byte temporary:
+	 * a 102000-byte limit forces the oldest held one out.
+	 */
+	assert_int_equal(retention__enforce_held(dir, 1, 102000, held_2_4, NULL, &del, &nr), 0);
 	assert_int_equal(nr, 1);
 	assert_string_equal(del[0].stem, "h-20240101-000002.000-2");
 	assert_true(del[0].forced);
@@ -362,6 +368,88 @@ static void test_enforce_held_order(void **state)
 	assert_false(del[2].forced);
 	assert_true(del[3].forced);
 	retention__free(del, nr);
+}
+
+static void test_temporaries_count(void **state)
+{
+	struct snapshot_entry *del = NULL;
+	size_t nr = 0;
+
+	(void)state;
+	make_five();
+	/* Without the temporary's 100000 bytes, 5000 would be within 10000. */
+	assert_int_equal(retention__enforce(dir, 0, 10000, &del, &nr), 0);
+	assert_int_equal(nr, 4);
+	retention__free(del, nr);
+	assert_true(exists(".h-20240101-000000.000-0.perf.data.tmp"));
+}
+
+static void test_parse_temporary(void **state)
+{
+	(void)state;
+	assert_true(retention__parse_temporary(".host-20240101-120000.123-1.perf.data.tmp"));
+	assert_true(retention__parse_temporary(".host-20240101-120000.123-1.trace.dat.tmp"));
+	assert_true(retention__parse_temporary(".host-20240101-120000.123-1.json.tmp"));
+	assert_true(retention__parse_temporary(".perfsnapd-spill.a1B2c3"));
+	assert_false(retention__parse_temporary("host-20240101-120000.123-1.perf.data.tmp"));
+	assert_false(retention__parse_temporary(".host-20240101-120000.123-1.perf.data"));
+	assert_false(retention__parse_temporary(".notes.tmp"));
+	assert_false(retention__parse_temporary(".tmp"));
+	assert_false(retention__parse_temporary("..tmp"));
+	assert_false(retention__parse_temporary(".perfsnapd-spill.a1B2c"));
+	assert_false(retention__parse_temporary(".perfsnapd-spill.a1B2c3d"));
+	assert_false(retention__parse_temporary(".perfsnapd-spill.a1/2c3"));
+	assert_false(retention__parse_temporary(".perfsnapd-spill."));
+}
+
+struct removed_log {
+	char names[8][128];
+	uint64_t bytes[8];
+	int nr;
+};
+
+static void on_removed(void *ctx, const char *name, uint64_t bytes, int err)
+{
+	struct removed_log *l = ctx;
+
+	assert_int_equal(err, 0);
+	assert_true(l->nr < 8);
+	snprintf(l->names[l->nr], sizeof(l->names[0]), "%s", name);
+	l->bytes[l->nr++] = bytes;
+}
+
+static void test_remove_temporaries(void **state)
+{
+	struct removed_log log = { 0 };
+	char sub[128];
+	uint64_t total = 0;
+
+	(void)state;
+	make_five();
+	make_file(".h-20240101-000300.000-4.trace.dat.tmp", NULL, 300, 0);
+	make_file(".perfsnapd-spill.Xy12zZ", NULL, 7, 0);
+	make_file(".notes.txt.tmp", NULL, 5, 0);
+	make_file(".perfsnapd-spill.toolong", NULL, 5, 0);
+	/* A directory with a temporary's name is not removed, nor what it holds. */
+	snprintf(sub, sizeof(sub), "%s/.h-20240101-000400.000-5.json.tmp", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	make_file(".h-20240101-000400.000-5.json.tmp/.h-20240101-000400.000-6.json.tmp", NULL, 1,
+		  0);
+	assert_int_equal(retention__remove_temporaries(dir, on_removed, &log), 3);
+	assert_int_equal(log.nr, 3);
+	for (int i = 0; i < log.nr; i++)
+		total += log.bytes[i];
+	assert_int_equal(total, 100000 + 300 + 7);
+	assert_false(exists(".h-20240101-000000.000-0.perf.data.tmp"));
+	assert_false(exists(".h-20240101-000300.000-4.trace.dat.tmp"));
+	assert_false(exists(".perfsnapd-spill.Xy12zZ"));
+	assert_true(exists(".notes.txt.tmp"));
+	assert_true(exists(".perfsnapd-spill.toolong"));
+	assert_true(exists("notes.txt"));
+	assert_true(exists("h-20240101-000001.000-1.perf.data"));
+	assert_true(exists(".h-20240101-000400.000-5.json.tmp/.h-20240101-000400.000-6.json.tmp"));
+	assert_int_equal(retention__remove_temporaries("/nonexistent/perfsnapd", on_removed, &log),
+			 -ENOENT);
 }
 
 static void test_newest_kept(void **state)
@@ -424,6 +512,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_order_same_mtime, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enforce_count, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enforce_size, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_temporaries_count, setup, teardown),
+		cmocka_unit_test(test_parse_temporary),
+		cmocka_unit_test_setup_teardown(test_remove_temporaries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newest_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enforce_held, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enforce_held_order, setup, teardown),
