@@ -220,7 +220,7 @@ static void *worker_main(void *arg)
 	d->report.error = r;
 	d->report.nr_records = snapshot__stats(d->snap)->nr_records;
 	d->report.lost_events = snapshot__stats(d->snap)->lost_events;
-	d->report.index_bytes = snapshot__nr_records(d->snap) * 24;
+	d->report.index_bytes = snapshot__nr_records(d->snap) * 16;
 	d->report.dump_ns = now_ns() - d->trigger_ns;
 	while (write(d->notify_pipe[1], &byte, 1) < 0 && errno == EINTR)
 		;

@@ -119,6 +119,21 @@ static int synthesize(const struct snapshot *s, const struct perfdata_meta *meta
 	return 0;
 }
 
+/* Every record, merged from the per-CPU runs in time order. */
+static int write_records(const struct snapshot *s, struct perfdata_writer *w)
+{
+	struct snapshot_cursor *c = snapshot_cursor__new(s, SNAPSHOT_ALL_CPUS);
+	const struct perf_event_header *h;
+	int r = 0;
+
+	if (!c)
+		return -ENOMEM;
+	while (r == 0 && (h = snapshot_cursor__next(c, NULL)))
+		r = perfdata_writer__write_event(w, h);
+	snapshot_cursor__delete(c);
+	return r;
+}
+
 /**
  * snapshot__write_perfdata - write a snapshot as perf.data
  * @s: a sealed snapshot with at least one event
@@ -160,8 +175,8 @@ int snapshot__write_perfdata(const struct snapshot *s, int fd, const struct perf
 	if (r == 0)
 		r = synthesize(s, meta, &e, &res);
 	res.nr_synthesized = e.count;
-	for (size_t i = 0; i < snapshot__nr_records(s) && r == 0; i++)
-		r = perfdata_writer__write_event(e.w, snapshot__record(s, i));
+	if (r == 0)
+		r = write_records(s, e.w);
 	if (r == 0)
 		r = perfdata_writer__write_event(e.w, &finished_round);
 	if (r == 0)

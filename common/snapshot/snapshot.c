@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * snapshot: collects ring chunks in a spill file, then indexes their
- * records by time. See snapshot.h.
+ * snapshot: collects ring chunks in a spill file, then files their records
+ * by chunk and CPU into lanes, each in time order; a cursor merges lanes
+ * with a small heap. See snapshot.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,18 +16,26 @@
 #include "backward_ring.h"
 #include "perf_record.h"
 #include "snapshot.h"
+#include "snapshot_merge.h"
 
 #define SPILL_BUFFER_SIZE (1u << 20)
+
+/* The sample fields up to PERF_SAMPLE_CPU, all that indexing reads. */
+#define SAMPLE_HEAD                                                                     \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU)
 
 struct chunk {
 	struct snapshot_chunk_info info;
 	uint64_t offset, len;
 };
 
-struct index_entry {
+/* A COMM or FORK record, for the name table: its time, then ring order. */
+struct name_entry {
 	uint64_t time;
-	uint64_t offset;
-	uint64_t seq; /* ring order: keeps equal times stable */
+	size_t chunk;
+	uint64_t order; /* place in its chunk's ring order */
+	uint64_t off;
 };
 
 struct id_entry {
@@ -47,20 +56,23 @@ struct snapshot {
 
 	struct chunk *chunks;
 	size_t nr_chunks;
+	size_t nr_added; /* chunks of __add_records, after the others */
 	bool in_chunk;
 
 	const uint8_t *map;
 	size_t map_len;
-	struct index_entry *index;
-	size_t nr_index, cap_index;
+	struct lane *lanes;
+	size_t nr_lanes, cap_lanes;
+	uint32_t *lane_of; /* while indexing a chunk: its lane per CPU + 1, 1-based */
+	size_t nr_lane_of;
+	size_t nr_entries;
 	struct snapshot_task *tasks;
 	size_t nr_tasks, cap_tasks;
-	struct index_entry *names; /* COMM and FORK records, for comms */
+	struct name_entry *names; /* COMM and FORK records, for comms */
 	size_t nr_names, cap_names;
 	struct snapshot_comm *comms; /* by tid */
 	size_t nr_comms;
 	struct snapshot_stats stats;
-	uint64_t next_seq;
 	bool sealed;
 };
 
@@ -99,7 +111,10 @@ void snapshot__delete(struct snapshot *s)
 		munmap((void *)s->map, s->map_len);
 	if (s->spill_fd >= 0)
 		close(s->spill_fd);
-	free(s->index);
+	for (size_t i = 0; i < s->nr_lanes; i++)
+		free(s->lanes[i].e);
+	free(s->lanes);
+	free(s->lane_of);
 	free(s->tasks);
 	free(s->names);
 	free(s->comms);
@@ -327,32 +342,57 @@ const struct snapshot_event *snapshot__event_by_id(const struct snapshot *s, uin
 	return e ? &s->events[e->event] : NULL;
 }
 
-static int entry_push(struct index_entry **arr, size_t *nr, size_t *cap_arr, uint64_t time,
-		      uint64_t offset, uint64_t seq)
+/* The lane of @chunk for @cpu, created on first use. */
+static struct lane *lane_for(struct snapshot *s, size_t chunk, int cpu)
 {
-	if (*nr == *cap_arr) {
-		size_t cap = *cap_arr ? *cap_arr * 2 : 4096;
-		struct index_entry *n = realloc(*arr, cap * sizeof(*n));
+	size_t slot = (size_t)(cpu + 1);
+	struct lane *l;
+
+	if (slot < s->nr_lane_of && s->lane_of[slot])
+		return &s->lanes[s->lane_of[slot] - 1];
+	if (slot >= s->nr_lane_of) {
+		size_t n = slot + 64;
+		uint32_t *m = realloc(s->lane_of, n * sizeof(*m));
+
+		if (!m)
+			return NULL;
+		memset(m + s->nr_lane_of, 0, (n - s->nr_lane_of) * sizeof(*m));
+		s->lane_of = m;
+		s->nr_lane_of = n;
+	}
+	if (s->nr_lanes == s->cap_lanes) {
+		size_t cap = s->cap_lanes ? s->cap_lanes * 2 : 16;
+		struct lane *n = realloc(s->lanes, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		s->lanes = n;
+		s->cap_lanes = cap;
+	}
+	l = &s->lanes[s->nr_lanes++];
+	*l = (struct lane){ .chunk = chunk, .cpu = cpu };
+	s->lane_of[slot] = (uint32_t)s->nr_lanes;
+	return l;
+}
+
+static int name_push(struct snapshot *s, size_t chunk, uint64_t time, uint64_t off)
+{
+	if (s->nr_names == s->cap_names) {
+		size_t cap = s->cap_names ? s->cap_names * 2 : 256;
+		struct name_entry *n = realloc(s->names, cap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
-		*arr = n;
-		*cap_arr = cap;
+		s->names = n;
+		s->cap_names = cap;
 	}
-	(*arr)[(*nr)++] = (struct index_entry){ .time = time, .offset = offset, .seq = seq };
+	s->names[s->nr_names++] = (struct name_entry){
+		.time = time,
+		.chunk = chunk,
+		.order = s->chunks[chunk].info.backward ? UINT64_MAX - off : off,
+		.off = off,
+	};
 	return 0;
-}
-
-static int index_push(struct snapshot *s, uint64_t time, uint64_t offset)
-{
-	int r = entry_push(&s->index, &s->nr_index, &s->cap_index, time, offset, 0);
-	const struct perf_event_header *h = (const void *)(s->map + offset);
-
-	/* Until number_names(), a name's seq is its position in the index. */
-	if (r == 0 && (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK))
-		r = entry_push(&s->names, &s->nr_names, &s->cap_names, time, offset,
-			       s->nr_index - 1);
-	return r;
 }
 
 static int task_push(struct snapshot *s, pid_t pid, pid_t tid)
@@ -374,34 +414,63 @@ static int task_push(struct snapshot *s, pid_t pid, pid_t tid)
 	return 0;
 }
 
-static int index_record(struct snapshot *s, const struct perf_event_header *h,
-			struct snapshot_chunk_info *info)
+/* A record's CPU: its own field, else its ring's, else 0 (as ftrace would). */
+static int record_cpu(const struct perf_record_info *info, uint64_t sample_type,
+		      const struct chunk *c)
 {
+	if (sample_type & PERF_SAMPLE_CPU)
+		return info->cpu < SNAPSHOT_MAX_CPUS ? (int)info->cpu : -1;
+	return c->info.cpu >= 0 ? c->info.cpu : 0;
+}
+
+/* Files one record of chunk @ci into its lane; @count: stats and tasks too. */
+static int index_record(struct snapshot *s, size_t ci, const struct perf_event_header *h,
+			uint64_t off, bool count)
+{
+	struct chunk *c = &s->chunks[ci];
+	struct snapshot_chunk_info *info = &c->info;
 	const struct snapshot_event *ev;
-	struct perf_record_info sample;
+	struct perf_record_info rec;
+	struct lane *l;
 	uint64_t id, time;
 	int r;
 
 	if (perf_record__id(h, &id) < 0 || !(ev = snapshot__event_by_id(s, id)) ||
-	    perf_record__time(h, ev->attr.sample_type, &time) < 0) {
+	    !(ev->attr.sample_type & PERF_SAMPLE_TIME)) {
 		s->stats.nr_dropped++;
 		return 0;
 	}
-	r = index_push(s, time, (uint64_t)((const uint8_t *)h - s->map));
-	if (r < 0)
-		return r;
+	/* Only the fields before any callchain or raw data are needed here. */
+	r = h->type == PERF_RECORD_SAMPLE ?
+		    perf_record__parse_sample(h, ev->attr.sample_type & SAMPLE_HEAD, &rec) :
+		    perf_record__parse_id_trailer(h, ev->attr.sample_type, &rec);
+	if (r < 0) {
+		s->stats.nr_dropped++;
+		return 0;
+	}
+	time = rec.time;
+	l = lane_for(s, ci, record_cpu(&rec, ev->attr.sample_type, c));
+	if (!l || lane__push(l, time, off) < 0)
+		return -ENOMEM;
+	s->nr_entries++;
 	((struct snapshot_event *)ev)->nr_records++;
-	if (!info)
+	if ((h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK) &&
+	    (r = name_push(s, ci, time, off)) < 0)
+		return r;
+	if (!count)
 		return 0;
 	s->stats.bytes += h->size;
 	if (!info->nr_records++ || time < info->first_time)
 		info->first_time = time;
 	if (time > info->last_time)
 		info->last_time = time;
+	if (!s->stats.nr_records++ || time < s->stats.first_time)
+		s->stats.first_time = time;
+	if (time > s->stats.last_time)
+		s->stats.last_time = time;
 	if (h->type == PERF_RECORD_SAMPLE) {
 		s->stats.nr_samples++;
-		if (perf_record__parse_sample(h, ev->attr.sample_type, &sample) == 0 &&
-		    (r = task_push(s, (pid_t)sample.pid, (pid_t)sample.tid)) < 0)
+		if ((r = task_push(s, (pid_t)rec.pid, (pid_t)rec.tid)) < 0)
 			return r;
 	} else if (h->type == PERF_RECORD_LOST && h->size >= sizeof(*h) + 16) {
 		uint64_t lost;
@@ -414,70 +483,46 @@ static int index_record(struct snapshot *s, const struct perf_event_header *h,
 	return 0;
 }
 
-/*
- * The names pushed since @names_first get the seq their index entries will
- * get from number_run(): ring order, so a backward run counts from its end.
- */
-static void number_names(struct snapshot *s, size_t names_first, size_t first, bool backward)
+static const uint8_t *chunk_base(const struct snapshot *s, const struct chunk *c)
 {
-	for (size_t i = names_first; i < s->nr_names; i++) {
-		uint64_t pos = s->names[i].seq;
-
-		s->names[i].seq = s->next_seq + (backward ? s->nr_index - 1 - pos : pos - first);
-	}
+	return s->map + c->offset;
 }
 
-static void number_run(struct snapshot *s, size_t first)
+/* Walks chunk @ci into lanes, one per CPU, each in ring order then sorted. */
+static int index_chunk(struct snapshot *s, size_t ci, bool count)
 {
-	for (size_t i = first; i < s->nr_index; i++)
-		s->index[i].seq = s->next_seq++;
-}
-
-static int index_chunk(struct snapshot *s, struct chunk *c)
-{
-	const uint8_t *base;
+	struct chunk *c = &s->chunks[ci];
 	const struct perf_event_header *h;
-	size_t first = s->nr_index, names_first = s->nr_names, pos = 0;
+	size_t first = s->nr_lanes, pos = 0;
+	const uint8_t *base;
 	int r;
 
 	if (!c->len)
 		return 0; /* the spill may be unmapped: NULL + 0 is undefined */
-	base = s->map + c->offset;
+	base = chunk_base(s, c);
+	if (s->lane_of)
+		memset(s->lane_of, 0, s->nr_lane_of * sizeof(*s->lane_of));
 	if (c->info.backward) {
 		while ((h = backward_ring__next(base, c->len, &pos)))
-			if ((r = index_record(s, h, &c->info)) < 0)
+			if ((r = index_record(s, ci, h, (uint64_t)((const uint8_t *)h - base),
+					      count)) < 0)
 				return r;
-		/* Newest first in the ring: turn the run around to oldest first. */
-		for (size_t i = first, j = s->nr_index; i + 1 < j; i++, j--) {
-			struct index_entry t = s->index[i];
-
-			s->index[i] = s->index[j - 1];
-			s->index[j - 1] = t;
+		/* Newest first in the ring: turn each lane around to oldest first. */
+		for (size_t i = first; i < s->nr_lanes; i++)
+			lane__reverse(&s->lanes[i]);
+	} else {
+		while (c->len - pos >= sizeof(*h)) {
+			h = (const void *)(base + pos);
+			if (h->size < sizeof(*h) || h->size % 8 || h->size > c->len - pos)
+				break;
+			if ((r = index_record(s, ci, h, pos, count)) < 0)
+				return r;
+			pos += h->size;
 		}
-		number_names(s, names_first, first, true);
-		number_run(s, first);
-		return 0;
 	}
-	while (c->len - pos >= sizeof(*h)) {
-		h = (const void *)(base + pos);
-		if (h->size < sizeof(*h) || h->size % 8 || h->size > c->len - pos)
-			break;
-		if ((r = index_record(s, h, &c->info)) < 0)
-			return r;
-		pos += h->size;
-	}
-	number_names(s, names_first, first, false);
-	number_run(s, first);
+	for (size_t i = first; i < s->nr_lanes; i++)
+		lane__sort(&s->lanes[i], c->info.backward);
 	return 0;
-}
-
-static int cmp_index(const void *a, const void *b)
-{
-	const struct index_entry *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static int cmp_task(const void *a, const void *b)
@@ -519,6 +564,23 @@ static pid_t named_tid(const struct perf_event_header *h, pid_t *ret_parent)
 	return h->type == PERF_RECORD_FORK ? ids[2] : ids[1];
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	const struct name_entry *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->chunk != y->chunk)
+		return x->chunk < y->chunk ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static const struct perf_event_header *name_record(const struct snapshot *s,
+						   const struct name_entry *n)
+{
+	return (const void *)(chunk_base(s, &s->chunks[n->chunk]) + n->off);
+}
+
 /* Replays the COMM and FORK records in time order into the name table. */
 static int build_comms(struct snapshot *s)
 {
@@ -531,12 +593,12 @@ static int build_comms(struct snapshot *s)
 	s->nr_comms = 0;
 	if (!s->nr_names)
 		return 0;
-	qsort(s->names, s->nr_names, sizeof(*s->names), cmp_index);
+	qsort(s->names, s->nr_names, sizeof(*s->names), cmp_name);
 	comms = calloc(s->nr_names, sizeof(*comms));
 	if (!comms)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->nr_names; i++) {
-		pid_t tid = named_tid((const void *)(s->map + s->names[i].offset), &parent);
+		pid_t tid = named_tid(name_record(s, &s->names[i]), &parent);
 
 		if (tid > 0)
 			comms[n++].tid = tid;
@@ -547,7 +609,7 @@ static int build_comms(struct snapshot *s)
 		if (!out || comms[out - 1].tid != comms[i].tid)
 			comms[out++] = comms[i];
 	for (size_t i = 0; i < s->nr_names; i++) {
-		const struct perf_event_header *h = (const void *)(s->map + s->names[i].offset);
+		const struct perf_event_header *h = name_record(s, &s->names[i]);
 		struct snapshot_comm *c = find_comm(comms, out, named_tid(h, &parent)), *pc;
 		const char *name = (const char *)(h + 1) + 8;
 
@@ -587,9 +649,11 @@ static int map_spill(struct snapshot *s)
 }
 
 /**
- * snapshot__seal - index the records of all chunks in time order
+ * snapshot__seal - index the records of all chunks
  * @s: the snapshot, with no chunk open
  *
+ * Each chunk's records are filed by CPU into lanes in time order; readers
+ * merge the lanes (snapshot_cursor), so nothing sorts every record.
  * Returns 0 or -errno.
  */
 int snapshot__seal(struct snapshot *s)
@@ -604,15 +668,8 @@ int snapshot__seal(struct snapshot *s)
 	if ((r = map_spill(s)) < 0)
 		return r;
 	for (size_t i = 0; i < s->nr_chunks; i++)
-		if ((r = index_chunk(s, &s->chunks[i])) < 0)
+		if ((r = index_chunk(s, i, true)) < 0)
 			return r;
-	if (s->nr_index) /* qsort(NULL, 0) is undefined */
-		qsort(s->index, s->nr_index, sizeof(*s->index), cmp_index);
-	s->stats.nr_records = s->nr_index;
-	if (s->nr_index) {
-		s->stats.first_time = s->index[0].time;
-		s->stats.last_time = s->index[s->nr_index - 1].time;
-	}
 	if (s->nr_tasks)
 		qsort(s->tasks, s->nr_tasks, sizeof(*s->tasks), cmp_task);
 	for (size_t i = 0; i < s->nr_tasks; i++)
@@ -623,50 +680,38 @@ int snapshot__seal(struct snapshot *s)
 	return build_comms(s);
 }
 
-/*
- * The index up to @first is sorted; sort the few entries after it and merge
- * them in from the back, rather than sorting everything again.
- */
-static int merge_new_run(struct snapshot *s, size_t first)
-{
-	size_t m = s->nr_index - first, i = first, j = m, k = s->nr_index;
-	struct index_entry *run;
-
-	if (!m)
-		return 0;
-	qsort(s->index + first, m, sizeof(*s->index), cmp_index);
-	run = malloc(m * sizeof(*run));
-	if (!run)
-		return -ENOMEM;
-	memcpy(run, s->index + first, m * sizeof(*run));
-	while (j > 0) {
-		if (i > 0 && cmp_index(&s->index[i - 1], &run[j - 1]) > 0)
-			s->index[--k] = s->index[--i];
-		else
-			s->index[--k] = run[--j];
-	}
-	free(run);
-	return 0;
-}
-
 /**
  * snapshot__add_records - merge more records into a sealed snapshot
  * @s: the sealed snapshot
  * @records: whole records, back to back, each with a known id and a time
  * @len: their total length (a multiple of 8)
  *
- * Record pointers obtained before are invalid afterwards (the spill file is
+ * They become one more chunk (cpu -1, not reported by __chunk) whose lanes
+ * join the merge after the rings': equal times keep them after. Record
+ * pointers obtained before are invalid afterwards (the spill file is
  * mapped anew). Returns 0 or -errno.
  */
 int snapshot__add_records(struct snapshot *s, const void *records, size_t len)
 {
 	uint64_t offset = s->spill_size;
 	const uint8_t *p = records;
-	size_t first = s->nr_index, names_first = s->nr_names, done = 0, pos = 0;
+	struct chunk *chunks;
+	size_t done = 0, pos = 0;
 	int r;
 
 	if (!s->sealed || s->spill_fd < 0 || len % 8)
 		return s->sealed && s->spill_fd >= 0 ? -EINVAL : -EBADFD;
+	for (pos = 0; len - pos >= sizeof(struct perf_event_header);) {
+		const struct perf_event_header *h = (const void *)(p + pos);
+
+		if (h->size < sizeof(*h) || h->size % 8 || h->size > len - pos)
+			return -EINVAL;
+		pos += h->size;
+	}
+	chunks = realloc(s->chunks, (s->nr_chunks + s->nr_added + 1) * sizeof(*chunks));
+	if (!chunks)
+		return -ENOMEM;
+	s->chunks = chunks;
 	while (done < len) {
 		ssize_t n = pwrite(s->spill_fd, p + done, len - done, (off_t)(offset + done));
 
@@ -680,30 +725,65 @@ int snapshot__add_records(struct snapshot *s, const void *records, size_t len)
 	r = map_spill(s);
 	if (r < 0)
 		return r;
-	while (len - pos >= sizeof(struct perf_event_header)) {
-		const struct perf_event_header *h = (const void *)(s->map + offset + pos);
-
-		if (h->size < sizeof(*h) || h->size % 8 || h->size > len - pos)
-			return -EINVAL;
-		r = index_record(s, h, NULL);
-		if (r < 0)
-			return r;
-		pos += h->size;
-	}
-	number_names(s, names_first, first, false);
-	number_run(s, first);
-	r = merge_new_run(s, first);
+	chunks[s->nr_chunks + s->nr_added] = (struct chunk){ .info.cpu = -1,
+							     .offset = offset,
+							     .len = len };
+	s->nr_added++;
+	r = index_chunk(s, s->nr_chunks + s->nr_added - 1, false);
 	return r ? r : build_comms(s);
 }
 
+/**
+ * snapshot__nr_records - how many records the snapshot's cursors return
+ * @s: the sealed snapshot
+ *
+ * Returns the count, merged records included.
+ */
 size_t snapshot__nr_records(const struct snapshot *s)
 {
-	return s->nr_index;
+	return s->nr_entries;
 }
 
-const struct perf_event_header *snapshot__record(const struct snapshot *s, size_t idx)
+/**
+ * snapshot__max_cpu - the highest CPU a record was filed under
+ * @s: the sealed snapshot
+ *
+ * Returns it, or -1 for a snapshot without records.
+ */
+int snapshot__max_cpu(const struct snapshot *s)
 {
-	return idx < s->nr_index ? (const void *)(s->map + s->index[idx].offset) : NULL;
+	int max = -1;
+
+	for (size_t i = 0; i < s->nr_lanes; i++)
+		if (s->lanes[i].nr && s->lanes[i].cpu > max)
+			max = s->lanes[i].cpu;
+	return max;
+}
+
+/**
+ * snapshot_cursor__new - walk a sealed snapshot's records in time order
+ * @s: the sealed snapshot
+ * @cpu: only the records filed under this CPU, or SNAPSHOT_ALL_CPUS
+ *
+ * Equal times keep ring order (chunk order, then order within the ring).
+ * The cursor is invalid after snapshot__add_records(). Returns the cursor
+ * or NULL when out of memory.
+ */
+struct snapshot_cursor *snapshot_cursor__new(const struct snapshot *s, int cpu)
+{
+	struct snapshot_cursor *c = snapshot_cursor__alloc(s->nr_lanes);
+
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < s->nr_lanes; i++) {
+		const struct lane *l = &s->lanes[i];
+		const struct chunk *ch = &s->chunks[l->chunk];
+
+		if (l->nr && (cpu == SNAPSHOT_ALL_CPUS || l->cpu == cpu))
+			snapshot_cursor__add(c, l, chunk_base(s, ch), ch->info.backward);
+	}
+	snapshot_cursor__start(c);
+	return c;
 }
 
 const struct snapshot_stats *snapshot__stats(const struct snapshot *s)

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * snapshot: the model of one dump. Events (attrs, names, ids) and per-CPU
- * chunks of raw ring records go in; out comes every record in time order,
- * the tasks that appear, their names (from the snapshot's own COMM and FORK
- * records), and counts. A writer needs nothing but the snapshot. Chunk bytes live in an unlinked spill
- * file, not in memory, so a dump of many big rings needs little RAM; only
- * a 24-byte index entry per record is kept.
+ * chunks of raw ring records go in; out come the records in time order
+ * (all of them, or one CPU's) through a cursor that merges the chunks'
+ * per-CPU runs, the tasks that appear, their names (from the snapshot's
+ * own COMM and FORK records), and counts. A writer needs nothing but the
+ * snapshot. Chunk bytes live in an unlinked spill file, not in memory, so a
+ * dump of many big rings needs little RAM; only a 16-byte entry per record
+ * is kept, and nothing sorts every record: a ring's records are already in
+ * time order.
  */
 #ifndef PERFSNAPD_SNAPSHOT_H
 #define PERFSNAPD_SNAPSHOT_H
@@ -17,6 +20,12 @@
 #include <linux/perf_event.h>
 
 struct snapshot;
+struct snapshot_cursor;
+
+/* CPU numbers at or beyond this are corrupt (and are filed under CPU -1). */
+#define SNAPSHOT_MAX_CPUS 65536
+/* snapshot_cursor__new: every CPU's records. */
+#define SNAPSHOT_ALL_CPUS (-2)
 
 struct snapshot_event {
 	struct perf_event_attr attr;
@@ -78,7 +87,10 @@ int snapshot__end_chunk(struct snapshot *s);
 /* Marks the current chunk's ring as having wrapped (for coverage reports). */
 int snapshot__set_chunk_overwritten(struct snapshot *s);
 
-/* Indexes every record by time and collects tasks. Returns 0 or -errno. */
+/*
+ * Indexes every record by time, filed by CPU (the record's PERF_SAMPLE_CPU,
+ * else its chunk's CPU, else 0), and collects tasks. Returns 0 or -errno.
+ */
 int snapshot__seal(struct snapshot *s);
 
 /*
@@ -88,9 +100,18 @@ int snapshot__seal(struct snapshot *s);
  */
 int snapshot__add_records(struct snapshot *s, const void *records, size_t len);
 
-/* After __seal. Records are returned in time order; ties keep ring order. */
+/*
+ * After __seal. A cursor returns records in time order, ties in ring order
+ * (chunk order, then order in the ring); @cpu selects one CPU's records or
+ * SNAPSHOT_ALL_CPUS. Invalid after __add_records. NULL on ENOMEM.
+ */
+struct snapshot_cursor *snapshot_cursor__new(const struct snapshot *s, int cpu);
+const struct perf_event_header *snapshot_cursor__next(struct snapshot_cursor *c,
+						      uint64_t *ret_time);
+void snapshot_cursor__delete(struct snapshot_cursor *c);
 size_t snapshot__nr_records(const struct snapshot *s);
-const struct perf_event_header *snapshot__record(const struct snapshot *s, size_t idx);
+/* The highest CPU a record is filed under, -1 without records. */
+int snapshot__max_cpu(const struct snapshot *s);
 const struct snapshot_stats *snapshot__stats(const struct snapshot *s);
 size_t snapshot__nr_events(const struct snapshot *s);
 const struct snapshot_event *snapshot__event(const struct snapshot *s, size_t idx);

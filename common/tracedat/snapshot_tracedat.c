@@ -2,11 +2,10 @@
 /*
  * snapshot_tracedat: snapshot -> trace.dat, through tracedat_writer.
  *
- * One pass over the time-ordered records sorts the tracepoint samples and
- * PERF_RECORD_LOST records by CPU (keeping time order) and notes the tasks;
- * then each CPU's events go out in turn, a LOST record marking the next
- * page of its CPU. Task names come from the snapshot. Part of common/: no
- * logging.
+ * Each CPU's records come straight from the snapshot's runs for that CPU,
+ * in time order: tracepoint samples become events, a PERF_RECORD_LOST
+ * marks the next page of its CPU. Task names come from the snapshot. Part
+ * of common/: no logging.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -19,17 +18,6 @@
 #include "snapshot.h"
 #include "snapshot_tracedat.h"
 
-/* Beyond any CONFIG_NR_CPUS: a larger CPU number is a corrupt sample. */
-#define MAX_CPUS 65536
-
-/* A record for one CPU's stream; sorting by (cpu, idx) keeps time order. */
-struct cpu_rec {
-	uint32_t cpu;
-	bool lost;
-	size_t idx;
-	const struct snapshot_event *ev;
-};
-
 struct task_ref {
 	pid_t tid, pid;
 };
@@ -38,11 +26,10 @@ struct conv {
 	const struct snapshot *s;
 	const struct tracedat_meta *meta;
 	struct tracedat_writer *w;
-	struct cpu_rec *recs;
-	size_t nr_recs, cap_recs;
 	struct task_ref *tasks;
 	size_t nr_tasks, cap_tasks;
-	uint32_t max_cpu;
+	uint64_t last_id; /* the id last looked up, and its event */
+	const struct snapshot_event *last_ev;
 	struct tracedat_result res;
 };
 
@@ -62,17 +49,6 @@ static int grow(void **arr, size_t *cap, size_t nr, size_t elem)
 	return 0;
 }
 
-static int push_rec(struct conv *c, uint32_t cpu, bool lost, size_t idx,
-		    const struct snapshot_event *ev)
-{
-	if (grow((void **)&c->recs, &c->cap_recs, c->nr_recs, sizeof(*c->recs)))
-		return -ENOMEM;
-	c->recs[c->nr_recs++] = (struct cpu_rec){ .cpu = cpu, .lost = lost, .idx = idx, .ev = ev };
-	if (cpu > c->max_cpu)
-		c->max_cpu = cpu;
-	return 0;
-}
-
 static int push_task(struct conv *c, pid_t tid, pid_t pid)
 {
 	/* Consecutive samples are mostly the same task. */
@@ -84,84 +60,18 @@ static int push_task(struct conv *c, pid_t tid, pid_t pid)
 	return 0;
 }
 
-/* The tracepoint's raw record; false if the sample has none worth writing. */
-static bool sample_raw(const struct perf_event_header *h, const struct snapshot_event *ev,
-		       struct perf_record_info *info)
+/* Records of one CPU mostly come from the same event or two. */
+static const struct snapshot_event *event_of(struct conv *c, const struct perf_event_header *h)
 {
-	uint64_t st = ev->attr.sample_type;
+	uint64_t id;
 
-	if (perf_record__parse_sample(h, st, info) < 0 || !info->raw || info->raw_size < 8)
-		return false;
-	if (!(st & PERF_SAMPLE_CPU))
-		info->cpu = 0;
-	return info->cpu < MAX_CPUS;
-}
-
-static int note_sample(struct conv *c, size_t idx, const struct perf_event_header *h,
-		       const struct snapshot_event *ev)
-{
-	struct perf_record_info info;
-	int32_t tid;
-	pid_t pid;
-	int r;
-
-	if (ev->attr.type != PERF_TYPE_TRACEPOINT || !(ev->attr.sample_type & PERF_SAMPLE_RAW)) {
-		c->res.nr_skipped++;
-		return 0;
+	if (perf_record__id(h, &id) < 0)
+		return NULL;
+	if (!c->last_ev || id != c->last_id) {
+		c->last_ev = snapshot__event_by_id(c->s, id);
+		c->last_id = id;
 	}
-	if (!sample_raw(h, ev, &info)) {
-		c->res.nr_invalid++;
-		return 0;
-	}
-	/* common_pid: the task trace-cmd looks up in CMDLINES. */
-	memcpy(&tid, (const uint8_t *)info.raw + 4, sizeof(tid));
-	pid = (ev->attr.sample_type & PERF_SAMPLE_TID) && (int32_t)info.tid == tid ?
-		      (pid_t)info.pid :
-		      (pid_t)tid;
-	r = push_task(c, (pid_t)tid, pid);
-	return r ? r : push_rec(c, info.cpu, false, idx, ev);
-}
-
-static int note_lost(struct conv *c, size_t idx, const struct perf_event_header *h,
-		     const struct snapshot_event *ev)
-{
-	struct perf_record_info info;
-
-	if (h->size < sizeof(*h) + 16 ||
-	    perf_record__parse_id_trailer(h, ev->attr.sample_type, &info) < 0)
-		return 0;
-	if (!(ev->attr.sample_type & PERF_SAMPLE_CPU))
-		info.cpu = 0;
-	return info.cpu < MAX_CPUS ? push_rec(c, info.cpu, true, idx, ev) : 0;
-}
-
-static int classify(struct conv *c)
-{
-	for (size_t i = 0; i < snapshot__nr_records(c->s); i++) {
-		const struct perf_event_header *h = snapshot__record(c->s, i);
-		const struct snapshot_event *ev;
-		uint64_t id;
-		int r = 0;
-
-		if (perf_record__id(h, &id) < 0 || !(ev = snapshot__event_by_id(c->s, id)))
-			continue;
-		if (h->type == PERF_RECORD_SAMPLE)
-			r = note_sample(c, i, h, ev);
-		else if (h->type == PERF_RECORD_LOST)
-			r = note_lost(c, i, h, ev);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-static int cmp_rec(const void *a, const void *b)
-{
-	const struct cpu_rec *x = a, *y = b;
-
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	return c->last_ev;
 }
 
 static int cmp_task(const void *a, const void *b)
@@ -227,22 +137,67 @@ static int add_formats(struct conv *c)
 	return r;
 }
 
-/* One event, or the lost count of a LOST record; @pending tracks unshown losses. */
-static int write_rec(struct conv *c, const struct cpu_rec *rec, uint64_t *pending)
+/* One CPU's stream: begun at its first event or LOST record. */
+struct cpu_out {
+	int cpu;
+	bool begun;
+	uint64_t pending; /* lost counts not yet shown by an event */
+};
+
+static int cpu_begin(struct conv *c, struct cpu_out *o)
 {
-	const struct perf_event_header *h = snapshot__record(c->s, rec->idx);
-	struct perf_record_info info;
+	int r;
+
+	if (o->begun || o->cpu < 0)
+		return o->cpu < 0 ? -ENODATA : 0;
+	r = tracedat_writer__begin_cpu(c->w, o->cpu);
+	o->begun = r == 0;
+	return r;
+}
+
+static int write_lost(struct conv *c, struct cpu_out *o, const struct perf_event_header *h)
+{
 	uint64_t lost;
+	int r;
+
+	if (h->size < sizeof(*h) + 16)
+		return 0;
+	r = cpu_begin(c, o);
+	if (r < 0)
+		return r == -ENODATA ? 0 : r;
+	memcpy(&lost, (const uint8_t *)(h + 1) + 8, sizeof(lost));
+	o->pending += lost;
+	return tracedat_writer__add_lost(c->w, lost);
+}
+
+/* A tracepoint sample's raw record, trimmed to what ftrace stores. */
+static int write_sample(struct conv *c, struct cpu_out *o, const struct perf_event_header *h,
+			const struct snapshot_event *ev)
+{
+	uint64_t st = ev->attr.sample_type;
+	struct perf_record_info info;
+	int32_t tid;
 	size_t size;
 	int r;
 
-	if (rec->lost) {
-		memcpy(&lost, (const uint8_t *)(h + 1) + 8, sizeof(lost));
-		*pending += lost;
-		return tracedat_writer__add_lost(c->w, lost);
+	if (ev->attr.type != PERF_TYPE_TRACEPOINT || !(st & PERF_SAMPLE_RAW)) {
+		c->res.nr_skipped++;
+		return 0;
 	}
-	if (!sample_raw(h, rec->ev, &info))
-		return 0; /* checked by note_sample */
+	if (o->cpu < 0 || perf_record__parse_sample(h, st, &info) < 0 || !info.raw ||
+	    info.raw_size < 8) {
+		c->res.nr_invalid++;
+		return 0;
+	}
+	/* common_pid: the task trace-cmd looks up in CMDLINES. */
+	memcpy(&tid, (const uint8_t *)info.raw + 4, sizeof(tid));
+	r = push_task(c, (pid_t)tid,
+		      (st & PERF_SAMPLE_TID) && (int32_t)info.tid == tid ? (pid_t)info.pid :
+									   (pid_t)tid);
+	if (r == 0)
+		r = cpu_begin(c, o);
+	if (r < 0)
+		return r;
 	size = tracedat_writer__event_size(c->w, info.raw, info.raw_size);
 	r = tracedat_writer__add_event(c->w, info.time, info.raw, size);
 	if (r == -E2BIG || r == -EINVAL) {
@@ -252,32 +207,47 @@ static int write_rec(struct conv *c, const struct cpu_rec *rec, uint64_t *pendin
 	if (r < 0)
 		return r;
 	c->res.nr_events++;
-	c->res.lost_events += *pending;
-	*pending = 0;
+	c->res.lost_events += o->pending;
+	o->pending = 0;
 	return 0;
+}
+
+/* Straight from the CPU's own runs (ftrace's layout is per CPU too). */
+static int write_cpu(struct conv *c, int cpu)
+{
+	struct snapshot_cursor *cur = snapshot_cursor__new(c->s, cpu);
+	struct cpu_out o = { .cpu = cpu };
+	const struct perf_event_header *h;
+	int r = 0;
+
+	if (!cur)
+		return -ENOMEM;
+	while (r == 0 && (h = snapshot_cursor__next(cur, NULL))) {
+		const struct snapshot_event *ev = event_of(c, h);
+
+		if (!ev)
+			continue;
+		if (h->type == PERF_RECORD_SAMPLE)
+			r = write_sample(c, &o, h, ev);
+		else if (h->type == PERF_RECORD_LOST)
+			r = write_lost(c, &o, h);
+	}
+	snapshot_cursor__delete(cur);
+	if (r == 0 && o.begun)
+		r = tracedat_writer__end_cpu(c->w);
+	if (r == 0 && o.begun)
+		c->res.lost_unplaced += o.pending;
+	return r;
 }
 
 static int write_cpus(struct conv *c)
 {
-	size_t i = 0;
-	int r;
+	int max = snapshot__max_cpu(c->s), r = 0;
 
-	if (c->nr_recs)
-		qsort(c->recs, c->nr_recs, sizeof(*c->recs), cmp_rec);
-	while (i < c->nr_recs) {
-		uint32_t cpu = c->recs[i].cpu;
-		uint64_t pending = 0;
-
-		r = tracedat_writer__begin_cpu(c->w, (int)cpu);
-		for (; r == 0 && i < c->nr_recs && c->recs[i].cpu == cpu; i++)
-			r = write_rec(c, &c->recs[i], &pending);
-		if (r == 0)
-			r = tracedat_writer__end_cpu(c->w);
-		if (r < 0)
-			return r;
-		c->res.lost_unplaced += pending;
-	}
-	return 0;
+	/* CPU -1 holds records with a corrupt CPU: counted, not written. */
+	for (int cpu = -1; cpu <= max && r == 0; cpu++)
+		r = write_cpu(c, cpu);
+	return r;
 }
 
 static int write_file(struct conv *c, int fd)
@@ -296,17 +266,17 @@ static int write_file(struct conv *c, int fd)
 	};
 	int r;
 
-	if (c->nr_recs && (int)c->max_cpu >= p.nr_cpus)
-		p.nr_cpus = (int)c->max_cpu + 1;
+	if (snapshot__max_cpu(c->s) >= p.nr_cpus)
+		p.nr_cpus = snapshot__max_cpu(c->s) + 1;
 	c->w = tracedat_writer__new(fd, &p);
 	if (!c->w)
 		return -ENOMEM;
 	c->res.nr_cpus = p.nr_cpus;
 	r = add_formats(c);
 	if (r == 0)
-		r = add_cmdlines(c);
-	if (r == 0)
 		r = write_cpus(c);
+	if (r == 0)
+		r = add_cmdlines(c);
 	if (r == 0)
 		r = tracedat_writer__finish(c->w);
 	if (r == 0)
@@ -318,15 +288,16 @@ static int write_file(struct conv *c, int fd)
  * snapshot__write_tracedat - write a snapshot's tracepoint events as trace.dat
  * @s: a sealed snapshot
  * @fd: destination, written from offset 0 (never closed)
- * @meta: tracefs location, clock, compression, CPU count, task names and
- *        optional recorded metadata
+ * @meta: tracefs location, clock, compression, CPU count and optional
+ *        recorded metadata
  * @ret: sizes and counts, set on success (may be NULL)
  *
  * Tracepoint samples (PERF_TYPE_TRACEPOINT with PERF_SAMPLE_RAW) go to the
- * FLYRECORD pages of their PERF_SAMPLE_CPU (0 without it), each trimmed
- * to the size ftrace would have stored. A PERF_RECORD_LOST marks the next
- * page of the CPU in its sample_id_all trailer. CMDLINES hold the names of
- * tasks the snapshot names (snapshot__comm()).
+ * FLYRECORD pages of their PERF_SAMPLE_CPU (without it, their ring's CPU,
+ * else 0), each trimmed to the size ftrace would have stored. A
+ * PERF_RECORD_LOST marks the next page of the CPU in its sample_id_all
+ * trailer. CMDLINES hold the names of tasks the snapshot names
+ * (snapshot__comm()).
  * Returns 0, -EINVAL without @s, @meta or a valid @fd, -ENOMEM, the
  * -errno of reading tracefs (-ENOENT for an unknown tracepoint), or of a
  * write.
@@ -339,13 +310,10 @@ int snapshot__write_tracedat(const struct snapshot *s, int fd, const struct trac
 
 	if (!s || !meta || fd < 0)
 		return -EINVAL;
-	r = classify(&c);
-	if (r == 0)
-		r = write_file(&c, fd);
+	r = write_file(&c, fd);
 	if (r == 0 && ret)
 		*ret = c.res;
 	tracedat_writer__delete(c.w);
-	free(c.recs);
 	free(c.tasks);
 	return r;
 }

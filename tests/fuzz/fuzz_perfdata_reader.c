@@ -55,20 +55,28 @@ static void write_tracedat(const struct snapshot *s, const struct perfdata_reade
 static void walk(const struct snapshot *s, const struct perfdata_reader *r)
 {
 	const struct tracing_data_info *t = perfdata_reader__tracing_data(r);
+	struct snapshot_cursor *c = snapshot_cursor__new(s, SNAPSHOT_ALL_CPUS);
+	const struct perf_event_header *h;
 	volatile uint64_t sink = 0;
+	uint64_t time, last = 0;
 
-	for (size_t i = 0; i < snapshot__nr_records(s); i++) {
-		const struct perf_event_header *h = snapshot__record(s, i);
+	if (!c)
+		return;
+	while ((h = snapshot_cursor__next(c, &time))) {
 		const struct snapshot_event *ev;
 		struct perf_record_info info;
 		uint64_t id;
 
 		if (perf_record__id(h, &id) || !(ev = snapshot__event_by_id(s, id)))
 			abort(); /* the reader gives every record a known id */
+		if (time < last)
+			abort(); /* the merge returns records in time order */
+		last = time;
 		if (h->type == PERF_RECORD_SAMPLE &&
 		    !perf_record__parse_sample(h, ev->attr.sample_type, &info) && info.raw)
 			sink += ((const uint8_t *)info.raw)[info.raw_size ? info.raw_size - 1 : 0];
 	}
+	snapshot_cursor__delete(c);
 	for (size_t i = 0; t && i < t->nr_events; i++)
 		sink += t->events[i].size ? (uint8_t)t->events[i].text[t->events[i].size - 1] : 0;
 	(void)sink;

@@ -297,9 +297,12 @@ static int read_buf(const struct buf *b, bool pipe_fd, uint64_t start, uint64_t 
 
 static void check_records(const struct snapshot *s, size_t want, const uint64_t *times)
 {
+	struct snapshot_cursor *c = snapshot_cursor__new(s, SNAPSHOT_ALL_CPUS);
+
+	assert_non_null(c);
 	assert_int_equal(snapshot__nr_records(s), want);
 	for (size_t i = 0; i < want; i++) {
-		const struct perf_event_header *h = snapshot__record(s, i);
+		const struct perf_event_header *h = snapshot_cursor__next(c, NULL);
 		const struct snapshot_event *ev;
 		struct perf_record_info info;
 		uint64_t id;
@@ -314,6 +317,8 @@ static void check_records(const struct snapshot *s, size_t want, const uint64_t 
 		assert_int_equal(info.raw_size, 12);
 		assert_memory_equal(info.raw, "\x3c\x01\0\0", 4);
 	}
+	assert_null(snapshot_cursor__next(c, NULL));
+	snapshot_cursor__delete(c);
 }
 
 static void test_file_one_bare_event(void **state)

@@ -84,11 +84,34 @@ static struct snapshot *new_snapshot(void)
 	return s;
 }
 
+/* The @i-th record of @cpu's (or all) in the cursor's order, and its time. */
+static const struct perf_event_header *nth(const struct snapshot *s, int cpu, size_t i,
+					   uint64_t *ret_time)
+{
+	struct snapshot_cursor *c = snapshot_cursor__new(s, cpu);
+	const struct perf_event_header *h;
+	uint64_t t = 0, prev = 0;
+
+	assert_non_null(c);
+	do {
+		h = snapshot_cursor__next(c, &t);
+		assert_non_null(h);
+		assert_true(t >= prev);
+		prev = t;
+	} while (i--);
+	assert_int_equal(perf_record__time(h, TYPE, &prev), 0);
+	assert_int_equal(prev, t);
+	snapshot_cursor__delete(c);
+	if (ret_time)
+		*ret_time = t;
+	return h;
+}
+
 static uint64_t time_of(const struct snapshot *s, size_t i)
 {
-	uint64_t t = 0;
+	uint64_t t;
 
-	assert_int_equal(perf_record__time(snapshot__record(s, i), TYPE, &t), 0);
+	nth(s, SNAPSHOT_ALL_CPUS, i, &t);
 	return t;
 }
 
@@ -128,7 +151,7 @@ static void test_order_tasks_chunks(void **state)
 			assert_int_equal(time_of(s, i), want[i]);
 	}
 	/* Equal times keep ring order: CPU 0's chunk came first. */
-	assert_int_equal(((const uint64_t *)snapshot__record(s, 2))[1], 20);
+	assert_int_equal(((const uint64_t *)nth(s, SNAPSHOT_ALL_CPUS, 2, NULL))[1], 20);
 	assert_int_equal(snapshot__stats(s)->nr_dropped, 1);
 	assert_int_equal(snapshot__stats(s)->lost_events, 7);
 	assert_int_equal(snapshot__stats(s)->first_time, 10);
@@ -234,6 +257,94 @@ static void test_comms(void **state)
 	snapshot__delete(s);
 }
 
+/*
+ * A chunk of mixed CPUs (as a perf.data or the side-band ring holds) is
+ * filed per CPU; a record written before an earlier-stamped one (an
+ * interrupt between time stamp and reservation) is put back in order.
+ */
+static void test_lanes_per_cpu(void **state)
+{
+	struct snapshot *s = new_snapshot();
+	uint8_t buf[1024];
+	size_t n = 0;
+	uint64_t t;
+
+	(void)state;
+	n += put_sample(buf + n, 10, 100, 10, 0);
+	n += put_sample(buf + n, 10, 101, 15, 3);
+	n += put_sample(buf + n, 10, 100, 30, 0);
+	n += put_sample(buf + n, 10, 100, 20, 0); /* inversion on CPU 0 */
+	n += put_sample(buf + n, 10, 101, 5, 3);  /* and on CPU 3 */
+	n += put_lost(buf + n, 10, 2, 40, 3);
+	assert_int_equal(snapshot__begin_chunk(s, -1, false), 0);
+	assert_int_equal(snapshot__append(s, buf, n), 0);
+	assert_int_equal(snapshot__end_chunk(s), 0);
+	/* A backward ring of CPU 3 whose newest record is older than its next. */
+	n = 0;
+	n += put_sample(buf + n, 20, 102, 25, 3);
+	n += put_sample(buf + n, 20, 102, 26, 3);
+	n += put_sample(buf + n, 20, 102, 12, 3);
+	assert_int_equal(snapshot__begin_chunk(s, 3, true), 0);
+	assert_int_equal(snapshot__append(s, buf, n), 0);
+	assert_int_equal(snapshot__end_chunk(s), 0);
+	assert_int_equal(snapshot__seal(s), 0);
+
+	assert_int_equal(snapshot__nr_records(s), 9);
+	assert_int_equal(snapshot__max_cpu(s), 3);
+	{
+		static const uint64_t all[] = { 5, 10, 12, 15, 20, 25, 26, 30, 40 };
+		static const uint64_t cpu3[] = { 5, 12, 15, 25, 26, 40 };
+
+		for (size_t i = 0; i < 9; i++)
+			assert_int_equal(time_of(s, i), all[i]);
+		for (size_t i = 0; i < 6; i++) {
+			nth(s, 3, i, &t);
+			assert_int_equal(t, cpu3[i]);
+		}
+	}
+	{
+		struct snapshot_cursor *c = snapshot_cursor__new(s, 1);
+
+		assert_null(snapshot_cursor__next(c, &t));
+		snapshot_cursor__delete(c);
+		c = snapshot_cursor__new(s, 0);
+		for (size_t i = 0; i < 3; i++)
+			assert_non_null(snapshot_cursor__next(c, &t));
+		assert_int_equal(t, 30);
+		assert_null(snapshot_cursor__next(c, &t));
+		snapshot_cursor__delete(c);
+	}
+	assert_int_equal(snapshot__stats(s)->first_time, 5);
+	assert_int_equal(snapshot__stats(s)->last_time, 40);
+	snapshot__delete(s);
+}
+
+/* A run far from time order (a malformed input) still comes out sorted. */
+static void test_unordered_run(void **state)
+{
+	struct snapshot *s = new_snapshot();
+	static uint8_t buf[40 * 2000];
+	size_t n = 0;
+
+	(void)state;
+	for (uint64_t i = 0; i < 2000; i++)
+		n += put_sample(buf + n, 10, 100, (i * 7919) % 2000, 0);
+	assert_int_equal(snapshot__begin_chunk(s, 0, false), 0);
+	assert_int_equal(snapshot__append(s, buf, n), 0);
+	assert_int_equal(snapshot__end_chunk(s), 0);
+	assert_int_equal(snapshot__seal(s), 0);
+	{
+		struct snapshot_cursor *c = snapshot_cursor__new(s, SNAPSHOT_ALL_CPUS);
+		uint64_t t, want = 0;
+
+		while (snapshot_cursor__next(c, &t))
+			assert_int_equal(t, want++);
+		assert_int_equal(want, 2000);
+		snapshot_cursor__delete(c);
+	}
+	snapshot__delete(s);
+}
+
 static void test_state_errors(void **state)
 {
 	struct snapshot *s = snapshot__new();
@@ -261,6 +372,8 @@ int main(void)
 		cmocka_unit_test(test_order_tasks_chunks),
 		cmocka_unit_test(test_add_records_after_seal),
 		cmocka_unit_test(test_comms),
+		cmocka_unit_test(test_lanes_per_cpu),
+		cmocka_unit_test(test_unordered_run),
 		cmocka_unit_test(test_state_errors),
 	};
 

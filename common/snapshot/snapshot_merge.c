@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * snapshot_merge: lanes and the k-way merge of a snapshot's cursors. A
+ * merge over k lanes costs O(log k) per record, where sorting an index of
+ * every record cost O(log n). See snapshot_merge.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "snapshot_merge.h"
+
+/*
+ * Each lane's entries are in ring order, mostly in time order too: a
+ * record's time is read before its space is reserved, so an interrupt in
+ * between can write a later-stamped record first. Insertion sort puts
+ * those few back in linear time; a lane that is far from ordered (a
+ * malformed input) is sorted instead once the moves pass a bound.
+ */
+static int cmp_entry_fwd(const void *a, const void *b)
+{
+	const struct lane_entry *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int cmp_entry_bwd(const void *a, const void *b)
+{
+	const struct lane_entry *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->off > y->off ? -1 : x->off < y->off;
+}
+
+/**
+ * lane__sort - put a lane in time order, equal times in ring order
+ * @l: the lane, in ring order
+ * @backward: its chunk is a backward ring (ring order is falling offsets)
+ */
+void lane__sort(struct lane *l, bool backward)
+{
+	size_t budget = 8 * l->nr + 64;
+
+	for (size_t i = 1; i < l->nr; i++) {
+		struct lane_entry e = l->e[i];
+		size_t j = i;
+
+		while (j > 0 && l->e[j - 1].time > e.time && budget) {
+			l->e[j] = l->e[j - 1];
+			j--;
+			budget--;
+		}
+		l->e[j] = e;
+		if (!budget) {
+			qsort(l->e, l->nr, sizeof(*l->e), backward ? cmp_entry_bwd : cmp_entry_fwd);
+			return;
+		}
+	}
+}
+
+/**
+ * lane__reverse - turn a lane around
+ * @l: the lane
+ */
+void lane__reverse(struct lane *l)
+{
+	for (size_t a = 0, b = l->nr; a + 1 < b; a++, b--) {
+		struct lane_entry t = l->e[a];
+
+		l->e[a] = l->e[b - 1];
+		l->e[b - 1] = t;
+	}
+}
+
+/**
+ * lane__push - append an entry in ring order
+ * @l: the lane
+ * @time: the record's time
+ * @off: its offset in its chunk
+ *
+ * Returns 0 or -ENOMEM.
+ */
+int lane__push(struct lane *l, uint64_t time, uint64_t off)
+{
+	if (l->nr == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 1024;
+		struct lane_entry *n = realloc(l->e, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		l->e = n;
+		l->cap = cap;
+	}
+	l->e[l->nr++] = (struct lane_entry){ .time = time, .off = off };
+	return 0;
+}
+
+/* The k-way merge: a binary heap of lanes keyed by their next entry. */
+struct cursor_lane {
+	const struct lane *lane;
+	const uint8_t *base;
+	bool backward;
+	size_t pos;
+};
+
+struct snapshot_cursor {
+	size_t nr;
+	struct cursor_lane heap[];
+};
+
+/* Time, then ring order: chunk order, then place in the chunk. */
+static bool lane_before(const struct cursor_lane *a, const struct cursor_lane *b)
+{
+	const struct lane_entry *x = &a->lane->e[a->pos], *y = &b->lane->e[b->pos];
+
+	if (x->time != y->time)
+		return x->time < y->time;
+	if (a->lane->chunk != b->lane->chunk)
+		return a->lane->chunk < b->lane->chunk;
+	return a->backward ? x->off > y->off : x->off < y->off;
+}
+
+static void sift_down(struct snapshot_cursor *c, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct cursor_lane t;
+
+		if (l < c->nr && lane_before(&c->heap[l], &c->heap[m]))
+			m = l;
+		if (l + 1 < c->nr && lane_before(&c->heap[l + 1], &c->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = c->heap[i];
+		c->heap[i] = c->heap[m];
+		c->heap[m] = t;
+		i = m;
+	}
+}
+
+/**
+ * snapshot_cursor__alloc - an empty cursor
+ * @max_lanes: room for this many lanes
+ *
+ * Returns the cursor or NULL when out of memory.
+ */
+struct snapshot_cursor *snapshot_cursor__alloc(size_t max_lanes)
+{
+	struct snapshot_cursor *c = malloc(sizeof(*c) + (max_lanes + 1) * sizeof(c->heap[0]));
+
+	if (c)
+		c->nr = 0;
+	return c;
+}
+
+/**
+ * snapshot_cursor__add - make a lane part of the merge
+ * @c: the cursor, not yet started
+ * @l: a lane with at least one entry
+ * @base: where its chunk's bytes are
+ * @backward: its chunk is a backward ring (ring order is falling offsets)
+ */
+void snapshot_cursor__add(struct snapshot_cursor *c, const struct lane *l, const uint8_t *base,
+			  bool backward)
+{
+	c->heap[c->nr++] = (struct cursor_lane){ .lane = l, .base = base, .backward = backward };
+}
+
+/**
+ * snapshot_cursor__start - order the heap
+ * @c: the cursor, with its lanes added
+ */
+void snapshot_cursor__start(struct snapshot_cursor *c)
+{
+	for (size_t i = c->nr / 2; i-- > 0;)
+		sift_down(c, i);
+}
+
+/**
+ * snapshot_cursor__next - the next record
+ * @c: the cursor
+ * @ret_time: set to its time (may be NULL)
+ *
+ * Returns the record, or NULL after the last one.
+ */
+const struct perf_event_header *snapshot_cursor__next(struct snapshot_cursor *c, uint64_t *ret_time)
+{
+	struct cursor_lane *top;
+	const struct lane_entry *e;
+
+	const struct perf_event_header *h;
+
+	if (!c->nr)
+		return NULL;
+	top = &c->heap[0];
+	e = &top->lane->e[top->pos];
+	h = (const void *)(top->base + e->off);
+	if (ret_time)
+		*ret_time = e->time;
+	if (++top->pos == top->lane->nr)
+		c->heap[0] = c->heap[--c->nr];
+	sift_down(c, 0);
+	return h;
+}
+
+/**
+ * snapshot_cursor__delete - free a cursor
+ * @c: the cursor, or NULL
+ */
+void snapshot_cursor__delete(struct snapshot_cursor *c)
+{
+	free(c);
+}
