@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * trigger_psi: a PSI trigger fd, an epoll set holding it with EPOLLPRI, and
- * a libevent read event on the epoll fd. See trigger_psi.h.
+ * trigger_psi: a PSI trigger fd, a thread that poll()s it for POLLPRI, and a
+ * pipe from that thread to a read event on the loop. See trigger_psi.h.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -16,35 +18,74 @@
 #include "log.h"
 #include "trigger_psi.h"
 
+#define MSG_FIRED 'P'
+#define MSG_GONE  'E'
+
 struct trigger_psi {
 	char *file;
-	int fd, epfd;
+	int fd;
+	int stop_pipe[2];   /* loop -> thread: close the write end to stop */
+	int notify_pipe[2]; /* thread -> loop: one byte per report */
 	struct event *ev;
+	pthread_t thread;
+	bool started;
 	trigger_psi_fn fn;
 	void *ctx;
 };
 
-static void on_ready(evutil_socket_t fd, short what, void *arg)
+static void send_msg(struct trigger_psi *p, char msg)
+{
+	/* Non-blocking: a full pipe already holds reports the loop will see. */
+	while (write(p->notify_pipe[1], &msg, 1) < 0 && errno == EINTR)
+		;
+}
+
+static void *watch(void *arg)
 {
 	struct trigger_psi *p = arg;
-	struct epoll_event e;
-	int n;
+	struct pollfd fds[2] = {
+		{ .fd = p->fd, .events = POLLPRI },
+		{ .fd = p->stop_pipe[0], .events = POLLIN },
+	};
 
-	(void)fd;
-	(void)what;
-	n = epoll_wait(p->epfd, &e, 1, 0);
-	if (n <= 0)
-		return;
-	if (e.events & EPOLLERR) {
-		/* The group of a cgroup pressure file was removed: nothing more will come. */
-		log_warning("PSI trigger on %s: the file went away (cgroup removed?): "
-			    "it fires no more until a reload",
-			    p->file);
-		event_del(p->ev);
-		return;
+	for (;;) {
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (fds[1].revents)
+			break;
+		if (fds[0].revents & POLLERR) {
+			/* The group of a cgroup pressure file was removed. */
+			send_msg(p, MSG_GONE);
+			break;
+		}
+		if (fds[0].revents & POLLPRI)
+			send_msg(p, MSG_FIRED);
 	}
-	if (e.events & EPOLLPRI)
-		p->fn(p->ctx);
+	return NULL;
+}
+
+static void on_notify(evutil_socket_t fd, short what, void *arg)
+{
+	struct trigger_psi *p = arg;
+	char buf[64];
+	ssize_t n;
+
+	(void)what;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] == MSG_FIRED) {
+				p->fn(p->ctx);
+			} else {
+				log_warning("PSI trigger on %s: the file went away (cgroup "
+					    "removed?): it fires no more until a reload",
+					    p->file);
+				event_del(p->ev);
+				return;
+			}
+		}
 }
 
 /**
@@ -54,7 +95,7 @@ static void on_ready(evutil_socket_t fd, short what, void *arg)
  * @full: "full" rather than "some"
  * @stall_us: stall threshold within a window, microseconds
  * @window_us: the window, microseconds
- * @fn: called when the threshold is reached
+ * @fn: called on the loop when the threshold is reached
  * @ctx: its argument
  * @ret: the trigger
  *
@@ -64,13 +105,12 @@ int trigger_psi__new(struct event_base *base, const char *file, bool full, uint6
 		     uint64_t window_us, trigger_psi_fn fn, void *ctx, struct trigger_psi **ret)
 {
 	struct trigger_psi *p = calloc(1, sizeof(*p));
-	struct epoll_event e = { .events = EPOLLPRI };
 	char text[64];
 	int r = 0;
 
 	if (!p)
 		return -ENOMEM;
-	p->fd = p->epfd = -1;
+	p->fd = p->stop_pipe[0] = p->stop_pipe[1] = p->notify_pipe[0] = p->notify_pipe[1] = -1;
 	p->fn = fn;
 	p->ctx = ctx;
 	p->file = strdup(file);
@@ -90,14 +130,18 @@ int trigger_psi__new(struct event_base *base, const char *file, bool full, uint6
 		r = -errno;
 		goto out;
 	}
-	p->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (p->epfd < 0 || epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->fd, &e) < 0) {
+	if (pipe2(p->stop_pipe, O_CLOEXEC) < 0 ||
+	    pipe2(p->notify_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		r = -errno;
 		goto out;
 	}
-	p->ev = event_new(base, p->epfd, EV_READ | EV_PERSIST, on_ready, p);
-	if (!p->ev || event_add(p->ev, NULL) < 0)
+	p->ev = event_new(base, p->notify_pipe[0], EV_READ | EV_PERSIST, on_notify, p);
+	if (!p->ev || event_add(p->ev, NULL) < 0) {
 		r = -ENOMEM;
+		goto out;
+	}
+	r = -pthread_create(&p->thread, NULL, watch, p);
+	p->started = r == 0;
 out:
 	if (r < 0) {
 		trigger_psi__delete(p);
@@ -107,20 +151,32 @@ out:
 	return 0;
 }
 
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 /**
- * trigger_psi__delete - disarm and free
+ * trigger_psi__delete - stop the thread, disarm and free
  * @p: the trigger, or NULL
  */
 void trigger_psi__delete(struct trigger_psi *p)
 {
 	if (!p)
 		return;
+	if (p->started) {
+		close_fd(&p->stop_pipe[1]); /* POLLHUP on the read end */
+		pthread_join(p->thread, NULL);
+	}
 	if (p->ev)
 		event_free(p->ev);
-	if (p->epfd >= 0)
-		close(p->epfd);
-	if (p->fd >= 0)
-		close(p->fd);
+	close_fd(&p->stop_pipe[0]);
+	close_fd(&p->stop_pipe[1]);
+	close_fd(&p->notify_pipe[0]);
+	close_fd(&p->notify_pipe[1]);
+	close_fd(&p->fd);
 	free(p->file);
 	free(p);
 }

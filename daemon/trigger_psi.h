@@ -4,7 +4,10 @@
  * /proc/pressure/<resource> or a cgroup's <resource>.pressure), watched on
  * the daemon's loop. The kernel signals POLLPRI when the stall in a window
  * reaches the threshold, at most once per window. libevent has no POLLPRI,
- * so the fd sits in an epoll set of its own whose fd the loop reads.
+ * and an epoll set nested in the loop's does not work: the outer readiness
+ * check polls the PSI fd, which consumes the event, so the inner
+ * epoll_wait() finds nothing. A small thread poll()s the fd instead and
+ * tells the loop through a pipe.
  */
 #ifndef PERFSNAPD_TRIGGER_PSI_H
 #define PERFSNAPD_TRIGGER_PSI_H
