@@ -316,9 +316,10 @@ void daemon__dump_done(void *ctx, const struct dump_report *rep)
 	if (rep->error) {
 		d->failures++;
 		log_errno(rep->error,
-			  "snapshot %s (%s) failed: no file of it was kept; "
+			  "snapshot %s (%s) failed writing %s: no file of it was kept; "
 			  "recording continues",
-			  rep->stem, rep->reason);
+			  rep->stem, rep->reason,
+			  rep->files.failed[0] ? rep->files.failed : "its files");
 		update_status(d);
 		return;
 	}

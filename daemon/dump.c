@@ -300,6 +300,8 @@ static void start(struct dump *d)
 	snapshot__delete(d->snap);
 	d->snap = NULL;
 	d->report.error = r;
+	snprintf(d->report.files.failed, sizeof(d->report.files.failed),
+		 "the copy of the rings (an unnamed spill file in '%s')", d->cfg->directory);
 	d->report.dump_ns = now_ns() - d->trigger_ns;
 	finish(d);
 }

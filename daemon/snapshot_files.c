@@ -181,15 +181,24 @@ int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_
 	params.json.nr_files = nr;
 	kinds[nr++] = FILE_JSON;
 
-	for (int i = 0; i < nr && r == 0; i++)
+	for (int i = 0; i < nr && r == 0; i++) {
 		r = write_one(s, &params, kinds[i], &files[i], ret);
+		if (r < 0)
+			snprintf(ret->failed, sizeof(ret->failed), "'%s'", files[i].final);
+	}
 	/* The sidecar last: its presence says the data files are there. */
 	for (int i = 0; i < nr && r == 0; i++) {
 		r = publish(&files[i]);
 		files[i].published = r == 0;
+		if (r < 0)
+			snprintf(ret->failed, sizeof(ret->failed), "'%s'", files[i].final);
 	}
-	if (r == 0)
+	if (r == 0) {
 		r = fsync_dir(p->directory);
+		if (r < 0)
+			snprintf(ret->failed, sizeof(ret->failed), "the directory '%s'",
+				 p->directory);
+	}
 	for (int i = 0; i < nr; i++) {
 		if (files[i].fd >= 0 && close(files[i].fd) < 0 && r == 0)
 			r = -errno;

@@ -41,6 +41,7 @@ struct snapshot_files_result {
 	uint64_t bytes; /* all files together */
 	struct perfdata_result perfdata;
 	uint64_t tracedat_events, tracedat_skipped;
+	char failed[PATH_MAX + 32]; /* on failure, what could not be written */
 };
 
 /* Returns 0 or -errno; *ret describes the files written. */

@@ -303,6 +303,10 @@ static int write_output(const struct convert_options *o, const struct snapshot *
 	err = perfdata_convert__write_tracedat(s, r, fd, res);
 	if (err) {
 		close(fd);
+		/* The writer refuses only what it is given: the input's data. */
+		if (err == -EINVAL || err == -EPROTO)
+			return error("'%s': its tracing data cannot be written as trace.dat: %s",
+				     strcmp(o->input, "-") ? o->input : "stdin", strerror(-err));
 		return error("cannot write '%s': %s", o->output, strerror(-err));
 	}
 	if (fsync(fd) || close(fd))

@@ -21,6 +21,7 @@
 #include <tracefs.h>
 
 #include "byte_buffer.h"
+#include "tracedat_formats.h"
 #include "tracing_data.h"
 
 /* "\027\010D" then "tracing": perf checks both, in two reads. */
@@ -460,8 +461,9 @@ static void format_identify(struct tracing_data_format *f)
 static int take_formats(struct parser *p, const char *system, uint32_t count,
 			struct tracing_data_format **arr, size_t *nr)
 {
+	struct tracedat_formats *check;
 	struct tracing_data_format *n;
-	int err;
+	int err = 0;
 
 	/* Each needs its 8-byte size at least: refuse absurd counts before allocating. */
 	if (count > (p->size - p->pos) / 8)
@@ -473,18 +475,34 @@ static int take_formats(struct parser *p, const char *system, uint32_t count,
 	if (!n)
 		return -ENOMEM;
 	*arr = n;
-	for (uint32_t i = 0; i < count; i++) {
+	/* The trace.dat writer's own parser: what it would refuse, refuse here. */
+	check = tracedat_formats__new();
+	if (!check)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < count && !err; i++) {
 		struct tracing_data_format *f = &n[*nr];
+		size_t at = p->pos;
 
 		memset(f, 0, sizeof(*f));
 		f->system = system;
 		err = take_sized(p, 8, "format file", &f->text, &f->size);
 		if (err)
-			return err;
+			break;
+		err = tracedat_formats__add(check, system, f->text, f->size);
+		if (err == -EINVAL) {
+			p->pos = at;
+			err = parse_error(
+				p, -EPROTO,
+				"format file %u of system '%s' is damaged: accepted: a "
+				"name:, an ID: up to 65535, field offsets and sizes up to 65535",
+				i + 1, system);
+			break;
+		}
 		format_identify(f);
 		(*nr)++;
 	}
-	return 0;
+	tracedat_formats__delete(check);
+	return err;
 }
 
 static int parse_preamble(struct parser *p, struct tracing_data_info *info)

@@ -22,6 +22,8 @@ convert_ok() {
 		fail "perfsnap-convert --to-trace-dat $out $* failed"
 	}
 	[ -s conv.err ] && { cat conv.err >&2; fail "perfsnap-convert printed on stderr"; }
+	[ "$(tail -c 1 conv.out | od -An -tx1 | tr -d ' ')" = 0a ] ||
+		fail "the summary does not end with a newline"
 	cat conv.out
 }
 
@@ -140,6 +142,22 @@ head -c $(($(stat -c %s z.pipe) - 4)) z.pipe >cut.pipe
 [ $? = 1 ] || fail "truncated pipe input: want exit 1"
 grep -q "truncated" conv.err || { cat conv.err >&2; fail "truncated pipe: no clear error"; }
 [ -e cut.pipe.dat ] && fail "output left after a failed pipe conversion"
+no_leftovers
+# 7b. A damaged format file in the input's TRACING_DATA (its "ID:" line
+# garbled, same length): the input is named as what is wrong, not the
+# output (this was "cannot write 'fmt.dat': Invalid argument").
+python3 - x.data fmt.data <<'PY' || fail "cannot damage x.data"
+import sys
+d = open(sys.argv[1], 'rb').read()
+key = b'name: sched_switch\nID:'
+assert d.count(key) == 1
+open(sys.argv[2], 'wb').write(d.replace(key, b'name: sched_switch\nI@:'))
+PY
+convert_fails fmt.dat -i fmt.data
+grep -q "^perfsnap-convert: 'fmt.data': .*TRACING_DATA.*format file" conv.err ||
+	fail "the damaged format is not reported as a problem of 'fmt.data'"
+grep -q "cannot write" conv.err && fail "a damaged input reported as a write error"
+[ -e fmt.dat ] && fail "output left after a damaged input"
 no_leftovers
 # 8. perfsnapd's own snapshot, zstd-compressed, converts to the same events.
 write_config "$WORK/d.conf" "sched:sched_switch sched:sched_wakeup" 2M "compression = zstd"
