@@ -16,6 +16,7 @@
  * Every change of state is logged once with journal fields SNAPSHOT_STEM,
  * UPLOAD_STATE, UPLOAD_URL, UPLOAD_ATTEMPTS and UPLOAD_ERROR.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -421,6 +422,10 @@ int upload__new(const struct perfsnapd_config *cfg, struct upload **ret)
 	}
 	if (gethostname(u->host, sizeof(u->host) - 1) < 0)
 		snprintf(u->host, sizeof(u->host), "localhost");
+	/* Keys keep to characters that need no URL encoding (see config_upload). */
+	for (char *c = u->host; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("-_.", *c))
+			*c = '-';
 	snprintf(u->prefix, sizeof(u->prefix), "%s", cfg->upload_prefix);
 	u->target = target_new(cfg);
 	r = u->target ? upload_s3__new(&u->s3) : -ENOMEM;

@@ -23,7 +23,7 @@
 
 #define DEFAULT_REGION "us-east-1"
 #define URL_ACCEPTED   "s3://BUCKET/PREFIX, e.g. s3://snapshots/fleet/{host}/"
-#define PREFIX_CHARS   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/!-_.*'()"
+#define PREFIX_CHARS   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/-_."
 #define ENDPOINT_ACCEPTED \
 	"http:// or https:// and a host[:port], no path, e.g. https://s3.example.net"
 #define REGION_ACCEPTED "lower-case letters, digits and '-', e.g. us-east-1"
@@ -55,7 +55,11 @@ static bool valid_bucket(const char *b, size_t len)
 	return true;
 }
 
-/* The prefix: S3's safe characters, and {host}, {date}. Returns the bad part or NULL. */
+/*
+ * The prefix: characters that are the same URL-encoded or not (so the
+ * signed path is the path S3 checks), and {host}, {date}. Returns the bad
+ * part or NULL.
+ */
 static const char *bad_prefix_part(const char *s)
 {
 	while (*s) {
@@ -98,7 +102,7 @@ void config_upload__parse_url(struct config_parser *p, char *value)
 	if (bad) {
 		config_parser__diag(
 			p, p->line,
-			"[upload] url: key prefix '%s' has '%c': accepted: letters, digits, / ! - _ . * ' ( ), {host} and {date}",
+			"[upload] url: key prefix '%s' has '%c': accepted: letters, digits, / - _ . (characters that need no URL encoding), {host} and {date}",
 			rest, *bad);
 		return;
 	}
@@ -233,7 +237,7 @@ static void read_credentials(struct config_parser *p, const char *path, FILE *f)
 		cred_diag(p, path, profile_line, "[default]: no ", "aws_secret_access_key");
 }
 
-/* Opens the credentials file if it is root's and nobody else may read it. */
+/* Reads the credentials file if it is root's and nobody else may read it. */
 static void load_credentials(struct config_parser *p)
 {
 	const char *path = p->cfg->upload_credentials;
@@ -242,7 +246,8 @@ static void load_credentials(struct config_parser *p)
 	FILE *f;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	/* Symlinks are followed: Kubernetes mounts secrets as links into ..data/. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		config_parser__diag(p, line,
 				    "[upload] credentials: '%s': %s: accepted: " CRED_ACCEPTED,

@@ -16,7 +16,8 @@ require_env
 
 CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
 S3RVER=${SOURCE_DIR:?}/tests/s3rver/node_modules/.bin/s3rver
-PROXY=$SOURCE_DIR/tests/integration/progs/s3_fault_proxy.py
+PROGS_SRC=$SOURCE_DIR/tests/integration/progs
+PROXY=$PROGS_SRC/s3_fault_proxy.py
 [ -x "$S3RVER" ] || prereq_missing "s3rver (scripts/install-deps runs npm ci in tests/s3rver)"
 command -v node >/dev/null || prereq_missing "node (nodejs)"
 command -v python3 >/dev/null || prereq_missing "python3"
@@ -156,17 +157,29 @@ stem_of() { basename "$1" .perf.data; }
 for h in "${HOSTS[@]}"; do start_host "$h"; done
 note "s3rver on $S3_PORT, proxy on $PROXY_PORT, hosts ${HOSTS[*]}"
 
-# --- one trigger on the whole fleet at once --------------------------------
-dumps=()
-for h in "${HOSTS[@]}"; do
-	ctl "$h" dump --reason "incident 42" >"$WORK/$h/dump.out" &
-	dumps+=($!)
-done
-for j in "${dumps[@]}"; do wait "$j" || fail "a fleet dump failed"; done
+# --- one trigger on the whole fleet at once: the shipped Ansible playbook ---
+command -v ansible-playbook >/dev/null || prereq_missing "ansible-playbook (ansible-core)"
+{
+	echo "[perfsnapd]"
+	for h in "${HOSTS[@]}"; do
+		echo "$h ansible_connection=local ansible_become=false" \
+			"ansible_python_interpreter=/usr/bin/python3 perfsnapctl=$CTL" \
+			"perfsnap_socket=$WORK/$h/control.sock"
+	done
+} >"$WORK/inventory"
+ANSIBLE_LOCAL_TEMP=$WORK/ansible-tmp ANSIBLE_HOME=$WORK/ansible \
+	ansible-playbook -i "$WORK/inventory" -f 3 -e 'perfsnap_reason="incident 42"' \
+	"$SOURCE_DIR/packaging/fleet/ansible/perfsnap-dump.yml" >"$WORK/ansible.out" 2>&1 ||
+	{ cat "$WORK/ansible.out"; fail "the playbook failed"; }
 declare -A STEM
 for h in "${HOSTS[@]}"; do
-	STEM[$h]=$(stem_of "$(grep '\.perf\.data$' "$WORK/$h/dump.out")")
+	f=$(ls "$WORK/$h/out/"*.perf.data 2>/dev/null)
+	[ "$(echo "$f" | wc -w)" = 1 ] || fail "$h: want one snapshot from the playbook, got: $f"
+	STEM[$h]=$(stem_of "$f")
 	[[ ${STEM[$h]} == "$h"-* ]] || fail "$h: stem '${STEM[$h]}' does not carry its host name"
+	grep -q '"reason": "ctl:incident 42"' "$WORK/$h/out/${STEM[$h]}.json" ||
+		fail "$h: the playbook's reason is not in the sidecar"
+	grep -q "${STEM[$h]}.perf.data" "$WORK/ansible.out" || fail "$h: the playbook does not show its files"
 done
 for h in "${HOSTS[@]}"; do
 	wait_state "$h" "${STEM[$h]}" uploaded
@@ -182,7 +195,19 @@ for h in "${HOSTS[@]}"; do
 		grep -q '\.json 200$' || fail "$h: the JSON was not uploaded last"
 done
 grep -q badsig "$WORK/proxy.log" && fail "a request had a bad SigV4 signature"
-note "fleet trigger: 3 hosts, every snapshot in the bucket, byte-identical"
+note "fleet trigger (Ansible playbook): 3 hosts, every snapshot in the bucket, byte-identical"
+
+# --- the same through the Kubernetes trigger script (kubectl exec per pod) ---
+PERFSNAPCTL=$CTL FAKE_K8S_WORK=$WORK FAKE_K8S_HOSTS="${HOSTS[*]}" KUBECTL=$PROGS_SRC/fake-kubectl \
+	"$SOURCE_DIR/packaging/fleet/kubernetes/perfsnap-k8s-dump" --reason "k8s incident" \
+	>"$WORK/k8s.out" 2>&1 || { cat "$WORK/k8s.out"; fail "perfsnap-k8s-dump failed"; }
+for h in "${HOSTS[@]}"; do
+	f=$(grep "^$h: .*\.perf\.data$" "$WORK/k8s.out" | sed "s/^$h: //")
+	[ -f "$f" ] || { cat "$WORK/k8s.out"; fail "$h: perfsnap-k8s-dump shows no snapshot"; }
+	wait_state "$h" "$(stem_of "$f")" uploaded
+	in_bucket "$h" "$(stem_of "$f")"
+done
+note "fleet trigger (kubectl exec over the pods): 3 more snapshots uploaded"
 
 # --- the server down during a dump -----------------------------------------
 port=$PROXY_PORT
