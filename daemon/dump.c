@@ -25,6 +25,7 @@
 #include "log.h"
 #include "sideband.h"
 #include "snapshot.h"
+#include "snapshot_name.h"
 
 #define HOUR_NS (3600ull * 1000000000ull)
 
@@ -227,17 +228,13 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void make_stem(struct dump *d)
+static int make_stem(struct dump *d)
 {
 	struct timespec ts;
-	struct tm tm;
-	char when[32];
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	localtime_r(&ts.tv_sec, &tm);
-	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
-	snprintf(d->report.stem, sizeof(d->report.stem), "%s-%s.%03ld-%lu", d->hostname, when,
-		 ts.tv_nsec / 1000000, d->seq);
+	return snapshot_name__make_stem(d->report.stem, sizeof(d->report.stem), d->hostname, &ts,
+					d->seq);
 }
 
 static void schedule(struct dump *d);
@@ -286,10 +283,10 @@ static void start(struct dump *d)
 	d->report.trigger = d->pending_trigger;
 	d->trigger_ns = now_ns();
 	note_start(d, d->trigger_ns);
-	make_stem(d);
+	r = make_stem(d);
 	log_debug("dump %s (%s)", d->report.stem, d->report.reason);
-	d->snap = snapshot__new();
-	r = d->snap ? collect(d, d->snap) : -ENOMEM;
+	d->snap = r < 0 ? NULL : snapshot__new();
+	r = r < 0 ? r : d->snap ? collect(d, d->snap) : -ENOMEM;
 	if (r == 0) {
 		r = -pthread_create(&d->worker, NULL, worker_main, d);
 		if (r == 0) {
@@ -505,7 +502,7 @@ int dump__new(struct capture *cap, struct sideband *sb, const struct perfsnapd_c
 	d->base = base;
 	d->notify_pipe[0] = d->notify_pipe[1] = -1;
 	dump__set_config(d, cfg);
-	if (gethostname(d->hostname, sizeof(d->hostname) - 1) < 0)
+	if (gethostname(d->hostname, sizeof(d->hostname) - 1) < 0 || !d->hostname[0])
 		snprintf(d->hostname, sizeof(d->hostname), "localhost");
 	r = alloc_copy_buffer(d);
 	if (r == 0 && pipe2(d->notify_pipe, O_CLOEXEC | O_NONBLOCK) < 0)

@@ -18,115 +18,9 @@
 #include <unistd.h>
 
 #include "retention.h"
+#include "snapshot_name.h"
 
-#define MAX_JSON       (64 * 1024)
-#define STAMP_LEN      19 /* "YYYYmmdd-HHMMSS.mmm" */
-#define MAX_SEQ_DIGITS 20
-
-static const struct {
-	const char *suffix;
-	unsigned int kind;
-} suffixes[] = {
-	/* Deletion order: the sidecar goes last, so a partial delete still lists. */
-	{ ".perf.data", SNAPSHOT_FILE_PERFDATA },
-	{ ".trace.dat", SNAPSHOT_FILE_TRACEDAT },
-	{ ".json", SNAPSHOT_FILE_JSON },
-};
-
-#define NR_SUFFIXES (sizeof(suffixes) / sizeof(suffixes[0]))
-
-static bool digits(const char *s, size_t n, unsigned int max)
-{
-	unsigned int v = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (unsigned int)(s[i] - '0');
-	}
-	return v <= max;
-}
-
-/* "YYYYmmdd-HHMMSS.mmm", as strftime() and dump.c make it. */
-static bool valid_stamp(const char *s)
-{
-	return digits(s, 4, 9999) && digits(s + 4, 2, 12) && digits(s + 6, 2, 31) && s[8] == '-' &&
-	       digits(s + 9, 2, 23) && digits(s + 11, 2, 59) && digits(s + 13, 2, 60) &&
-	       s[15] == '.' && digits(s + 16, 3, 999);
-}
-
-/**
- * retention__parse_name - recognize a snapshot file name
- * @name: a file name (no directory)
- * @ret_stem_len: the length of its stem, set on a match
- *
- * Returns the file's enum snapshot_file kind, or 0 if perfsnapd did not
- * name it so (including every dotfile).
- */
-unsigned int retention__parse_name(const char *name, size_t *ret_stem_len)
-{
-	size_t len = strlen(name), stem = 0, q;
-	unsigned int kind = 0;
-
-	if (name[0] == '.')
-		return 0;
-	for (size_t i = 0; i < NR_SUFFIXES; i++) {
-		size_t sl = strlen(suffixes[i].suffix);
-
-		if (len > sl && !strcmp(name + len - sl, suffixes[i].suffix)) {
-			kind = suffixes[i].kind;
-			stem = len - sl;
-			break;
-		}
-	}
-	if (!kind || stem > NAME_MAX)
-		return 0;
-	/* From the right: "-<seq>", then "-YYYYmmdd-HHMMSS.mmm", then a host. */
-	for (q = stem; q > 0 && name[q - 1] >= '0' && name[q - 1] <= '9'; q--)
-		;
-	if (q == stem || stem - q > MAX_SEQ_DIGITS || q < STAMP_LEN + 3 || name[q - 1] != '-')
-		return 0;
-	q -= 1 + STAMP_LEN;
-	if (!valid_stamp(name + q) || name[q - 1] != '-')
-		return 0;
-	for (size_t i = 0; i < q - 1; i++)
-		if ((unsigned char)name[i] <= ' ' || name[i] == 0x7f)
-			return 0;
-	*ret_stem_len = stem;
-	return kind;
-}
-
-#define SPILL_PREFIX ".perfsnapd-spill."
-
-/**
- * retention__parse_temporary - recognize a temporary perfsnapd makes
- * @name: a file name (no directory)
- *
- * Returns true for ".<snapshot file name>.tmp" (snapshot_files.c on file
- * systems without O_TMPFILE) and ".perfsnapd-spill.XXXXXX" (the snapshot's
- * spill file there), the only names a crash can leave behind.
- */
-bool retention__parse_temporary(const char *name)
-{
-	char inner[NAME_MAX + 1];
-	size_t len = strlen(name), stem;
-
-	if (!strncmp(name, SPILL_PREFIX, strlen(SPILL_PREFIX))) {
-		name += strlen(SPILL_PREFIX);
-		if (strlen(name) != 6)
-			return false;
-		for (; *name; name++)
-			if (!((*name >= '0' && *name <= '9') || (*name >= 'a' && *name <= 'z') ||
-			      (*name >= 'A' && *name <= 'Z')))
-				return false;
-		return true;
-	}
-	if (name[0] != '.' || len < 6 || len - 5 > NAME_MAX || strcmp(name + len - 4, ".tmp"))
-		return false;
-	memcpy(inner, name + 1, len - 5);
-	inner[len - 5] = '\0';
-	return retention__parse_name(inner, &stem) != 0;
-}
+#define MAX_JSON (64 * 1024)
 
 /* Appends @cp as UTF-8 if there is room for it and a NUL. */
 static size_t put_utf8(char *out, size_t o, size_t size, unsigned int cp)
@@ -231,13 +125,14 @@ static char *json_reason(const char *buf, size_t len)
 
 static char *read_reason(int dfd, const char *stem)
 {
-	char name[NAME_MAX + 8], *buf;
+	char name[NAME_MAX + 1], *buf;
 	ssize_t n;
 	size_t len = 0;
 	char *reason = NULL;
 	int fd;
 
-	snprintf(name, sizeof(name), "%s.json", stem);
+	if (snapshot_name__file(name, sizeof(name), stem, SNAPSHOT_FILE_JSON) < 0)
+		return NULL;
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
@@ -263,30 +158,25 @@ static int by_stem(const void *a, const void *b)
 		      ((const struct snapshot_entry *)b)->stem);
 }
 
-/* Where the "YYYYmmdd-HHMMSS.mmm-<seq>" part of a valid stem starts. */
-static const char *stamp_of(const char *stem)
-{
-	const char *p = strrchr(stem, '-'); /* before <seq> */
-
-	return p - STAMP_LEN;
-}
-
+/* Same stamp text and sequence number: names made by one daemon sort by them. */
 static int by_age(const void *a, const void *b)
 {
 	const struct snapshot_entry *x = a, *y = b;
-	const char *sx = stamp_of(x->stem), *sy = stamp_of(y->stem);
+	struct snapshot_name nx, ny;
 	int r;
 
 	if (x->mtime.tv_sec != y->mtime.tv_sec)
 		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
 	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
 		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
-	r = strncmp(sx, sy, STAMP_LEN);
+	/* Listed entries are valid stems: "<host>-YYYYmmdd-HHMMSS.mmm-<seq>". */
+	snapshot_name__parse_stem(x->stem, strlen(x->stem), &nx);
+	snapshot_name__parse_stem(y->stem, strlen(y->stem), &ny);
+	r = strncmp(x->stem + nx.host_len, y->stem + ny.host_len, 20);
 	if (r)
 		return r;
-	/* Same millisecond: the longer sequence number is the larger. */
-	if (strlen(sx) != strlen(sy))
-		return strlen(sx) < strlen(sy) ? -1 : 1;
+	if (nx.seq != ny.seq)
+		return nx.seq < ny.seq ? -1 : 1;
 	return strcmp(x->stem, y->stem);
 }
 
@@ -294,14 +184,15 @@ static int by_age(const void *a, const void *b)
 static int scan(DIR *d, struct snapshot_entry **ret, size_t *ret_nr, uint64_t *ret_tmp_bytes)
 {
 	struct snapshot_entry *v = NULL, *nv;
-	size_t nr = 0, alloc = 0, stem_len;
+	size_t nr = 0, alloc = 0;
+	struct snapshot_name name;
 	struct dirent *de;
 	struct stat st;
-	unsigned int kind;
+	bool kind;
 
 	while ((errno = 0, de = readdir(d))) {
-		kind = retention__parse_name(de->d_name, &stem_len);
-		if (!kind && retention__parse_temporary(de->d_name) &&
+		kind = snapshot_name__parse(de->d_name, &name) == 0;
+		if (!kind && snapshot_name__is_temporary(de->d_name) &&
 		    !fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode))
 			*ret_tmp_bytes += (uint64_t)st.st_size;
 		if (!kind || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
@@ -317,8 +208,8 @@ static int scan(DIR *d, struct snapshot_entry **ret, size_t *ret_nr, uint64_t *r
 			v = nv;
 		}
 		memset(&v[nr], 0, sizeof(v[nr]));
-		memcpy(v[nr].stem, de->d_name, stem_len);
-		v[nr].files = kind;
+		memcpy(v[nr].stem, de->d_name, name.stem_len);
+		v[nr].files = SNAPSHOT_FILE_BIT(name.file);
 		v[nr].bytes = (uint64_t)st.st_size;
 		v[nr++].mtime = st.st_mtim;
 	}
@@ -377,7 +268,7 @@ static int list(const char *dir, struct snapshot_entry **ret, size_t *ret_nr,
 	}
 	nr = merge(v, nr);
 	for (size_t i = 0; i < nr; i++)
-		if (v[i].files & SNAPSHOT_FILE_JSON)
+		if (v[i].files & SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_JSON))
 			v[i].reason = read_reason(dirfd(d), v[i].stem);
 	closedir(d);
 	if (nr)
@@ -414,7 +305,7 @@ int retention__list(const char *dir, struct snapshot_entry **ret, size_t *ret_nr
  *	of its unlink
  * @ctx: for @removed
  *
- * Only names retention__parse_temporary() knows, only regular files, only
+ * Only names snapshot_name__is_temporary() knows, only regular files, only
  * in @dir itself. For perfsnapd's start, when no dump of its own runs.
  * Returns the number removed, or -errno if @dir cannot be read.
  */
@@ -431,7 +322,7 @@ int retention__remove_temporaries(const char *dir,
 	if (!d)
 		return -errno;
 	while ((errno = 0, de = readdir(d))) {
-		if (!retention__parse_temporary(de->d_name) ||
+		if (!snapshot_name__is_temporary(de->d_name) ||
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISREG(st.st_mode))
 			continue;
@@ -463,12 +354,12 @@ static int remove_snapshot(int dfd, const struct snapshot_entry *e)
 	char name[NAME_MAX + 1];
 	int r = 0;
 
-	for (size_t i = 0; i < NR_SUFFIXES; i++) {
-		if (!(e->files & suffixes[i].kind))
+	/* In writing order: the sidecar goes last, so a partial delete still lists. */
+	for (int i = 0; i < SNAPSHOT_NR_FILES; i++) {
+		if (!(e->files & SNAPSHOT_FILE_BIT(i)))
 			continue;
 		/* A name too long to exist was never listed; never unlink a cut one. */
-		if ((size_t)snprintf(name, sizeof(name), "%s%s", e->stem, suffixes[i].suffix) >=
-		    sizeof(name))
+		if (snapshot_name__file(name, sizeof(name), e->stem, (enum snapshot_file)i) < 0)
 			continue;
 		if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT && r == 0)
 			r = -errno;

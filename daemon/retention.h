@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * retention: the snapshots in a directory and their pruning. Only files
- * named as perfsnapd names them count, "<host>-YYYYmmdd-HHMMSS.mmm-<seq>"
- * plus ".perf.data", ".trace.dat" or ".json"; dotfiles, symlinks and
- * anything else are never listed nor deleted. The temporaries perfsnapd
- * makes (".<snapshot file>.tmp", ".perfsnapd-spill.XXXXXX") count toward
+ * named as perfsnapd names them count (snapshot_name__parse()); dotfiles,
+ * symlinks and anything else are never listed nor deleted. The temporaries
+ * perfsnapd makes (snapshot_name__is_temporary()) count toward
  * the byte limit, and retention__remove_temporaries() deletes them at
  * start. Nothing here logs: callers log what was deleted.
  */
@@ -17,16 +16,12 @@
 #include <stdint.h>
 #include <time.h>
 
-enum snapshot_file {
-	SNAPSHOT_FILE_PERFDATA = 1u << 0, /* <stem>.perf.data */
-	SNAPSHOT_FILE_TRACEDAT = 1u << 1, /* <stem>.trace.dat */
-	SNAPSHOT_FILE_JSON = 1u << 2,	  /* <stem>.json */
-};
+#include "snapshot_name.h"
 
 /* One snapshot: every file of one stem. */
 struct snapshot_entry {
 	char stem[NAME_MAX + 1];
-	unsigned int files;    /* enum snapshot_file bits */
+	unsigned int files;    /* SNAPSHOT_FILE_BIT()s of the files present */
 	uint64_t bytes;	       /* all its files together */
 	struct timespec mtime; /* the newest of its files */
 	char *reason;	       /* "reason" from <stem>.json, or NULL */
@@ -74,14 +69,5 @@ int retention__remove_temporaries(const char *dir,
 				  void (*removed)(void *ctx, const char *name, uint64_t bytes,
 						  int err),
 				  void *ctx);
-
-/* Whether @name is a temporary that perfsnapd makes. */
-bool retention__parse_temporary(const char *name);
-
-/*
- * If @name is a snapshot file, returns its kind and puts the length of its
- * stem in *ret_stem_len; else returns 0.
- */
-unsigned int retention__parse_name(const char *name, size_t *ret_stem_len);
 
 #endif

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "snapshot.h"
 #include "snapshot_files.h"
+#include "snapshot_name.h"
 #include "snapshot_tracedat.h"
 
 /*
@@ -23,10 +24,6 @@
  * spend a little more CPU for smaller files.
  */
 #define PERFDATA_ZSTD_LEVEL 3
-
-enum file_kind { FILE_PERFDATA, FILE_TRACEDAT, FILE_JSON, NR_FILE_KINDS };
-
-static const char *const suffix[NR_FILE_KINDS] = { ".perf.data", ".trace.dat", ".json" };
 
 struct pending_file {
 	char tmp[PATH_MAX]; /* the hidden name, where O_TMPFILE is not supported */
@@ -50,7 +47,7 @@ static int fsync_dir(const char *dir)
 }
 
 static int write_body(const struct snapshot *s, const struct snapshot_files_params *p,
-		      enum file_kind kind, int fd, struct snapshot_files_result *res)
+		      enum snapshot_file kind, int fd, struct snapshot_files_result *res)
 {
 	struct tracedat_result tres = { 0 };
 	struct tracedat_meta tmeta = {
@@ -64,15 +61,15 @@ static int write_body(const struct snapshot *s, const struct snapshot_files_para
 	int r;
 
 	switch (kind) {
-	case FILE_PERFDATA:
+	case SNAPSHOT_FILE_PERFDATA:
 		pmeta.compress_level = p->compress ? PERFDATA_ZSTD_LEVEL : 0;
 		return snapshot__write_perfdata(s, fd, &pmeta, &res->perfdata);
-	case FILE_TRACEDAT:
+	case SNAPSHOT_FILE_TRACEDAT:
 		r = snapshot__write_tracedat(s, fd, &tmeta, &tres);
 		res->tracedat_events = tres.nr_events;
 		res->tracedat_skipped = tres.nr_skipped;
 		return r;
-	default:
+	case SNAPSHOT_FILE_JSON:
 		f = fdopen(dup(fd), "w");
 		if (!f)
 			return -errno;
@@ -80,6 +77,8 @@ static int write_body(const struct snapshot *s, const struct snapshot_files_para
 		if (fclose(f) != 0 && r == 0)
 			r = -errno;
 		return r;
+	default:
+		return -EINVAL;
 	}
 }
 
@@ -122,18 +121,17 @@ static int publish(struct pending_file *pf)
 }
 
 static int write_one(const struct snapshot *s, const struct snapshot_files_params *p,
-		     enum file_kind kind, struct pending_file *pf,
+		     enum snapshot_file kind, struct pending_file *pf,
 		     struct snapshot_files_result *res)
 {
 	struct stat st;
 	int r;
 
-	if ((size_t)snprintf(pf->final, sizeof(pf->final), "%s/%s%s", p->directory, p->stem,
-			     suffix[kind]) >= sizeof(pf->final) ||
-	    (size_t)snprintf(pf->tmp, sizeof(pf->tmp), "%s/.%s%s.tmp", p->directory, p->stem,
-			     suffix[kind]) >= sizeof(pf->tmp))
-		return -ENAMETOOLONG;
-	r = create(p->directory, pf);
+	r = snapshot_name__path(pf->final, sizeof(pf->final), p->directory, p->stem, kind);
+	if (r == 0)
+		r = snapshot_name__temp_path(pf->tmp, sizeof(pf->tmp), p->directory, p->stem, kind);
+	if (r == 0)
+		r = create(p->directory, pf);
 	if (r < 0)
 		return r;
 	r = write_body(s, p, kind, pf->fd, res);
@@ -159,27 +157,28 @@ static int write_one(const struct snapshot *s, const struct snapshot_files_param
 int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_params *p,
 			  struct snapshot_files_result *ret)
 {
-	struct pending_file files[NR_FILE_KINDS] = { 0 };
+	struct pending_file files[SNAPSHOT_NR_FILES] = { 0 };
 	struct snapshot_files_params params = *p;
-	const char *names[NR_FILE_KINDS];
-	char base[NR_FILE_KINDS][PATH_MAX];
-	enum file_kind kinds[NR_FILE_KINDS];
+	const char *names[SNAPSHOT_NR_FILES];
+	char base[SNAPSHOT_NR_FILES][NAME_MAX + 1];
+	enum snapshot_file kinds[SNAPSHOT_NR_FILES];
 	int nr = 0, r = 0;
 
 	memset(ret, 0, sizeof(*ret));
-	for (int i = 0; i < NR_FILE_KINDS; i++)
+	for (int i = 0; i < SNAPSHOT_NR_FILES; i++)
 		files[i].fd = -1;
-	if (p->formats & SNAPSHOT_FORMAT_PERFDATA)
-		kinds[nr++] = FILE_PERFDATA;
-	if (p->formats & SNAPSHOT_FORMAT_TRACEDAT)
-		kinds[nr++] = FILE_TRACEDAT;
-	for (int i = 0; i < nr; i++) {
-		snprintf(base[i], sizeof(base[i]), "%s%s", p->stem, suffix[kinds[i]]);
+	for (int f = 0; f < SNAPSHOT_FILE_JSON; f++)
+		if (p->formats & SNAPSHOT_FILE_BIT(f))
+			kinds[nr++] = (enum snapshot_file)f;
+	for (int i = 0; i < nr && r == 0; i++) {
+		r = snapshot_name__file(base[i], sizeof(base[i]), p->stem, kinds[i]);
 		names[i] = base[i];
 	}
+	if (r < 0)
+		return r;
 	params.json.files = names;
 	params.json.nr_files = nr;
-	kinds[nr++] = FILE_JSON;
+	kinds[nr++] = SNAPSHOT_FILE_JSON;
 
 	for (int i = 0; i < nr && r == 0; i++) {
 		r = write_one(s, &params, kinds[i], &files[i], ret);
@@ -206,7 +205,7 @@ int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_
 			(void)unlink(files[i].final);
 		else if (r < 0 && files[i].named && files[i].fd >= 0)
 			(void)unlink(files[i].tmp);
-		else if (r == 0 && kinds[i] != FILE_JSON)
+		else if (r == 0 && kinds[i] != SNAPSHOT_FILE_JSON)
 			snprintf(ret->paths[ret->nr_paths++], PATH_MAX, "%s", files[i].final);
 	}
 	if (r == 0)

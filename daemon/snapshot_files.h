@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * snapshot_files: writes one sealed snapshot as its set of files in the
- * snapshot directory, "<stem>.perf.data", "<stem>.trace.dat" and
- * "<stem>.json", all or nothing: each is written as an unnamed file
+ * snapshot directory (named by snapshot_name: one per format, then the
+ * sidecar "<stem>.json"), all or nothing: each is written as an unnamed file
  * (O_TMPFILE) and synced, and only when every one is complete are they
  * linked into place, so a crash at any point leaves nothing. File systems
  * without O_TMPFILE get a hidden ".<name>.tmp" instead, renamed into place;
@@ -22,12 +22,14 @@
 
 struct snapshot;
 
-#define SNAPSHOT_MAX_FILES 3
+#include "snapshot_name.h"
+
+#define SNAPSHOT_MAX_FILES SNAPSHOT_NR_FILES
 
 struct snapshot_files_params {
 	const char *directory;
 	const char *stem;
-	unsigned int formats; /* enum snapshot_format bits */
+	unsigned int formats; /* SNAPSHOT_FILE_BIT() of each data file */
 	struct perfdata_meta perfdata;
 	const char *trace_clock; /* trace.dat TRACECLOCK */
 	int compress;		 /* nonzero: zstd */

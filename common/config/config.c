@@ -25,6 +25,7 @@
 #include "config-internal.h"
 #include "config_values.h"
 #include "event_spec.h"
+#include "snapshot_name.h"
 
 #define DEFAULT_BUFFER_SIZE (4ull << 20)
 #define MAX_BUFFER_SIZE	    (1ull << 30)
@@ -36,11 +37,10 @@
 #define SOCKET_PATH_MAX	    (sizeof(((struct sockaddr_un *)0)->sun_path) - 1)
 #define GROUP_BUF_MAX	    (1u << 20)
 
-#define SIZE_ACCEPTED	 "a number with optional K, M or G suffix (bytes), e.g. 4M"
-#define CPUS_ACCEPTED	 "all, or CPU numbers and ranges such as 0-3,8"
-#define FORMATS_ACCEPTED "perf.data, trace.dat, or both space-separated"
-#define DIR_ACCEPTED	 "an absolute path to an existing directory perfsnapd can write"
-#define DIR_FIX		 "create it or change [snapshot] directory"
+#define SIZE_ACCEPTED "a number with optional K, M or G suffix (bytes), e.g. 4M"
+#define CPUS_ACCEPTED "all, or CPU numbers and ranges such as 0-3,8"
+#define DIR_ACCEPTED  "an absolute path to an existing directory perfsnapd can write"
+#define DIR_FIX	      "create it or change [snapshot] directory"
 #define EXEC_ACCEPTED \
 	"an absolute path to an executable file (no arguments), e.g. /usr/local/sbin/upload-snapshot"
 #define SOCKET_ACCEPTED "an absolute path of at most %zu bytes, e.g. " DEFAULT_SOCKET
@@ -462,23 +462,37 @@ static void parse_group(struct config_parser *p, char *value)
 			value, strerror(-r));
 }
 
+/* "perf.data, trace.dat (one or more, space-separated)", from snapshot_name's table. */
+static const char *formats_accepted(char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int f = 0; f < SNAPSHOT_NR_FILES; f++)
+		if (snapshot_name__format(f) && n < size)
+			n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "",
+					      snapshot_name__format(f));
+	if (n < size)
+		snprintf(buf + n, size - n, " (one or more, space-separated)");
+	return buf;
+}
+
 static void parse_formats(struct config_parser *p, char *value)
 {
-	char *save = NULL;
+	char *save = NULL, accepted[256];
 	char *token;
+	int f;
 
 	for (token = strtok_r(value, SPACES, &save); token; token = strtok_r(NULL, SPACES, &save)) {
-		if (!strcmp(token, "perf.data")) {
-			p->cfg->formats |= SNAPSHOT_FORMAT_PERFDATA;
-		} else if (!strcmp(token, "trace.dat")) {
-			p->cfg->formats |= SNAPSHOT_FORMAT_TRACEDAT;
-		} else {
-			config_parser__diag(
-				p, p->line,
-				"[snapshot] formats: unknown format '%s': accepted: " FORMATS_ACCEPTED,
-				token);
-			p->key_failed[KEY_FORMATS] = true;
+		f = snapshot_name__format_of(token);
+		if (f >= 0) {
+			p->cfg->formats |= SNAPSHOT_FILE_BIT(f);
+			continue;
 		}
+		config_parser__diag(p, p->line,
+				    "[snapshot] formats: unknown format '%s': accepted: %s", token,
+				    formats_accepted(accepted, sizeof(accepted)));
+		p->key_failed[KEY_FORMATS] = true;
 	}
 }
 
@@ -546,6 +560,7 @@ static void check_realtime(struct config_parser *p)
 static void finish_config(struct config_parser *p)
 {
 	struct perfsnapd_config *cfg = p->cfg;
+	char accepted[256];
 
 	if (!cfg->nr_events && !p->key_failed[KEY_EVENTS])
 		config_parser__diag(
@@ -564,10 +579,11 @@ static void finish_config(struct config_parser *p)
 					0);
 	}
 	if (!p->key_line[KEY_FORMATS])
-		cfg->formats = SNAPSHOT_FORMAT_PERFDATA;
+		cfg->formats = SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_PERFDATA);
 	else if (!cfg->formats && !p->key_failed[KEY_FORMATS])
 		config_parser__diag(p, p->key_line[KEY_FORMATS],
-				    "[snapshot] formats: empty: accepted: " FORMATS_ACCEPTED);
+				    "[snapshot] formats: empty: accepted: %s",
+				    formats_accepted(accepted, sizeof(accepted)));
 	if (!p->key_line[KEY_SOCKET])
 		set_string(p, &cfg->control_socket, DEFAULT_SOCKET);
 	check_realtime(p);

@@ -17,11 +17,6 @@
 
 #define PERFSNAPD_DEFAULT_CONFIG "/etc/perfsnapd/perfsnapd.conf"
 
-enum snapshot_format {
-	SNAPSHOT_FORMAT_PERFDATA = 1u << 0,
-	SNAPSHOT_FORMAT_TRACEDAT = 1u << 1,
-};
-
 /* [capture] clock: the time base of every event's samples. */
 enum config_clock {
 	CONFIG_CLOCK_PERF,	/* perf's own (the kernel's local clock) */
@@ -93,7 +88,7 @@ struct perfsnapd_config {
 	unsigned int buffer_pages; /* data pages per CPU ring: a power of two */
 	char *cpus;		   /* NULL for all online CPUs, else "0-3,8" (normalized) */
 	char *directory;
-	unsigned int formats;	     /* enum snapshot_format bits */
+	unsigned int formats;	     /* SNAPSHOT_FILE_BIT() of each (snapshot_name.h) */
 	int config_line_buffer_size; /* for reporting rounding */
 
 	/* [capture], continued */

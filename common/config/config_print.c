@@ -14,6 +14,7 @@
 #include "config-internal.h"
 #include "config_values.h"
 #include "event_spec.h"
+#include "snapshot_name.h"
 
 static uint64_t load_value(const struct perfsnapd_config *cfg, const struct key_desc *k)
 {
@@ -61,8 +62,11 @@ static void print_cpus(const struct perfsnapd_config *cfg, FILE *out)
 
 static void print_formats(const struct perfsnapd_config *cfg, FILE *out)
 {
-	fprintf(out, "formats =%s%s\n", cfg->formats & SNAPSHOT_FORMAT_PERFDATA ? " perf.data" : "",
-		cfg->formats & SNAPSHOT_FORMAT_TRACEDAT ? " trace.dat" : "");
+	fputs("formats =", out);
+	for (int f = 0; f < SNAPSHOT_NR_FILES; f++)
+		if (snapshot_name__format(f) && (cfg->formats & SNAPSHOT_FILE_BIT(f)))
+			fprintf(out, " %s", snapshot_name__format(f));
+	fputc('\n', out);
 }
 
 /* The keys with printers of their own. */

@@ -16,6 +16,7 @@
 #include "backward_ring.h"
 #include "perf_record.h"
 #include "snapshot.h"
+#include "snapshot_name.h"
 #include "snapshot_merge.h"
 
 #define SPILL_BUFFER_SIZE (1u << 20)
@@ -142,8 +143,8 @@ int snapshot__open_spill(struct snapshot *s, const char *dir)
 	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
 		/* Filesystems without O_TMPFILE: a named file, unlinked at once. */
-		if ((size_t)snprintf(path, sizeof(path), "%s/.perfsnapd-spill.XXXXXX", dir) >=
-		    sizeof(path))
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
+				     SNAPSHOT_NAME_SPILL_TEMPLATE) >= sizeof(path))
 			return -ENAMETOOLONG;
 		fd = mkostemp(path, O_CLOEXEC);
 		if (fd >= 0)

@@ -29,6 +29,9 @@
 #include <tracefs.h>
 
 #include "config.h"
+#include "snapshot_name.h"
+
+#define FORMAT(f) SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_##f)
 
 #define CONFIG_DATA TEST_DATA_DIR "/config"
 #define CONF_DIR    TEST_DATA_DIR "/../../conf"
@@ -348,7 +351,7 @@ static void test_default_conf(void **state)
 	assert_int_equal(cfg->config_line_buffer_size, line_of(path, "buffer_size ="));
 	assert_null(cfg->cpus);
 	assert_string_equal(cfg->directory, tmpdir);
-	assert_int_equal(cfg->formats, SNAPSHOT_FORMAT_PERFDATA | SNAPSHOT_FORMAT_TRACEDAT);
+	assert_int_equal(cfg->formats, FORMAT(PERFDATA) | FORMAT(TRACEDAT));
 	check_new_defaults(cfg);
 	config__delete(cfg);
 	free(path);
@@ -506,7 +509,7 @@ static void test_terms_tracepoints(void **state)
 
 	assert_int_equal(cfg->buffer_size, 64 << 10);
 	assert_string_equal(cfg->cpus, "0");
-	assert_int_equal(cfg->formats, SNAPSHOT_FORMAT_TRACEDAT);
+	assert_int_equal(cfg->formats, FORMAT(TRACEDAT));
 	config__delete(cfg);
 	free(path);
 }
@@ -530,7 +533,7 @@ static void test_multiline_and_comments(void **state)
 	assert_int_equal(cfg->buffer_size, 4 << 20);
 	assert_null(cfg->cpus);
 	assert_string_equal(cfg->directory, tmpdir);
-	assert_int_equal(cfg->formats, SNAPSHOT_FORMAT_PERFDATA | SNAPSHOT_FORMAT_TRACEDAT);
+	assert_int_equal(cfg->formats, FORMAT(PERFDATA) | FORMAT(TRACEDAT));
 	check_new_defaults(cfg);
 	config__delete(cfg);
 	free(path);
@@ -906,7 +909,7 @@ static void test_bad_format(void **state)
 	(void)state;
 	path = load_bad("bad_format.conf", &d, 1);
 	expect_diag(&d, path, 5, "[snapshot] formats", "unknown format 'pcap'",
-		    "accepted: perf.data, trace.dat, or both space-separated");
+		    "accepted: perf.data, trace.dat (one or more, space-separated)");
 	config_diags__clear(&d);
 	free(path);
 
@@ -1052,7 +1055,7 @@ static void test_all_keys(void **state)
 	assert_int_equal(cfg->history_size, 0);
 	assert_false(cfg->sideband);
 	assert_int_equal(cfg->max_tasks, 64);
-	assert_int_equal(cfg->formats, SNAPSHOT_FORMAT_PERFDATA | SNAPSHOT_FORMAT_TRACEDAT);
+	assert_int_equal(cfg->formats, FORMAT(PERFDATA) | FORMAT(TRACEDAT));
 	assert_int_equal(cfg->compression, CONFIG_COMPRESSION_ZSTD);
 	assert_int_equal(cfg->max_snapshots, 10);
 	assert_int_equal(cfg->max_total_size, 1ull << 40);
