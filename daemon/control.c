@@ -407,6 +407,72 @@ static int client_new(struct control *ctl, int fd, const struct ucred *cred)
 	return 0;
 }
 
+/* How many connections @uid holds, and how many all users but root hold. */
+static unsigned int count_clients(const struct control *ctl, uid_t uid, unsigned int *ret_users)
+{
+	const struct control_client *c;
+	unsigned int n = 0, users = 0;
+
+	LIST_FOREACH(c, &ctl->clients, entry)
+	{
+		n += c->uid == uid;
+		users += c->uid != 0;
+	}
+	*ret_users = users;
+	return n;
+}
+
+/*
+ * Closes the oldest connection still waiting for its request line, of a
+ * user other than root if @users_only, preferring those; the list holds
+ * the newest first. Returns false if there is none.
+ */
+static bool evict_idle(struct control *ctl, bool users_only)
+{
+	static const char line[] = "error closed while idle: the control socket is busy\n";
+	struct control_client *c, *user = NULL, *any = NULL;
+
+	LIST_FOREACH(c, &ctl->clients, entry)
+	{
+		if (c->state != CLIENT_READING)
+			continue;
+		any = c;
+		if (c->uid != 0)
+			user = c;
+	}
+	c = user ? user : users_only ? NULL : any;
+	if (!c)
+		return false;
+	log_notice("control: closing idle connection of pid %d uid %u: the table is full",
+		   (int)c->pid, (unsigned int)c->uid);
+	/* A fresh line on a socket that has sent nothing: it fits its buffer. */
+	(void)send(bufferevent_getfd(c->bev), line, sizeof(line) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+	client_close(c);
+	return true;
+}
+
+/* Whether @cred may have a connection now, making room if it may. */
+static bool make_room(struct control *ctl, const struct ucred *cred, char *why, size_t size)
+{
+	unsigned int users, mine = count_clients(ctl, cred->uid, &users);
+
+	if (cred->uid != 0 && mine >= CONTROL_MAX_CLIENTS_PER_UID) {
+		snprintf(why, size, "error too many connections from uid %u (%d), try again\n",
+			 (unsigned int)cred->uid, CONTROL_MAX_CLIENTS_PER_UID);
+		return false;
+	}
+	if (cred->uid != 0 && users >= CONTROL_MAX_CLIENTS - CONTROL_ROOT_RESERVE &&
+	    !evict_idle(ctl, true)) {
+		snprintf(why, size, "error too many connections, try again\n");
+		return false;
+	}
+	if (ctl->nr_clients >= CONTROL_MAX_CLIENTS && !evict_idle(ctl, false)) {
+		snprintf(why, size, "error too many connections, try again\n");
+		return false;
+	}
+	return true;
+}
+
 static void take_connection(struct control *ctl, int fd)
 {
 	struct ucred cred;
@@ -432,10 +498,10 @@ static void take_connection(struct control *ctl, int fd)
 		refuse(fd, line);
 		return;
 	}
-	if (ctl->nr_clients >= CONTROL_MAX_CLIENTS) {
-		log_warning("control: %u connections open, refusing pid %d", ctl->nr_clients,
-			    (int)cred.pid);
-		refuse(fd, "error too many connections, try again\n");
+	if (!make_room(ctl, &cred, line, sizeof(line))) {
+		log_warning("control: %u connections open, refusing pid %d uid %u", ctl->nr_clients,
+			    (int)cred.pid, (unsigned int)cred.uid);
+		refuse(fd, line);
 		return;
 	}
 	r = client_new(ctl, fd, &cred);

@@ -14,7 +14,17 @@
 
 #include "control_protocol.h"
 
-#define CONTROL_MAX_CLIENTS 64
+/*
+ * Connections served at once. Root may use every one; other users share
+ * all but CONTROL_ROOT_RESERVE, at most CONTROL_MAX_CLIENTS_PER_UID each,
+ * so that one user's idle connections lock out neither root nor the
+ * others. When the table is full, a newcomer who may have a slot closes
+ * the oldest connection still waiting for its request line instead of
+ * waiting out its idle timeout.
+ */
+#define CONTROL_MAX_CLIENTS	    64
+#define CONTROL_ROOT_RESERVE	    8
+#define CONTROL_MAX_CLIENTS_PER_UID 8
 
 struct event_base;
 struct control;

@@ -29,7 +29,7 @@
 
 #include "control.h"
 
-#define MAX_PENDING  80
+#define MAX_PENDING  80 /* more than CONTROL_MAX_CLIENTS */
 /* What fake_status() makes of its lines. */
 #define STATUS_REPLY "state: recording\n ok\n error trap\ntab?here\nok\n"
 
@@ -517,18 +517,41 @@ static void test_many_clients(void **state)
 	}
 	pump(f, 50);
 	assert_int_equal(control__nr_clients(f->ctl), CONTROL_MAX_CLIENTS);
+	/* A full table of idle connections: the oldest makes room. */
 	fd[CONTROL_MAX_CLIENTS] = connect_to(f->path);
-	got = converse(f, fd[CONTROL_MAX_CLIENTS], 3000);
-	assert_string_equal(got, "error too many connections, try again\n");
+	pump(f, 50);
+	got = converse(f, fd[0], 3000);
+	assert_string_equal(got, "error closed while idle: the control socket is busy\n");
 	free(got);
+	assert_int_equal(control__nr_clients(f->ctl), CONTROL_MAX_CLIENTS);
 	/* The others are still served, all at once. */
-	for (int i = 0; i < CONTROL_MAX_CLIENTS; i++)
+	for (int i = 1; i <= CONTROL_MAX_CLIENTS; i++)
 		send_str(fd[i], "status\n", 7);
-	for (int i = 0; i < CONTROL_MAX_CLIENTS; i++) {
+	for (int i = 1; i <= CONTROL_MAX_CLIENTS; i++) {
 		got = converse(f, fd[i], 3000);
 		assert_non_null(strstr(got, "\nok\n"));
 		free(got);
 	}
+	for (int i = 0; i <= CONTROL_MAX_CLIENTS; i++)
+		close(fd[i]);
+	pump(f, 20);
+	/* Connections that wait for a dump are never closed for room. */
+	for (int i = 0; i < CONTROL_MAX_CLIENTS; i++) {
+		fd[i] = connect_to(f->path);
+		send_str(fd[i], "dump\n", 5);
+		pump(f, 1);
+	}
+	pump(f, 50);
+	assert_int_equal(f->nr_pending, CONTROL_MAX_CLIENTS);
+	fd[CONTROL_MAX_CLIENTS] = connect_to(f->path);
+	got = converse(f, fd[CONTROL_MAX_CLIENTS], 3000);
+	assert_string_equal(got, "error too many connections, try again\n");
+	free(got);
+	for (int i = 0; i < f->nr_pending; i++) {
+		control_client__done(f->pending[i], 0, NULL);
+		f->pending[i] = NULL;
+	}
+	f->nr_pending = 0;
 	for (int i = 0; i <= CONTROL_MAX_CLIENTS; i++)
 		close(fd[i]);
 	pump(f, 20);
