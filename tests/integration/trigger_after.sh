@@ -11,7 +11,7 @@ write_config "$WORK/p.conf" "sched:sched_switch raw_syscalls:sys_enter" 2M
 cat >>"$WORK/p.conf" <<'CONF'
 [trigger abort]
 event = signal:signal_generate
-filter = sig == 6
+filter = sig == 6 && comm == "crashy-abort"
 after = 200ms
 CONF
 start_daemon "$WORK/p.conf"

@@ -36,23 +36,24 @@ fi
 ls -A "$WORK/out" | grep -q . && fail "files written by a rejected config"
 
 # Reload: trigger 'first' out, 'second' in, the same rings.
-write_config "$WORK/p.conf" "raw_syscalls:sys_enter" 4M
+# 16M rings: the marks must outlive the other system calls until the crash.
+write_config "$WORK/p.conf" "raw_syscalls:sys_enter" 16M
 printf '[trigger first]\n' >>"$WORK/p.conf"
 start_daemon "$WORK/p.conf"
 grep -q "^trigger: first (manual)" <("${CTL[@]}" status) || fail "status: no trigger first"
 "$PROGS/marker" psnap_before 20 exit >/dev/null
-write_config "$WORK/p.conf" "raw_syscalls:sys_enter" 4M
-printf '[trigger second]\nevent = signal:signal_generate\nfilter = sig == 11\n' >>"$WORK/p.conf"
+write_config "$WORK/p.conf" "raw_syscalls:sys_enter" 16M
+printf '[trigger second]\nevent = signal:signal_generate\nfilter = sig == 11 && comm == "crashy-segv"\n' >>"$WORK/p.conf"
 "${CTL[@]}" reload >"$WORK/reload.out" 2>&1 || { cat "$WORK/reload.out"; fail "reload refused"; }
 grep -q 'history kept' "$WORK/reload.out" || { cat "$WORK/reload.out"; fail "rings not kept"; }
+"$PROGS/crasher" crashy-segv 5 segv &
+wait $! && fail "the crasher did not die"
+file=$(wait_snapshot 0)
 "${CTL[@]}" status >"$WORK/status.txt"
 grep -q "^trigger: second (event signal:signal_generate)" "$WORK/status.txt" || fail "status: no trigger second"
 grep -q "^trigger: first" "$WORK/status.txt" && fail "status: trigger first still there"
 "${CTL[@]}" trigger first >"$WORK/first.out" 2>&1 && fail "the removed trigger still fires"
 grep -q "no trigger 'first'" "$WORK/first.out" || { cat "$WORK/first.out"; fail "wrong error for a removed trigger"; }
-"$PROGS/crasher" crashy-segv 5 segv &
-wait $! && fail "the crasher did not die"
-file=$(wait_snapshot 0)
 perf_script_clean "$file" "$WORK/script.txt"
 [ "$(grep -c '^ *psnap_before .*NR 4660 ' "$WORK/script.txt")" = 20 ] ||
 	fail "events from before the reload are gone"

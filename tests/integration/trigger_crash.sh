@@ -15,7 +15,7 @@ write_config "$WORK/p.conf" "sched:sched_switch raw_syscalls:sys_enter" 2M
 cat >>"$WORK/p.conf" <<'CONF'
 [trigger segv]
 event = signal:signal_generate
-filter = sig == 11 || sig == 6
+filter = (sig == 11 || sig == 6) && comm ~ "crashy-*"   ; only this test's tasks
 CONF
 start_daemon "$WORK/p.conf"
 CTL=("$PERFSNAPCTL" --socket "$WORK/control.sock")

@@ -10,7 +10,7 @@ write_config "$WORK/p.conf" "sched:sched_switch raw_syscalls:sys_enter" 2M
 cat >>"$WORK/p.conf" <<'CONF'
 [trigger segv]
 event = signal:signal_generate
-filter = sig == 11
+filter = sig == 11 && comm == "storm-child"
 min_interval = 10s
 CONF
 start_daemon "$WORK/p.conf"

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests for [trigger NAME] sections: every key read into its
+ * trigger_spec, defaults, --check-config output that loads back, and each
+ * error at its line, including those only the kernel can judge (a filter,
+ * a PSI threshold). Runs as root with tracefs mounted, like test_config.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "config.h"
+
+static char tmpdir[] = "/tmp/test_config_trigger.XXXXXX";
+
+/* The first 6 lines of every file: triggers start at line 7. */
+#define HEAD \
+	"[capture]\nevents = sched:sched_switch\n[snapshot]\ndirectory = %s\n[control]\nsocket = %s/s.sock\n"
+
+static char *conf_path(void)
+{
+	char *path;
+
+	assert_true(asprintf(&path, "%s/t.conf", tmpdir) > 0);
+	return path;
+}
+
+/* Writes HEAD and @body; returns config__load()'s result. */
+static int load(const char *body, struct perfsnapd_config **cfg, struct config_diags *d)
+{
+	char *path = conf_path();
+	FILE *f = fopen(path, "w");
+	int r;
+
+	assert_non_null(f);
+	fprintf(f, HEAD, tmpdir, tmpdir);
+	fputs(body, f);
+	assert_int_equal(fclose(f), 0);
+	*cfg = NULL;
+	r = config__load(path, NULL, cfg, d);
+	free(path);
+	return r;
+}
+
+static void expect_diag(const struct config_diags *d, int line, const char *a, const char *b)
+{
+	for (size_t i = 0; i < d->nr; i++)
+		if (d->items[i].line == line && strstr(d->items[i].message, a) &&
+		    (!b || strstr(d->items[i].message, b)))
+			return;
+	config_diags__print(d, stderr);
+	fail_msg("no diagnostic at line %d with '%s'", line, a);
+}
+
+/* @body must be refused with a diagnostic at @line holding @a (and @b). */
+static void expect_bad(const char *body, int line, const char *a, const char *b)
+{
+	struct config_diags d = { 0 };
+	struct perfsnapd_config *cfg;
+
+	assert_int_equal(load(body, &cfg, &d), -EINVAL);
+	assert_null(cfg);
+	expect_diag(&d, line, a, b);
+	config_diags__clear(&d);
+}
+
+static void test_all_keys(void **state)
+{
+	struct config_diags d = { 0 };
+	struct perfsnapd_config *cfg;
+	const struct trigger_spec *t;
+
+	(void)state;
+	assert_int_equal(load("[trigger segv]\n"
+			      "event = signal:signal_generate\n"
+			      "filter = sig == 11 || sig == 6   ; a comment\n"
+			      "after = 100ms\ncount = 3\nwindow = 2s\n"
+			      "max_per_hour = 6\nmin_interval = 10s\n"
+			      "[trigger mem]\npsi = memory full 150ms 2s\n"
+			      "[trigger  by-hand]\n",
+			      &cfg, &d),
+			 0);
+	assert_int_equal(cfg->nr_triggers, 3);
+	t = config__trigger(cfg, "segv");
+	assert_non_null(t);
+	assert_int_equal(t->line, 7);
+	assert_int_equal(t->kind, TRIGGER_KIND_EVENT);
+	assert_string_equal(t->event.name, "signal:signal_generate");
+	assert_int_equal(t->event.attr.type, PERF_TYPE_TRACEPOINT);
+	assert_int_equal(t->event.attr.write_backward, 0);
+	assert_false(t->event.overwrite);
+	assert_true(t->event.attr.sample_type & PERF_SAMPLE_RAW);
+	assert_int_equal(t->event.attr.sample_period, 1);
+	assert_string_equal(t->filter, "sig == 11 || sig == 6");
+	assert_int_equal(t->filter_line, 9);
+	assert_int_equal(t->after_ms, 100);
+	assert_int_equal(t->count, 3);
+	assert_int_equal(t->window_ms, 2000);
+	assert_int_equal(t->max_per_hour, 6);
+	assert_int_equal(t->min_interval_ms, 10000);
+
+	t = config__trigger(cfg, "mem");
+	assert_int_equal(t->kind, TRIGGER_KIND_PSI);
+	assert_string_equal(t->psi_resource, "memory");
+	assert_true(t->psi_full);
+	assert_int_equal(t->psi_stall_us, 150000);
+	assert_int_equal(t->psi_window_us, 2000000);
+	assert_string_equal(t->psi_file, "/proc/pressure/memory");
+	assert_string_equal(config__trigger_kind_name(t->kind), "psi");
+
+	/* Defaults, and blanks around the header's words. */
+	t = config__trigger(cfg, "by-hand");
+	assert_non_null(t);
+	assert_int_equal(t->kind, TRIGGER_KIND_MANUAL);
+	assert_int_equal(t->count, 1);
+	assert_int_equal(t->window_ms, 1000);
+	assert_int_equal(t->after_ms, 0);
+	assert_int_equal(t->max_per_hour, 0);
+	assert_null(config__trigger(cfg, "nope"));
+	config__delete(cfg);
+}
+
+/* --check-config prints triggers so that they load back the same. */
+static void test_print_round_trip(void **state)
+{
+	struct config_diags d = { 0 };
+	struct perfsnapd_config *cfg, *again;
+	char *text = NULL, *path, *body;
+	size_t size = 0;
+	FILE *out;
+
+	(void)state;
+	assert_int_equal(
+		load("[trigger a]\nevent = signal:signal_generate\nfilter = sig == 9\n"
+		     "count = 2\nwindow = 500ms\nafter = 1s\n"
+		     "[trigger b]\npsi = io some 100ms 2s\nmax_per_hour = 2\n[trigger c]\n",
+		     &cfg, &d),
+		0);
+	out = open_memstream(&text, &size);
+	config__print(cfg, out);
+	fclose(out);
+	path = conf_path();
+	out = fopen(path, "w");
+	fputs(text, out);
+	fclose(out);
+	assert_int_equal(config__load(path, NULL, &again, &d), 0);
+	assert_int_equal(again->nr_triggers, 3);
+	for (size_t i = 0; i < 3; i++) {
+		const struct trigger_spec *x = &cfg->triggers[i], *y = &again->triggers[i];
+
+		assert_string_equal(x->name, y->name);
+		assert_int_equal(x->kind, y->kind);
+		assert_int_equal(x->count, y->count);
+		assert_int_equal(x->window_ms, y->window_ms);
+		assert_int_equal(x->after_ms, y->after_ms);
+		assert_int_equal(x->max_per_hour, y->max_per_hour);
+		assert_int_equal(x->psi_stall_us, y->psi_stall_us);
+		assert_true(!x->filter || !strcmp(x->filter, y->filter));
+		assert_true(!x->psi_file || !strcmp(x->psi_file, y->psi_file));
+	}
+	body = strstr(text, "[trigger a]");
+	assert_non_null(body);
+	assert_non_null(strstr(body, "filter = sig == 9\n"));
+	free(text);
+	free(path);
+	config__delete(cfg);
+	config__delete(again);
+}
+
+static void test_errors_at_their_line(void **state)
+{
+	(void)state;
+	expect_bad("[trigger x]\nfoo = 1\n", 8, "[trigger x] foo: unknown key", "psi_file");
+	expect_bad("[trigger x]\nafter = 1s\nafter = 2s\n", 9, "set again (first on line 8)", NULL);
+	expect_bad("[trigger x]\n[trigger x]\n", 8, "[trigger x]: set again (first on line 7)",
+		   NULL);
+	expect_bad("[trigger]\n", 7, "no trigger name", NULL);
+	expect_bad("[trigger a/b]\n", 7, "bad trigger name 'a/b'", NULL);
+	expect_bad("[trigger x]\nevent = nosuch:event\n", 8, "not found", NULL);
+	expect_bad("[trigger x]\nevent = cpu-clock\n", 8, "is not a tracefs event", NULL);
+	expect_bad("[trigger x]\nevent = signal:*\n", 8, "matches more than one event", NULL);
+	expect_bad("[trigger x]\nevent = signal:signal_generate/period=2/\n", 8, "without terms",
+		   NULL);
+	expect_bad("[trigger x]\nfilter = sig == 11\n", 8, "filter: without event", NULL);
+	expect_bad("[trigger x]\nevent = signal:signal_generate\npsi = cpu some 1s 2s\n", 9,
+		   "psi: given with event (line 8)", NULL);
+	expect_bad("[trigger x]\ncount = 2\n", 8, "count: without event", NULL);
+	expect_bad("[trigger x]\npsi = memory some\n", 8, "psi: bad value", NULL);
+	expect_bad("[trigger x]\npsi = disk some 1s 2s\n", 8, "unknown resource 'disk'", NULL);
+	expect_bad("[trigger x]\npsi = memory most 1s 2s\n", 8, "'most': accepted: some or full",
+		   NULL);
+	expect_bad("[trigger x]\npsi = memory some 1x 2s\n", 8, "bad stall or window", NULL);
+	expect_bad("[trigger x]\npsi_file = rel/memory.pressure\n", 8, "not an absolute path",
+		   NULL);
+	expect_bad("[trigger x]\npsi_file = /proc/pressure/memory\n", 8, "psi_file: without psi",
+		   NULL);
+	expect_bad("[trigger x]\nafter = 2m\n", 8, "after: duration '2m' out of range", NULL);
+	expect_bad("[trigger x]\ncount = 0\n", 8, "count: number '0' out of range", NULL);
+	expect_bad("[trigger x]\nmax_per_hour = lots\n", 8, "max_per_hour: number 'lots' is bad",
+		   NULL);
+	expect_bad("[trigger x]\nevent = signal:signal_generate\nfilter = sig = = 1\n"
+		   "[trigger y]\nevent = signal:signal_generate\nfilter = nosuch == 1\n",
+		   9, "the kernel refused 'sig = = 1'", "sig, errno, code");
+	expect_bad(
+		"[trigger x]\nevent = signal:signal_generate\nfilter = nosuch == 1\n", 9,
+		"[trigger x] filter: the kernel refused 'nosuch == 1' for signal:signal_generate",
+		NULL);
+	/* A stall longer than the window: every kernel refuses it. */
+	if (!access("/proc/pressure/memory", W_OK))
+		expect_bad("[trigger x]\npsi = memory some 3s 2s\n", 8,
+			   "psi: the kernel refused 'memory some 3s 2s'", "500ms to 10s");
+	expect_bad(
+		"[trigger x]\npsi = memory some 1s 2s\npsi_file = /nonexistent/memory.pressure\n",
+		9, "psi_file: cannot open /nonexistent/memory.pressure", NULL);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_keys),
+		cmocka_unit_test(test_print_round_trip),
+		cmocka_unit_test(test_errors_at_their_line),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
