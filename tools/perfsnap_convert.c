@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * perfsnap-convert: turns the tracepoint samples of a perf.data (file or
- * pipe mode, e.g. from perf record or perfsnapd) into a trace.dat that
- * trace-cmd and KernelShark read. The output appears only when complete:
+ * perfsnap-convert: turns a perf.data (file or pipe mode, e.g. from perf
+ * record or perfsnapd) into a trace.dat that trace-cmd and KernelShark
+ * read (its tracepoint samples), or into a Perfetto trace for
+ * ui.perfetto.dev (everything), which --open serves to the UI. The
+ * output appears only when complete:
  * it is written under a temporary name beside it and renamed, never over
  * an existing file without --force, and never through a symbolic link.
  * Exit status: 0 on success, 1 on any error (one line on stderr).
@@ -24,6 +26,7 @@
 #include <unistd.h>
 
 #include "perfdata_convert.h"
+#include "trace_server.h"
 #include "perfdata_reader.h"
 #include "snapshot.h"
 #include "snapshot_tracedat.h"
@@ -31,11 +34,27 @@
 
 #define PROG "perfsnap-convert"
 
+#define DEFAULT_ORIGIN "https://ui.perfetto.dev"
+/* Progress shows on a terminal once a conversion has taken this long (s). */
+#define PROGRESS_AFTER 1.0
+#define PROGRESS_EVERY 0.2
+
 struct convert_options {
 	const char *output;
 	const char *input;
 	bool force;
+	bool perfetto; /* --to-perfetto, else --to-trace-dat */
+	bool open;
+	const char *origin;
+	enum pftrace_compression compression;
 	uint64_t time_start, time_end;
+};
+
+/* Progress on stderr when it is a terminal. */
+struct progress {
+	bool tty, shown;
+	const char *phase;
+	double start, last;
 };
 
 /* The temporary output, removed if a signal ends the conversion. */
@@ -44,20 +63,30 @@ static volatile sig_atomic_t tmp_live;
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: " PROG " --to-trace-dat OUT [-i INPUT] [--time START,END] [--force]\n"
-		     "\n"
-		     "Converts the tracepoint samples of a perf.data file into a trace.dat\n"
-		     "for trace-cmd and KernelShark. Other samples are skipped.\n"
-		     "\n"
-		     "  -o, --to-trace-dat OUT  the trace.dat to write\n"
-		     "  -i, --input INPUT       perf.data to read (default perf.data; '-' reads a\n"
-		     "                          pipe-mode stream from stdin: perf record -o -)\n"
-		     "      --time START,END    only samples in this range, in seconds as perf\n"
-		     "                          script shows them; either side may be empty\n"
-		     "  -f, --force             replace OUT if it is a regular file\n"
-		     "  -h, --help              this text\n"
-		     "\n"
-		     "Exit status: 0 on success, 1 on an error.\n");
+	fprintf(out,
+		"usage: " PROG " --to-trace-dat OUT [-i INPUT] [--time START,END] [--force]\n"
+		"       " PROG " --to-perfetto OUT [-i INPUT] [--compression none|gzip|zstd]\n"
+		"                        [--open [--origin URL]] [--time START,END] [--force]\n"
+		"\n"
+		"Converts a perf.data file into a trace.dat for trace-cmd and KernelShark\n"
+		"(its tracepoint samples; others are skipped), or into a Perfetto trace\n"
+		"for ui.perfetto.dev (scheduling, syscalls, tracepoints, sampled stacks).\n"
+		"\n"
+		"  -o, --to-trace-dat OUT  the trace.dat to write\n"
+		"  -p, --to-perfetto OUT   the Perfetto trace to write (e.g. x.pftrace)\n"
+		"  -c, --compression C     none (default), gzip (Perfetto only) or zstd\n"
+		"      --open              serve OUT on 127.0.0.1:9001 to the Perfetto UI,\n"
+		"                          print the URL to open, exit once it is fetched\n"
+		"      --origin URL        the UI allowed to fetch it (default\n"
+		"                          " DEFAULT_ORIGIN ")\n"
+		"  -i, --input INPUT       perf.data to read (default perf.data; '-' reads a\n"
+		"                          pipe-mode stream from stdin: perf record -o -)\n"
+		"      --time START,END    only samples in this range, in seconds as perf\n"
+		"                          script shows them; either side may be empty\n"
+		"  -f, --force             replace OUT if it is a regular file\n"
+		"  -h, --help              this text\n"
+		"\n"
+		"Exit status: 0 on success, 1 on an error.\n");
 }
 
 static int __attribute__((format(printf, 1, 2))) error(const char *fmt, ...)
@@ -121,6 +150,10 @@ static int parse_options(int argc, char **argv, struct convert_options *o)
 {
 	static const struct option options[] = {
 		{ "to-trace-dat", required_argument, NULL, 'o' },
+		{ "to-perfetto", required_argument, NULL, 'p' },
+		{ "compression", required_argument, NULL, 'c' },
+		{ "open", no_argument, NULL, 'O' },
+		{ "origin", required_argument, NULL, 'R' },
 		{ "input", required_argument, NULL, 'i' },
 		{ "time", required_argument, NULL, 't' },
 		{ "force", no_argument, NULL, 'f' },
@@ -129,12 +162,35 @@ static int parse_options(int argc, char **argv, struct convert_options *o)
 	};
 	int c;
 
-	*o = (struct convert_options){ .input = "perf.data", .time_end = UINT64_MAX };
+	*o = (struct convert_options){ .input = "perf.data",
+				       .time_end = UINT64_MAX,
+				       .origin = DEFAULT_ORIGIN };
 	opterr = 0; /* one line of our own instead */
-	while ((c = getopt_long(argc, argv, ":o:i:fh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:p:c:i:fh", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+		case 'p':
+			if (o->output)
+				return error("give one output: --to-trace-dat or --to-perfetto");
 			o->output = optarg;
+			o->perfetto = c == 'p';
+			break;
+		case 'c':
+			if (!strcmp(optarg, "none"))
+				o->compression = PFTRACE_COMPRESS_NONE;
+			else if (!strcmp(optarg, "gzip"))
+				o->compression = PFTRACE_COMPRESS_GZIP;
+			else if (!strcmp(optarg, "zstd"))
+				o->compression = PFTRACE_COMPRESS_ZSTD;
+			else
+				return error("bad --compression '%s': want none, gzip or zstd",
+					     optarg);
+			break;
+		case 'O':
+			o->open = true;
+			break;
+		case 'R':
+			o->origin = optarg;
 			break;
 		case 'i':
 			o->input = optarg;
@@ -158,7 +214,16 @@ static int parse_options(int argc, char **argv, struct convert_options *o)
 	if (optind < argc)
 		return error("unexpected argument '%s'; see --help", argv[optind]);
 	if (!o->output || !o->output[0])
-		return error("no output: give --to-trace-dat OUT; see --help");
+		return error("no output: give --to-trace-dat OUT or --to-perfetto OUT; see --help");
+	if (!o->perfetto && o->compression == PFTRACE_COMPRESS_GZIP)
+		return error("trace.dat has no gzip compression: use --compression zstd or none");
+	if (!o->perfetto && o->open)
+		return error("--open serves a Perfetto trace: use it with --to-perfetto");
+	if (strncmp(o->origin, "http://", 7) && strncmp(o->origin, "https://", 8))
+		return error("bad --origin '%s': want http://HOST or https://HOST", o->origin);
+	if (o->origin[strlen(o->origin) - 1] == '/')
+		return error("bad --origin '%s': no trailing '/' (an origin has no path)",
+			     o->origin);
 	return 0;
 }
 
@@ -285,6 +350,8 @@ static int read_input(const struct convert_options *o, struct snapshot *s,
 	if (err)
 		return error("'%s': cannot sort the records: %s", name, strerror(-err));
 	t = perfdata_reader__tracing_data(r);
+	if (o->perfetto)
+		return 0; /* samples of any kind; tracepoints need no more than their formats */
 	if (!t)
 		return error("'%s' has no tracing data: it holds no tracepoint events", name);
 	/* Formats come from the input only, never from this machine's tracefs. */
@@ -293,14 +360,64 @@ static int read_input(const struct convert_options *o, struct snapshot *s,
 	return 0;
 }
 
-static int write_output(const struct convert_options *o, const struct snapshot *s,
-			const struct perfdata_reader *r, struct tracedat_result *res)
+static double now(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* "reading 40% (27/67 MiB)", rewritten in place, for conversions that take a while. */
+static void on_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct progress *p = ctx;
+	double t = now();
+
+	if (!p->tty || t - p->start < PROGRESS_AFTER || t - p->last < PROGRESS_EVERY)
+		return;
+	p->last = t;
+	p->shown = true;
+	if (!strcmp(p->phase, "reading") && total)
+		fprintf(stderr, "\r" PROG ": reading %3u%% (%" PRIu64 "/%" PRIu64 " MiB)\033[K",
+			(unsigned int)(done * 100 / total), done >> 20, total >> 20);
+	else if (!strcmp(p->phase, "reading"))
+		fprintf(stderr, "\r" PROG ": reading %" PRIu64 " MiB\033[K", done >> 20);
+	else
+		fprintf(stderr, "\r" PROG ": writing %3u%% (%" PRIu64 "/%" PRIu64 " records)\033[K",
+			total ? (unsigned int)(done * 100 / total) : 100, done, total);
+}
+
+static void progress_end(struct progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = false;
+}
+
+struct results {
+	struct tracedat_result tracedat;
+	struct perfetto_result perfetto;
+};
+
+static int write_output(const struct convert_options *o, const struct snapshot *s,
+			const struct perfdata_reader *r, struct progress *p, struct results *res)
+{
+	struct perfdata_convert_opts opts = {
+		.compression = o->compression,
+		.progress = on_progress,
+		.progress_ctx = p,
+	};
 	int fd = -1, err;
 
 	if (open_temp(o->output, &fd))
 		return 1;
-	err = perfdata_convert__write_tracedat(s, r, fd, res);
+	p->phase = "writing";
+	if (o->perfetto)
+		err = perfdata_convert__write_perfetto(s, r, fd, &opts, &res->perfetto);
+	else
+		err = perfdata_convert__write_tracedat(s, r, fd, &opts, &res->tracedat);
+	progress_end(p);
 	if (err) {
 		close(fd);
 		/* The writer refuses only what it is given: the input's data. */
@@ -316,7 +433,9 @@ static int write_output(const struct convert_options *o, const struct snapshot *
 
 static int convert(const struct convert_options *o, int in_fd)
 {
-	struct tracedat_result res = { 0 };
+	struct progress prog = { .tty = isatty(STDERR_FILENO), .phase = "reading" };
+	struct results res = { 0 };
+	const char *in_name = strcmp(o->input, "-") ? o->input : "stdin";
 	const struct perfdata_reader_stats *st;
 	char dir_copy[PATH_MAX];
 	struct perfdata_reader *r = NULL;
@@ -335,22 +454,41 @@ static int convert(const struct convert_options *o, int in_fd)
 		err = error("cannot write in the directory of '%s': %s", o->output, strerror(-err));
 		goto out;
 	}
+	prog.start = now();
+	perfdata_reader__set_progress(r, on_progress, &prog);
 	err = read_input(o, s, r);
+	progress_end(&prog);
 	if (!err)
-		err = write_output(o, s, r, &res);
+		err = write_output(o, s, r, &prog, &res);
 	if (err)
 		goto out;
 	st = perfdata_reader__stats(r);
-	printf(PROG ": converted %" PRIu64 " events from '%s' into '%s'\n", res.nr_events,
-	       strcmp(o->input, "-") ? o->input : "stdin", o->output);
+	if (o->perfetto) {
+		printf(PROG ": converted %" PRIu64 " tracepoint events and %" PRIu64
+			    " samples from '%s' into '%s'\n",
+		       res.perfetto.nr_ftrace, res.perfetto.nr_samples, in_name, o->output);
+		printf(PROG ": named %" PRIu64 " threads; %" PRIu64 " samples outside --time\n",
+		       res.perfetto.nr_tasks, st->nr_out_of_range);
+		if (res.perfetto.lost_events || res.perfetto.nr_lost_marks)
+			printf(PROG ": %" PRIu64 " events were lost while recording; %" PRIu64
+				    " CPU bundles are marked lost_events\n",
+			       res.perfetto.lost_events, res.perfetto.nr_lost_marks);
+		if (snapshot__stats(s)->nr_dropped || res.perfetto.nr_invalid)
+			printf(PROG ": also left out %" PRIu64 " records without a time stamp and "
+				    "%" PRIu64 " samples that could not be decoded\n",
+			       snapshot__stats(s)->nr_dropped, res.perfetto.nr_invalid);
+		goto out;
+	}
+	printf(PROG ": converted %" PRIu64 " events from '%s' into '%s'\n", res.tracedat.nr_events,
+	       in_name, o->output);
 	printf(PROG ": skipped %" PRIu64 " non-tracepoint samples, %" PRIu64
 		    " samples outside --time\n",
-	       res.nr_skipped, st->nr_out_of_range);
+	       res.tracedat.nr_skipped, st->nr_out_of_range);
 	/* Records the output cannot place: no time stamp, no raw data, too large. */
-	if (snapshot__stats(s)->nr_dropped || res.nr_invalid)
+	if (snapshot__stats(s)->nr_dropped || res.tracedat.nr_invalid)
 		printf(PROG ": also left out %" PRIu64 " records without a time stamp and %" PRIu64
 			    " tracepoint samples without usable raw data\n",
-		       snapshot__stats(s)->nr_dropped, res.nr_invalid);
+		       snapshot__stats(s)->nr_dropped, res.tracedat.nr_invalid);
 out:
 	perfdata_reader__delete(r);
 	snapshot__delete(s);
@@ -380,5 +518,9 @@ int main(int argc, char **argv)
 	remove_temp();
 	if (in_fd != STDIN_FILENO)
 		close(in_fd);
+	if (!err && o.open) {
+		fflush(stdout);
+		err = trace_server__run(o.output, o.origin);
+	}
 	return err ? 1 : 0;
 }

@@ -72,7 +72,8 @@ static struct tracedat_format *formats_of(const struct tracing_data_info *t, siz
  * Returns 0 or -errno.
  */
 int perfdata_convert__write_tracedat(const struct snapshot *s, const struct perfdata_reader *r,
-				     int fd, struct tracedat_result *res)
+				     int fd, const struct perfdata_convert_opts *o,
+				     struct tracedat_result *res)
 {
 	const struct tracing_data_info *t = perfdata_reader__tracing_data(r);
 	struct tracedat_meta meta = {
@@ -86,6 +87,11 @@ int perfdata_convert__write_tracedat(const struct snapshot *s, const struct perf
 		.printk_size = t->printk_size,
 		.kallsyms = t->kallsyms,
 		.kallsyms_size = t->kallsyms_size,
+		.compression = o && o->compression == PFTRACE_COMPRESS_ZSTD ?
+				       TRACEDAT_COMPRESS_ZSTD :
+				       TRACEDAT_COMPRESS_NONE,
+		.progress = o ? o->progress : NULL,
+		.progress_ctx = o ? o->progress_ctx : NULL,
 	};
 	struct tracedat_format *formats = formats_of(t, &meta.nr_formats);
 	int err;
@@ -94,6 +100,49 @@ int perfdata_convert__write_tracedat(const struct snapshot *s, const struct perf
 		return -ENOMEM;
 	meta.formats = formats;
 	err = snapshot__write_tracedat(s, fd, &meta, res);
+	free(formats);
+	return err;
+}
+
+/**
+ * perfdata_convert__write_perfetto - write a read perf.data as a Perfetto trace
+ * @s: the sealed snapshot perfdata_reader__read() filled
+ * @r: the reader, for the input's tracing data (formats, long size, kallsyms)
+ * @fd: destination, written from its current offset
+ * @o: compression and progress (may be NULL)
+ * @res: counts, on success
+ *
+ * Tracepoint formats come from the input's TRACING_DATA (tracefs only for
+ * an input without one, whose tracepoints then must exist here), kernel
+ * symbols from its kallsyms when it carries them, else this machine's;
+ * user symbols from the mapped files on this machine, as perf script does.
+ * Returns 0 or -errno.
+ */
+int perfdata_convert__write_perfetto(const struct snapshot *s, const struct perfdata_reader *r,
+				     int fd, const struct perfdata_convert_opts *o,
+				     struct perfetto_result *res)
+{
+	const struct tracing_data_info *t = perfdata_reader__tracing_data(r);
+	struct perfetto_meta meta = {
+		.compression = o ? o->compression : PFTRACE_COMPRESS_NONE,
+		.progress = o ? o->progress : NULL,
+		.progress_ctx = o ? o->progress_ctx : NULL,
+	};
+	struct tracedat_format *formats = NULL;
+	int err;
+
+	if (t) {
+		formats = formats_of(t, &meta.nr_formats);
+		if (!formats)
+			return -ENOMEM;
+		meta.formats = formats;
+		meta.long_size = t->long_size;
+		if (t->kallsyms_size > 1) {
+			meta.kallsyms = t->kallsyms;
+			meta.kallsyms_size = t->kallsyms_size;
+		}
+	}
+	err = snapshot__write_perfetto(s, fd, &meta, res);
 	free(formats);
 	return err;
 }

@@ -116,6 +116,8 @@ struct perfdata_reader {
 	uint32_t nr_cpus;
 	uint64_t time_start, time_end;
 	struct perfdata_reader_stats stats;
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
 	char err[384];
 	uint64_t rec[(MAX_RECORD + 8) / 8 + 1]; /* one record, room to add an id */
 };

@@ -107,6 +107,20 @@ int perfdata_reader__set_time_range(struct perfdata_reader *r, uint64_t start, u
 	return 0;
 }
 
+/**
+ * perfdata_reader__set_progress - be told how far __read has got
+ * @r: the reader
+ * @cb: called after each refill of the input buffer with the input offset
+ *      reached and where the records end (0 for a pipe); NULL: none
+ * @ctx: passed to @cb
+ */
+void perfdata_reader__set_progress(struct perfdata_reader *r,
+				   void (*cb)(void *ctx, uint64_t done, uint64_t total), void *ctx)
+{
+	r->progress = cb;
+	r->progress_ctx = ctx;
+}
+
 /* Refills the input buffer. Returns the bytes added, 0 at the end, or -errno. */
 static ssize_t fill(struct perfdata_reader *r)
 {
@@ -136,6 +150,8 @@ static ssize_t fill(struct perfdata_reader *r)
 	if (n < 0)
 		return -errno;
 	r->buf_len += (size_t)n;
+	if (r->progress)
+		r->progress(r->progress_ctx, r->pos + r->buf_len, r->seekable ? r->limit : 0);
 	return n;
 }
 

@@ -42,6 +42,10 @@ void perfdata_reader__delete(struct perfdata_reader *r);
 /* Keeps only samples with @start <= time <= @end. Returns 0 or -EINVAL. */
 int perfdata_reader__set_time_range(struct perfdata_reader *r, uint64_t start, uint64_t end);
 
+/* Calls @cb(@ctx, input offset, end of records or 0 for a pipe) while reading. */
+void perfdata_reader__set_progress(struct perfdata_reader *r,
+				   void (*cb)(void *ctx, uint64_t done, uint64_t total), void *ctx);
+
 /*
  * Reads the whole input into @s (spill file open, not sealed): one chunk
  * of records, then one event per attr with its name. Returns 0, -EPROTO

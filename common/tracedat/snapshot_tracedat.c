@@ -30,6 +30,7 @@ struct conv {
 	size_t nr_tasks, cap_tasks;
 	uint64_t last_id; /* the id last looked up, and its event */
 	const struct snapshot_event *last_ev;
+	uint64_t done; /* records written, for progress */
 	struct tracedat_result res;
 };
 
@@ -225,6 +226,8 @@ static int write_cpu(struct conv *c, int cpu)
 	while (r == 0 && (h = snapshot_cursor__next(cur, NULL))) {
 		const struct snapshot_event *ev = event_of(c, h);
 
+		if (c->meta->progress && (++c->done % 65536) == 0)
+			c->meta->progress(c->meta->progress_ctx, c->done, snapshot__nr_records(c->s));
 		if (!ev)
 			continue;
 		if (h->type == PERF_RECORD_SAMPLE)

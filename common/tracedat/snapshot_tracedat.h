@@ -49,6 +49,9 @@ struct tracedat_meta {
 	const char *kallsyms;
 	size_t kallsyms_size;
 	const char *uname; /* NULL: this machine's */
+	/* Called now and then with records done and the total; may be NULL. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
 };
 
 struct tracedat_result {

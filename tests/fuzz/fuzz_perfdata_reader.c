@@ -47,7 +47,7 @@ static void write_tracedat(const struct snapshot *s, const struct perfdata_reade
 
 	if (fd < 0)
 		abort();
-	perfdata_convert__write_tracedat(s, r, fd, &res);
+	perfdata_convert__write_tracedat(s, r, fd, NULL, &res);
 	close(fd);
 }
 

@@ -1,0 +1,598 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * perfetto_ftrace: tracepoint samples as FtraceEventBundles, one open
+ * bundle per CPU, written when it grows past BUNDLE_BYTES or its CPU
+ * lost data. Fields are found by name in the formats libtraceevent
+ * parsed, once per tracepoint, so a kernel that moved or dropped a field
+ * still converts (a missing field is left out).
+ */
+#include <errno.h>
+#include <event-parse.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracefs.h>
+#include <unistd.h>
+
+#include "intern.h"
+#include "perf_record.h"
+#include "perfetto-internal.h"
+#include "snapshot.h"
+
+#define BUNDLE_BYTES (64 * 1024)
+#define MAX_CPUS     65536
+#define MAX_FIELDS   8
+
+/* FtraceEventBundle / FtraceEvent / CompactSched / GenericFtraceEvent fields */
+#define BUNDLE_CPU	1
+#define BUNDLE_EVENT	2
+#define BUNDLE_LOST	3
+#define BUNDLE_COMPACT	4
+#define EVENT_TIMESTAMP 1
+#define EVENT_PID	2
+#define EVENT_GENERIC	327
+#define EVENT_SYS_ENTER 329
+#define GENERIC_NAME	1
+#define GENERIC_FIELD	2
+#define FIELD_NAME	1
+#define FIELD_STR	3
+#define FIELD_INT	4
+#define FIELD_UINT	5
+#define COMPACT_INTERN	5
+
+enum tp_kind { TP_GENERIC, TP_TYPED, TP_SWITCH, TP_WAKING };
+
+/* A tracepoint with a message of its own in FtraceEvent: proto field per format field. */
+struct known_event {
+	const char *system, *name;
+	uint32_t proto;
+	struct {
+		uint32_t proto;
+		const char *name;
+	} f[MAX_FIELDS];
+};
+
+static const struct known_event known[] = {
+	{ "sched",
+	  "sched_switch",
+	  4,
+	  { { 1, "prev_comm" },
+	    { 2, "prev_pid" },
+	    { 3, "prev_prio" },
+	    { 4, "prev_state" },
+	    { 5, "next_comm" },
+	    { 6, "next_pid" },
+	    { 7, "next_prio" } } },
+	{ "sched",
+	  "sched_wakeup",
+	  17,
+	  { { 1, "comm" }, { 2, "pid" }, { 3, "prio" }, { 4, "success" }, { 5, "target_cpu" } } },
+	{ "sched",
+	  "sched_waking",
+	  20,
+	  { { 1, "comm" }, { 2, "pid" }, { 3, "prio" }, { 4, "success" }, { 5, "target_cpu" } } },
+	{ "sched",
+	  "sched_wakeup_new",
+	  114,
+	  { { 1, "comm" }, { 2, "pid" }, { 3, "prio" }, { 4, "success" }, { 5, "target_cpu" } } },
+	{ "task",
+	  "task_newtask",
+	  235,
+	  { { 1, "pid" }, { 2, "comm" }, { 3, "clone_flags" }, { 4, "oom_score_adj" } } },
+	{ "task",
+	  "task_rename",
+	  236,
+	  { { 1, "pid" }, { 2, "oldcomm" }, { 3, "newcomm" }, { 4, "oom_score_adj" } } },
+	{ "sched",
+	  "sched_process_exec",
+	  237,
+	  { { 1, "filename" }, { 2, "pid" }, { 3, "old_pid" } } },
+	{ "sched",
+	  "sched_process_exit",
+	  238,
+	  { { 1, "comm" }, { 2, "pid" }, { 3, "tgid" }, { 4, "prio" } } },
+	{ "sched",
+	  "sched_process_fork",
+	  239,
+	  { { 1, "parent_comm" }, { 2, "parent_pid" }, { 3, "child_comm" }, { 4, "child_pid" } } },
+	{ "sched", "sched_process_free", 240, { { 1, "comm" }, { 2, "pid" }, { 3, "prio" } } },
+	{ "sched", "sched_process_hang", 241, { { 1, "comm" }, { 2, "pid" } } },
+	{ "sched", "sched_process_wait", 242, { { 1, "comm" }, { 2, "pid" }, { 3, "prio" } } },
+	{ "raw_syscalls", "sys_enter", EVENT_SYS_ENTER, { { 1, "id" } } },
+	{ "raw_syscalls", "sys_exit", 330, { { 1, "id" }, { 2, "ret" } } },
+};
+
+/* The compact encoding's columns, in the order of compact_fields[] below. */
+static const char *const switch_fields[] = { "prev_state", "next_pid", "next_prio", "next_comm" };
+static const char *const waking_fields[] = { "pid", "target_cpu", "prio", "comm" };
+/* CompactSched field numbers: timestamp, the four columns, then common_flags. */
+static const uint32_t switch_proto[] = { 1, 2, 3, 4, 6 };
+static const uint32_t waking_proto[] = { 7, 8, 9, 10, 11, 12 };
+
+struct tp {
+	struct tep_event *e;
+	enum tp_kind kind;
+	uint32_t proto;
+	uint32_t field_proto[MAX_FIELDS];
+	struct tep_format_field *field[MAX_FIELDS];
+	int nr_fields;
+	struct tep_format_field *args; /* sys_enter */
+};
+
+struct bundle {
+	struct pb_buf ev;
+	struct pb_buf col[2][6]; /* [switch, waking][timestamp, 4 columns, flags] */
+	uint64_t last_ts[2];
+	size_t nr[2];
+	size_t bytes;
+	struct intern_table comms;
+	struct pb_buf comm_list;
+	bool lost, used;
+};
+
+struct ftrace_conv {
+	struct tep_handle *tep;
+	struct tp **by_type; /* [65536], by common_type */
+	struct bundle *bundles;
+	size_t nr_bundles;
+	uint64_t nr_lost_marks;
+	struct pb_buf pkt;
+};
+
+static struct bundle *bundle_of(struct ftrace_conv *fc, uint32_t cpu)
+{
+	struct bundle *b;
+
+	if (cpu >= MAX_CPUS)
+		return NULL;
+	if (cpu >= fc->nr_bundles) {
+		size_t n = cpu + 1 > fc->nr_bundles * 2 ? cpu + 1 : fc->nr_bundles * 2;
+
+		b = realloc(fc->bundles, n * sizeof(*b));
+		if (!b)
+			return NULL;
+		memset(b + fc->nr_bundles, 0, (n - fc->nr_bundles) * sizeof(*b));
+		fc->bundles = b;
+		fc->nr_bundles = n;
+	}
+	return &fc->bundles[cpu];
+}
+
+static void bundle_fini(struct bundle *b)
+{
+	pb_buf__fini(&b->ev);
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < 6; i++)
+			pb_buf__fini(&b->col[k][i]);
+	intern_table__fini(&b->comms);
+	pb_buf__fini(&b->comm_list);
+}
+
+void ftrace_conv__delete(struct ftrace_conv *fc)
+{
+	if (!fc)
+		return;
+	for (size_t i = 0; i < fc->nr_bundles; i++)
+		bundle_fini(&fc->bundles[i]);
+	free(fc->bundles);
+	for (size_t i = 0; fc->by_type && i < 65536; i++)
+		free(fc->by_type[i]);
+	free(fc->by_type);
+	pb_buf__fini(&fc->pkt);
+	if (fc->tep)
+		tep_free(fc->tep);
+	free(fc);
+}
+
+static int add_format(struct ftrace_conv *fc, const char *system, const char *text, size_t size)
+{
+	/* A format the kernel wrote but libtraceevent cannot parse is left to GENERIC. */
+	if (tep_parse_event(fc->tep, text, size, system) == TEP_ERRNO__MEM_ALLOC_FAILED)
+		return -ENOMEM;
+	return 0;
+}
+
+/* The format of tracepoint "system:event" from tracefs. */
+static int read_format(struct ftrace_conv *fc, const char *dir, const char *name)
+{
+	const char *colon = strchr(name, ':');
+	char path[4096], *text = NULL;
+	size_t len = 0, cap = 0;
+	int fd, r = 0;
+	ssize_t n;
+
+	if (!colon || strchr(name, '/') || name[0] == '.')
+		return -EINVAL;
+	if (!dir)
+		dir = tracefs_tracing_dir();
+	if (!dir)
+		return -ENOENT;
+	if ((size_t)snprintf(path, sizeof(path), "%s/events/%.*s/%s/format", dir,
+			     (int)(colon - name), name, colon + 1) >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do {
+		if (len == cap) {
+			char *p = realloc(text, cap = cap ? cap * 2 : 8192);
+
+			if (!p) {
+				r = -ENOMEM;
+				break;
+			}
+			text = p;
+		}
+		n = read(fd, text + len, cap - len);
+		if (n < 0 && errno != EINTR)
+			r = -errno;
+		else if (n > 0)
+			len += (size_t)n;
+	} while (!r && n != 0);
+	close(fd);
+	if (!r) {
+		char system[256];
+
+		snprintf(system, sizeof(system), "%.*s", (int)(colon - name), name);
+		r = add_format(fc, system, text, len);
+	}
+	free(text);
+	return r;
+}
+
+static void resolve(struct tp *tp)
+{
+	struct tep_event *e = tp->e;
+	const char *const *names = NULL;
+
+	if (!strcmp(e->system, "sched") && !strcmp(e->name, "sched_switch"))
+		names = switch_fields, tp->kind = TP_SWITCH;
+	else if (!strcmp(e->system, "sched") && !strcmp(e->name, "sched_waking"))
+		names = waking_fields, tp->kind = TP_WAKING;
+	if (names) {
+		for (int i = 0; i < 4; i++)
+			if (!(tp->field[i] = tep_find_field(e, names[i])))
+				tp->kind = TP_GENERIC;
+		if (tp->kind != TP_GENERIC)
+			return;
+	}
+	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++) {
+		if (strcmp(e->system, known[k].system) || strcmp(e->name, known[k].name))
+			continue;
+		tp->kind = TP_TYPED;
+		tp->proto = known[k].proto;
+		tp->nr_fields = 0;
+		for (int i = 0; i < MAX_FIELDS && known[k].f[i].name; i++) {
+			struct tep_format_field *f = tep_find_field(e, known[k].f[i].name);
+
+			if (f) {
+				tp->field[tp->nr_fields] = f;
+				tp->field_proto[tp->nr_fields++] = known[k].f[i].proto;
+			}
+		}
+		if (tp->proto == EVENT_SYS_ENTER)
+			tp->args = tep_find_field(e, "args");
+		return;
+	}
+	tp->kind = TP_GENERIC;
+}
+
+int ftrace_conv__new(const struct snapshot *s, const struct perfetto_meta *m,
+		     struct ftrace_conv **ret)
+{
+	struct ftrace_conv *fc = calloc(1, sizeof(*fc));
+	struct tep_event **events;
+	int r = 0;
+
+	*ret = NULL;
+	if (!fc || !(fc->tep = tep_alloc()) ||
+	    !(fc->by_type = calloc(65536, sizeof(struct tp *)))) {
+		ftrace_conv__delete(fc);
+		return -ENOMEM;
+	}
+	tep_set_long_size(fc->tep, m->long_size ? (int)m->long_size : (int)sizeof(long));
+	for (size_t i = 0; i < m->nr_formats && !r; i++)
+		r = add_format(fc, m->formats[i].system, m->formats[i].text, m->formats[i].size);
+	for (size_t i = 0; !m->nr_formats && i < snapshot__nr_events(s) && !r; i++) {
+		const struct snapshot_event *ev = snapshot__event(s, i);
+
+		if (ev->attr.type == PERF_TYPE_TRACEPOINT)
+			r = read_format(fc, m->tracing_dir, ev->name);
+	}
+	events = r ? NULL : tep_list_events(fc->tep, TEP_EVENT_SORT_ID);
+	for (size_t i = 0; events && events[i] && !r; i++) {
+		struct tp *tp;
+
+		if (events[i]->id < 0 || events[i]->id > 65535)
+			continue;
+		tp = calloc(1, sizeof(*tp));
+		if (!tp) {
+			r = -ENOMEM;
+			break;
+		}
+		tp->e = events[i];
+		resolve(tp);
+		fc->by_type[events[i]->id] = tp;
+	}
+	for (size_t i = 0; !r && i < snapshot__nr_chunks(s); i++) {
+		const struct snapshot_chunk_info *c = snapshot__chunk(s, i);
+		struct bundle *b = c->overwritten && c->cpu >= 0 ? bundle_of(fc, (uint32_t)c->cpu) :
+								   NULL;
+
+		/* What the ring held before its oldest record is gone. */
+		if (b)
+			b->lost = true;
+		else if (c->overwritten && c->cpu >= 0)
+			r = -ENOMEM;
+	}
+	if (r) {
+		ftrace_conv__delete(fc);
+		return r;
+	}
+	*ret = fc;
+	return 0;
+}
+
+/* A field's bytes: fixed arrays in place, __data_loc/__rel_loc where they point. */
+static bool field_bytes(const struct tep_format_field *f, const uint8_t *d, size_t size,
+			const uint8_t **ret, size_t *ret_len)
+{
+	size_t off = (size_t)f->offset, len = (size_t)f->size;
+	uint32_t loc;
+
+	if (f->offset < 0 || f->size < 0 || off + len > size)
+		return false;
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		if (len != 4)
+			return false;
+		memcpy(&loc, d + off, 4);
+		off = (f->flags & TEP_FIELD_IS_RELATIVE ? off + 4 : 0) + (loc & 0xffff);
+		len = loc >> 16;
+		if (off + len > size)
+			return false;
+	}
+	*ret = d + off;
+	*ret_len = len;
+	return true;
+}
+
+static bool is_number(const struct tep_format_field *f)
+{
+	return !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_STRING)) &&
+	       (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8);
+}
+
+static uint64_t number(const struct ftrace_conv *fc, const struct tep_format_field *f,
+		       const uint8_t *p)
+{
+	uint64_t v = tep_read_number(fc->tep, p, f->size);
+
+	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
+		v |= ~0ull << (f->size * 8);
+	return v;
+}
+
+/* A field as a protobuf value: a string (up to its NUL) or a varint. */
+static void put_field(struct ftrace_conv *fc, struct pb_buf *b, uint32_t proto,
+		      const struct tep_format_field *f, const uint8_t *d, size_t size)
+{
+	const uint8_t *p;
+	size_t len;
+
+	if (!field_bytes(f, d, size, &p, &len))
+		return;
+	if (f->flags & TEP_FIELD_IS_STRING)
+		pb__bytes(b, proto, p, strnlen((const char *)p, len));
+	else if (is_number(f))
+		pb__varint(b, proto, number(fc, f, p));
+}
+
+static void put_generic_field(struct ftrace_conv *fc, struct pb_buf *b,
+			      const struct tep_format_field *f, const uint8_t *d, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	const uint8_t *p;
+	pb_nested n;
+	size_t len;
+
+	if (!field_bytes(f, d, size, &p, &len))
+		return;
+	n = pb__begin(b, GENERIC_FIELD);
+	pb__str(b, FIELD_NAME, f->name);
+	if (f->flags & TEP_FIELD_IS_STRING) {
+		pb__bytes(b, FIELD_STR, p, strnlen((const char *)p, len));
+	} else if (is_number(f)) {
+		pb__varint(b, f->flags & TEP_FIELD_IS_SIGNED ? FIELD_INT : FIELD_UINT,
+			   number(fc, f, p));
+	} else {
+		/* Other arrays as their bytes in hex, as trace-cmd shows them. */
+		pb_nested s = pb__begin(b, FIELD_STR);
+		uint8_t *o = pb_buf__reserve(b, len * 2);
+
+		for (size_t i = 0; o && i < len; i++) {
+			*o++ = (uint8_t)hex[p[i] >> 4];
+			*o++ = (uint8_t)hex[p[i] & 15];
+		}
+		if (o)
+			b->len += len * 2;
+		pb__end(b, s);
+	}
+	pb__end(b, n);
+}
+
+static int flush(struct ftrace_conv *fc, struct pftrace_out *o, uint32_t cpu, struct bundle *b)
+{
+	struct pb_buf *p = &fc->pkt;
+	pb_nested n, c;
+	int r;
+
+	n = pb__begin(p, PKT_FTRACE_EVENTS);
+	pb__varint(p, BUNDLE_CPU, cpu);
+	pb__raw(p, b->ev.data, b->ev.len);
+	if (b->lost) {
+		pb__varint(p, BUNDLE_LOST, 1);
+		fc->nr_lost_marks++;
+	}
+	if (b->nr[0] || b->nr[1]) {
+		c = pb__begin(p, BUNDLE_COMPACT);
+		pb__raw(p, b->comm_list.data, b->comm_list.len);
+		for (int k = 0; k < 2; k++)
+			for (int i = 0; b->nr[k] && i < (k ? 6 : 5); i++)
+				pb__bytes(p, k ? waking_proto[i] : switch_proto[i],
+					  b->col[k][i].data, b->col[k][i].len);
+		pb__end(p, c);
+	}
+	pb__end(p, n);
+	r = perfetto__emit(o, p);
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < 6; i++) {
+			r = r ? r : b->col[k][i].err;
+			pb_buf__reset(&b->col[k][i]);
+		}
+		b->nr[k] = 0;
+		b->last_ts[k] = 0;
+	}
+	r = r ? r : b->ev.err ? b->ev.err : b->comm_list.err;
+	pb_buf__reset(&b->ev);
+	pb_buf__reset(&b->comm_list);
+	intern_table__fini(&b->comms);
+	b->bytes = 0;
+	b->lost = false;
+	return r;
+}
+
+/* One row of the compact encoding: delta timestamp, four columns, flags. */
+static int compact(struct ftrace_conv *fc, struct bundle *b, const struct tp *tp,
+		   const struct perf_record_info *info)
+{
+	const uint8_t *d = info->raw, *p;
+	int k = tp->kind == TP_WAKING;
+	struct pb_buf *col = b->col[k];
+	uint64_t iid;
+	size_t len;
+	bool is_new;
+
+	for (int i = 0; i < 4; i++)
+		if (!field_bytes(tp->field[i], d, info->raw_size, &p, &len) ||
+		    (i < 3 && !is_number(tp->field[i])))
+			return 1;
+	pb__varint_raw(&col[0], info->time - b->last_ts[k]);
+	b->last_ts[k] = info->time;
+	for (int i = 0; i < 3; i++) {
+		field_bytes(tp->field[i], d, info->raw_size, &p, &len);
+		pb__varint_raw(&col[i + 1], number(fc, tp->field[i], p));
+	}
+	field_bytes(tp->field[3], d, info->raw_size, &p, &len);
+	len = strnlen((const char *)p, len);
+	iid = intern_table__get(&b->comms, p, len, &is_new);
+	if (!iid)
+		return -ENOMEM;
+	if (is_new)
+		pb__bytes(&b->comm_list, COMPACT_INTERN, p, len);
+	pb__varint_raw(&col[4], iid - 1);
+	if (k)
+		pb__varint_raw(&col[5], d[2]); /* common_flags */
+	b->nr[k]++;
+	b->bytes += 16 + (is_new ? len : 0);
+	return 0;
+}
+
+static void typed(struct ftrace_conv *fc, struct pb_buf *ev, const struct tp *tp,
+		  const struct perf_record_info *info)
+{
+	const uint8_t *d = info->raw, *p;
+	pb_nested n = pb__begin(ev, tp->kind == TP_GENERIC ? EVENT_GENERIC : tp->proto);
+	size_t len;
+
+	if (tp->kind == TP_GENERIC) {
+		pb__str(ev, GENERIC_NAME, tp->e->name);
+		for (struct tep_format_field *f = tp->e->format.fields; f; f = f->next)
+			put_generic_field(fc, ev, f, d, info->raw_size);
+	} else {
+		for (int i = 0; i < tp->nr_fields; i++)
+			put_field(fc, ev, tp->field_proto[i], tp->field[i], d, info->raw_size);
+		/* SysEnterFtraceEvent.args (2), one per unsigned long of the array */
+		if (tp->args && tp->args->elementsize > 0 &&
+		    field_bytes(tp->args, d, info->raw_size, &p, &len))
+			for (size_t at = 0; at + tp->args->elementsize <= len;
+			     at += tp->args->elementsize)
+				pb__varint(ev, 2,
+					   tep_read_number(fc->tep, p + at,
+							   (int)tp->args->elementsize));
+	}
+	pb__end(ev, n);
+}
+
+int ftrace_conv__sample(struct ftrace_conv *fc, struct pftrace_out *o,
+			const struct perf_record_info *info)
+{
+	const uint8_t *d = info->raw;
+	struct bundle *b;
+	uint16_t type;
+	int32_t pid;
+	struct tp *tp;
+	size_t before;
+	pb_nested n;
+	int r = 1;
+
+	if (!d || info->raw_size < 8)
+		return 1;
+	memcpy(&type, d, 2);
+	memcpy(&pid, d + 4, 4);
+	tp = fc->by_type[type];
+	if (!tp)
+		return 1;
+	b = bundle_of(fc, info->cpu);
+	if (!b)
+		return info->cpu >= MAX_CPUS ? 1 : -ENOMEM;
+	b->used = true;
+	if (tp->kind == TP_SWITCH || tp->kind == TP_WAKING)
+		r = compact(fc, b, tp, info);
+	if (r < 0)
+		return r;
+	if (r) {
+		before = b->ev.len;
+		n = pb__begin(&b->ev, BUNDLE_EVENT);
+		pb__varint(&b->ev, EVENT_TIMESTAMP, info->time);
+		pb__varint(&b->ev, EVENT_PID, (uint64_t)(int64_t)pid);
+		typed(fc, &b->ev, tp, info);
+		pb__end(&b->ev, n);
+		if (b->ev.err)
+			return b->ev.err;
+		b->bytes += b->ev.len - before;
+	}
+	return b->bytes >= BUNDLE_BYTES ? flush(fc, o, info->cpu, b) : 0;
+}
+
+static bool has_events(const struct bundle *b)
+{
+	return b->ev.len || b->nr[0] || b->nr[1];
+}
+
+int ftrace_conv__lost(struct ftrace_conv *fc, struct pftrace_out *o, uint32_t cpu)
+{
+	struct bundle *b = bundle_of(fc, cpu);
+	int r = 0;
+
+	if (!b)
+		return cpu >= MAX_CPUS ? 0 : -ENOMEM;
+	if (has_events(b))
+		r = flush(fc, o, cpu, b);
+	b->lost = true;
+	return r;
+}
+
+int ftrace_conv__finish(struct ftrace_conv *fc, struct pftrace_out *o, uint64_t *nr_lost_marks)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < fc->nr_bundles && !r; i++) {
+		struct bundle *b = &fc->bundles[i];
+
+		if (has_events(b) || b->lost)
+			r = flush(fc, o, (uint32_t)i, b);
+	}
+	*nr_lost_marks = fc->nr_lost_marks;
+	return r;
+}

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * perfetto_stacks: samples as StackSample packets, the format trace
+ * processor imports for any sampling profiler (stack_sample.proto). One
+ * packet sequence per event, so each is its own stream with its own
+ * counter descriptor; everything that repeats (function names, mapping
+ * paths, mappings, frames, callstacks, task and execution contexts) is
+ * interned per sequence and defined in the InternedData of the first
+ * packet that uses it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "intern.h"
+#include "perf_record.h"
+#include "perfetto-internal.h"
+#include "snapshot.h"
+#include "symbols.h"
+
+/* InternedData fields */
+#define INT_FUNCTION_NAMES 5
+#define INT_FRAMES	   6
+#define INT_CALLSTACKS	   7
+#define INT_MAPPING_PATHS  17
+#define INT_MAPPINGS	   19
+#define INT_TASKS	   48
+#define INT_EXECS	   49
+
+#define MODE_USER   1
+#define MODE_KERNEL 2
+#define KIND_NATIVE 1
+#define KIND_KERNEL 2
+
+#define MAX_FRAMES 1024
+#define MAX_PATH_PARTS 64
+
+enum { T_NAMES, T_PATHS, T_MAPPINGS, T_FRAMES, T_CALLSTACKS, T_TASKS, T_EXECS, NR_TABLES };
+
+struct seq {
+	bool started;
+	struct intern_table t[NR_TABLES];
+	struct pb_buf pending; /* InternedData not sent yet */
+};
+
+struct stack_conv {
+	const struct snapshot *s;
+	struct symbols *syms;
+	uint32_t clock_id;
+	struct seq *seqs; /* per event */
+	size_t nr_seqs;
+	struct pb_buf pkt;
+	uint64_t frames[MAX_FRAMES];
+};
+
+struct stack_conv *stack_conv__new(const struct snapshot *s, struct symbols *syms,
+				   uint32_t clock_id)
+{
+	struct stack_conv *sc = calloc(1, sizeof(*sc));
+
+	if (!sc)
+		return NULL;
+	sc->s = s;
+	sc->syms = syms;
+	sc->clock_id = clock_id;
+	sc->nr_seqs = snapshot__nr_events(s);
+	sc->seqs = calloc(sc->nr_seqs ? sc->nr_seqs : 1, sizeof(*sc->seqs));
+	if (!sc->seqs) {
+		free(sc);
+		return NULL;
+	}
+	return sc;
+}
+
+void stack_conv__delete(struct stack_conv *sc)
+{
+	if (!sc)
+		return;
+	for (size_t i = 0; i < sc->nr_seqs; i++) {
+		for (int t = 0; t < NR_TABLES; t++)
+			intern_table__fini(&sc->seqs[i].t[t]);
+		pb_buf__fini(&sc->seqs[i].pending);
+	}
+	free(sc->seqs);
+	pb_buf__fini(&sc->pkt);
+	free(sc);
+}
+
+/* StackSample.Unit of an event's period. */
+static uint32_t unit_of(const struct perf_event_attr *a)
+{
+	if (a->type == PERF_TYPE_SOFTWARE) {
+		switch (a->config) {
+		case PERF_COUNT_SW_CPU_CLOCK:
+		case PERF_COUNT_SW_TASK_CLOCK:
+			return 1; /* UNIT_NANOSECONDS */
+		case PERF_COUNT_SW_PAGE_FAULTS:
+		case PERF_COUNT_SW_PAGE_FAULTS_MIN:
+		case PERF_COUNT_SW_PAGE_FAULTS_MAJ:
+			return 5;
+		}
+	} else if (a->type == PERF_TYPE_HARDWARE) {
+		switch (a->config) {
+		case PERF_COUNT_HW_CPU_CYCLES:
+		case PERF_COUNT_HW_REF_CPU_CYCLES:
+			return 2;
+		case PERF_COUNT_HW_INSTRUCTIONS:
+			return 3;
+		case PERF_COUNT_HW_CACHE_MISSES:
+			return 6;
+		case PERF_COUNT_HW_CACHE_REFERENCES:
+			return 7;
+		case PERF_COUNT_HW_BRANCH_MISSES:
+			return 8;
+		}
+	}
+	return 9; /* UNIT_COUNT */
+}
+
+static int start_seq(struct stack_conv *sc, struct pftrace_out *o, size_t idx,
+		     const struct snapshot_event *ev)
+{
+	struct pb_buf *p = &sc->pkt;
+	pb_nested d, sd, pd;
+
+	pb__varint(p, PKT_SEQ_ID, idx + 1);
+	pb__varint(p, PKT_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	d = pb__begin(p, PKT_DEFAULTS);
+	pb__varint(p, 58, sc->clock_id); /* timestamp_clock_id */
+	sd = pb__begin(p, 100);		 /* stack_sample_defaults */
+	pb__str(p, 1, "linux.perf");	 /* source */
+	pd = pb__begin(p, 2);		 /* primary_descriptor */
+	pb__str(p, 2, ev->name);
+	pb__varint(p, 3, unit_of(&ev->attr));
+	pb__end(p, pd);
+	pb__end(p, sd);
+	pb__end(p, d);
+	sc->seqs[idx].started = true;
+	return perfetto__emit(o, p);
+}
+
+static uint64_t intern(struct seq *q, int table, const void *key, size_t len, bool *is_new)
+{
+	uint64_t iid = intern_table__get(&q->t[table], key, len, is_new);
+
+	if (!iid)
+		q->pending.err = -ENOMEM;
+	return iid;
+}
+
+static uint64_t intern_string(struct seq *q, int table, uint32_t field, const char *s, size_t len)
+{
+	bool is_new;
+	uint64_t iid = intern(q, table, s, len, &is_new);
+	pb_nested n;
+
+	if (is_new) {
+		n = pb__begin(&q->pending, field);
+		pb__varint(&q->pending, 1, iid);
+		pb__bytes(&q->pending, 2, s, len);
+		pb__end(&q->pending, n);
+	}
+	return iid;
+}
+
+static uint64_t intern_mapping(struct seq *q, const struct symbol_info *si, bool kernel)
+{
+	uint64_t key[4] = { (uintptr_t)si->dso, si->dso_start, si->dso_end, si->dso_pgoff };
+	/* "/kernel" with start = end = 0 is trace processor's kernel mapping */
+	const char *path = kernel ? "kernel" : si->dso, *c, *e;
+	uint64_t iid, parts[MAX_PATH_PARTS];
+	size_t nr = 0;
+	bool is_new;
+	pb_nested n;
+
+	if (kernel)
+		memset(key, 0, sizeof(key));
+	iid = intern(q, T_MAPPINGS, key, sizeof(key), &is_new);
+	if (!is_new)
+		return iid;
+	/*
+	 * path_string_ids: the path's components, which the reader joins with
+	 * '/'; interned before the Mapping, which must not enclose them.
+	 */
+	for (c = path; *c && nr < MAX_PATH_PARTS; c = *e ? e + 1 : e) {
+		e = strchr(c, '/');
+		if (!e)
+			e = c + strlen(c);
+		if (e > c)
+			parts[nr++] =
+				intern_string(q, T_PATHS, INT_MAPPING_PATHS, c, (size_t)(e - c));
+	}
+	n = pb__begin(&q->pending, INT_MAPPINGS);
+	pb__varint(&q->pending, 1, iid);
+	if (!kernel) {
+		pb__varint(&q->pending, 8, si->dso_pgoff); /* exact_offset */
+		pb__varint(&q->pending, 4, si->dso_start);
+		pb__varint(&q->pending, 5, si->dso_end);
+	}
+	for (size_t i = 0; i < nr; i++)
+		pb__varint(&q->pending, 7, parts[i]);
+	pb__end(&q->pending, n);
+	return iid;
+}
+
+static uint64_t intern_frame(struct stack_conv *sc, struct seq *q, pid_t pid, uint64_t ip,
+			     bool kernel)
+{
+	struct symbol_info si;
+	uint64_t key[2], iid, name = 0;
+	bool is_new;
+	pb_nested n;
+
+	symbols__resolve(sc->syms, pid, ip, kernel, &si);
+	if (!si.dso) {
+		si.dso = "[unknown]";
+		si.rel_pc = ip;
+	}
+	key[0] = intern_mapping(q, &si, kernel);
+	key[1] = kernel ? ip : si.rel_pc;
+	iid = intern(q, T_FRAMES, key, sizeof(key), &is_new);
+	if (!is_new)
+		return iid;
+	if (si.name)
+		name = intern_string(q, T_NAMES, INT_FUNCTION_NAMES, si.name, strlen(si.name));
+	n = pb__begin(&q->pending, INT_FRAMES);
+	pb__varint(&q->pending, 1, iid);
+	if (name)
+		pb__varint(&q->pending, 2, name);
+	pb__varint(&q->pending, 3, key[0]);
+	pb__varint(&q->pending, 4, key[1]);
+	pb__varint(&q->pending, 7, kernel ? KIND_KERNEL : KIND_NATIVE);
+	pb__end(&q->pending, n);
+	return iid;
+}
+
+/* The frames, outermost first; returns how many and whether the innermost is kernel. */
+static size_t walk(struct stack_conv *sc, struct seq *q, const struct perf_record_info *info,
+		   bool sample_kernel, bool *leaf_kernel)
+{
+	size_t nr = 0;
+	bool kernel = sample_kernel;
+
+	*leaf_kernel = sample_kernel;
+	if (!info->callchain_nr) {
+		sc->frames[nr++] = intern_frame(sc, q, (pid_t)info->pid, info->ip, kernel);
+		return nr;
+	}
+	for (uint64_t i = 0; i < info->callchain_nr && nr < MAX_FRAMES; i++) {
+		uint64_t ip = info->callchain[i];
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL ||
+				 ip == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
+			continue;
+		}
+		if (!nr)
+			*leaf_kernel = kernel;
+		sc->frames[nr++] = intern_frame(sc, q, (pid_t)info->pid, ip, kernel);
+	}
+	for (size_t i = 0; i < nr / 2; i++) {
+		uint64_t t = sc->frames[i];
+
+		sc->frames[i] = sc->frames[nr - 1 - i];
+		sc->frames[nr - 1 - i] = t;
+	}
+	return nr;
+}
+
+int stack_conv__sample(struct stack_conv *sc, struct pftrace_out *o, size_t ev_idx,
+		       const struct snapshot_event *ev, const struct perf_record_info *info,
+		       uint16_t misc)
+{
+	struct seq *q = &sc->seqs[ev_idx];
+	uint64_t st = ev->attr.sample_type, key[2], task = 0, exec = 0, stack = 0;
+	bool sample_kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
+			     (misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+				     PERF_RECORD_MISC_GUEST_KERNEL;
+	struct pb_buf *p = &sc->pkt;
+	bool leaf_kernel, is_new;
+	pb_nested n;
+	size_t nr;
+	int r;
+
+	if (!q->started && (r = start_seq(sc, o, ev_idx, ev)))
+		return r;
+	if (st & PERF_SAMPLE_TID) {
+		key[0] = info->pid;
+		key[1] = info->tid;
+		task = intern(q, T_TASKS, key, sizeof(key), &is_new);
+		if (is_new) {
+			n = pb__begin(&q->pending, INT_TASKS);
+			pb__varint(&q->pending, 1, task);
+			pb__varint(&q->pending, 2, info->pid);
+			pb__varint(&q->pending, 3, info->tid);
+			pb__end(&q->pending, n);
+		}
+	}
+	nr = (st & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)) ?
+		     walk(sc, q, info, sample_kernel, &leaf_kernel) :
+		     0;
+	if (nr) {
+		stack = intern(q, T_CALLSTACKS, sc->frames, nr * sizeof(sc->frames[0]), &is_new);
+		if (is_new) {
+			n = pb__begin(&q->pending, INT_CALLSTACKS);
+			pb__varint(&q->pending, 1, stack);
+			for (size_t i = 0; i < nr; i++)
+				pb__varint(&q->pending, 2, sc->frames[i]);
+			pb__end(&q->pending, n);
+		}
+	} else {
+		leaf_kernel = sample_kernel;
+	}
+	key[0] = st & PERF_SAMPLE_CPU ? info->cpu + 1ull : 0;
+	key[1] = leaf_kernel ? MODE_KERNEL : MODE_USER;
+	exec = intern(q, T_EXECS, key, sizeof(key), &is_new);
+	if (is_new) {
+		n = pb__begin(&q->pending, INT_EXECS);
+		pb__varint(&q->pending, 1, exec);
+		if (key[0])
+			pb__varint(&q->pending, 2, info->cpu);
+		pb__varint(&q->pending, 3, key[1]);
+		pb__end(&q->pending, n);
+	}
+	if (q->pending.err)
+		return q->pending.err;
+
+	pb__varint(p, PKT_TIMESTAMP, info->time);
+	pb__varint(p, PKT_SEQ_ID, ev_idx + 1);
+	if (q->pending.len) {
+		pb__bytes(p, PKT_INTERNED_DATA, q->pending.data, q->pending.len);
+		pb_buf__reset(&q->pending);
+	}
+	pb__varint(p, PKT_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	n = pb__begin(p, PKT_STACK_SAMPLE);
+	if (task)
+		pb__varint(p, 2, task);
+	pb__varint(p, 4, exec);
+	if (stack)
+		pb__varint(p, 6, stack);
+	if (st & PERF_SAMPLE_PERIOD)
+		pb__varint(p, 11, info->period);
+	pb__end(p, n);
+	return perfetto__emit(o, p);
+}

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * snapshot_perfetto: snapshot -> Perfetto trace, in one pass over the
+ * time-ordered records: side-band records feed the task names and the
+ * maps symbols are found in, samples go out as they come (see
+ * perfetto_ftrace.c and perfetto_stacks.c). The ProcessTree goes last,
+ * once every name is known; trace processor sorts packets by time.
+ *
+ * Clocks: every timestamp of a snapshot is in one clock, its events'
+ * (perf's own unless use_clockid). That clock is the trace's
+ * primary_trace_clock: CLOCK_MONOTONIC, _RAW, BOOTTIME and REALTIME as
+ * the builtin clocks of those names, perf's local clock as
+ * BUILTIN_CLOCK_PERF (the id Perfetto gives "the perf event clock"; not
+ * MONOTONIC, which it only resembles). Trace processor reads ftrace
+ * bundles as BOOTTIME, so the ClockSnapshot states BOOTTIME equal to the
+ * snapshot's clock: the ftrace events land on the same time line as the
+ * samples. The file holds no true boottime reading.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "perf_record.h"
+#include "perfetto-internal.h"
+#include "snapshot.h"
+#include "snapshot_perfetto.h"
+#include "symbols.h"
+
+#define CLOCK_ID_REALTIME      1
+#define CLOCK_ID_MONOTONIC     3
+#define CLOCK_ID_MONOTONIC_RAW 5
+#define CLOCK_ID_BOOTTIME      6
+#define CLOCK_ID_PERF	       10
+
+#define PROGRESS_EVERY 65536
+
+struct task_name {
+	int32_t tid; /* 0: free */
+	int32_t pid;
+	char comm[16];
+};
+
+struct writer {
+	const struct snapshot *s;
+	const struct perfetto_meta *m;
+	struct pftrace_out *o;
+	struct symbols *syms;
+	struct ftrace_conv *fc;
+	struct stack_conv *sc;
+	struct task_name *tasks; /* open addressing by tid */
+	size_t cap_tasks, nr_tasks;
+	uint32_t clock_id;
+	struct pb_buf pkt;
+	struct perfetto_result res;
+};
+
+int perfetto__emit(struct pftrace_out *o, struct pb_buf *b)
+{
+	int r = b->err ? b->err : pftrace_out__packet(o, b->data, b->len);
+
+	pb_buf__reset(b);
+	return r;
+}
+
+static uint32_t clock_id_of(const struct snapshot *s)
+{
+	for (size_t i = 0; i < snapshot__nr_events(s); i++) {
+		const struct perf_event_attr *a = &snapshot__event(s, i)->attr;
+
+		if (!a->use_clockid)
+			continue;
+		switch (a->clockid) {
+		case CLOCK_REALTIME:
+			return CLOCK_ID_REALTIME;
+		case CLOCK_MONOTONIC:
+			return CLOCK_ID_MONOTONIC;
+		case CLOCK_MONOTONIC_RAW:
+			return CLOCK_ID_MONOTONIC_RAW;
+		case CLOCK_BOOTTIME:
+			return CLOCK_ID_BOOTTIME;
+		default:
+			return CLOCK_ID_PERF; /* e.g. TAI: no builtin id */
+		}
+	}
+	return CLOCK_ID_PERF;
+}
+
+static struct task_name *task_slot(const struct writer *w, int32_t tid)
+{
+	size_t i = ((uint32_t)tid * 2654435761u) & (w->cap_tasks - 1);
+
+	while (w->tasks[i].tid && w->tasks[i].tid != tid)
+		i = (i + 1) & (w->cap_tasks - 1);
+	return &w->tasks[i];
+}
+
+static struct task_name *task_find(const struct writer *w, int32_t tid)
+{
+	struct task_name *t;
+
+	if (!w->cap_tasks || tid <= 0)
+		return NULL;
+	t = task_slot(w, tid);
+	return t->tid ? t : NULL;
+}
+
+static struct task_name *task_get(struct writer *w, int32_t tid, int32_t pid)
+{
+	struct task_name *t;
+
+	if ((w->nr_tasks + 1) * 4 > w->cap_tasks * 3) {
+		struct writer n = { .cap_tasks = w->cap_tasks ? w->cap_tasks * 2 : 1024 };
+
+		n.tasks = calloc(n.cap_tasks, sizeof(*n.tasks));
+		if (!n.tasks)
+			return NULL;
+		for (size_t i = 0; i < w->cap_tasks; i++)
+			if (w->tasks[i].tid)
+				*task_slot(&n, w->tasks[i].tid) = w->tasks[i];
+		free(w->tasks);
+		w->tasks = n.tasks;
+		w->cap_tasks = n.cap_tasks;
+	}
+	t = task_slot(w, tid);
+	if (!t->tid) {
+		t->tid = tid;
+		w->nr_tasks++;
+	}
+	if (pid > 0)
+		t->pid = pid;
+	return t;
+}
+
+static int clock_snapshot(struct writer *w)
+{
+	uint64_t t0 = snapshot__stats(w->s)->first_time;
+	struct pb_buf *p = &w->pkt;
+	pb_nested n, c;
+	struct utsname u;
+
+	n = pb__begin(p, PKT_CLOCK_SNAPSHOT);
+	c = pb__begin(p, 1);
+	pb__varint(p, 1, w->clock_id);
+	pb__varint(p, 2, t0);
+	pb__end(p, c);
+	if (w->clock_id != CLOCK_ID_BOOTTIME) {
+		c = pb__begin(p, 1);
+		pb__varint(p, 1, CLOCK_ID_BOOTTIME);
+		pb__varint(p, 2, t0);
+		pb__end(p, c);
+	}
+	pb__varint(p, 2, w->clock_id); /* primary_trace_clock */
+	pb__end(p, n);
+	pb__varint(p, PKT_TIMESTAMP, t0);
+	pb__varint(p, PKT_TIMESTAMP_CLOCK_ID, w->clock_id);
+	if (perfetto__emit(w->o, p))
+		return p->err ? p->err : -EIO;
+	/* The machine names the syscall table that sys_enter ids are looked up in. */
+	if (uname(&u))
+		return 0;
+	n = pb__begin(p, PKT_SYSTEM_INFO);
+	c = pb__begin(p, 1);
+	pb__str(p, 1, u.sysname);
+	pb__str(p, 3, u.release);
+	pb__str(p, 4, u.machine);
+	pb__end(p, c);
+	pb__end(p, n);
+	return perfetto__emit(w->o, p);
+}
+
+static void set_comm(struct task_name *t, const char *comm, size_t max)
+{
+	snprintf(t->comm, sizeof(t->comm), "%.*s", (int)strnlen(comm, max), comm);
+}
+
+/* COMM/FORK/MMAP: names and maps, as of this point in time. */
+static int sideband(struct writer *w, const struct perf_event_header *h)
+{
+	const uint8_t *p = (const uint8_t *)(h + 1);
+	size_t body = h->size - sizeof(*h);
+	struct task_name *t, *parent;
+	int32_t ids[4];
+	uint64_t addr[3];
+	uint32_t prot;
+
+	switch (h->type) {
+	case PERF_RECORD_COMM: /* pid, tid, comm */
+		if (body <= 8)
+			return 0;
+		memcpy(ids, p, 8);
+		if (ids[1] <= 0)
+			return 0;
+		t = task_get(w, ids[1], ids[0]);
+		if (!t)
+			return -ENOMEM;
+		set_comm(t, (const char *)p + 8, body - 8);
+		return 0;
+	case PERF_RECORD_FORK: /* pid, ppid, tid, ptid */
+		if (body < 16)
+			return 0;
+		memcpy(ids, p, 16);
+		if (ids[2] <= 0)
+			return 0;
+		parent = task_find(w, ids[3]);
+		if (!task_find(w, ids[2]) || parent) {
+			char comm[16] = "";
+
+			if (parent)
+				memcpy(comm, parent->comm, sizeof(comm));
+			t = task_get(w, ids[2], ids[0]);
+			if (!t)
+				return -ENOMEM;
+			if (comm[0])
+				memcpy(t->comm, comm, sizeof(comm));
+		}
+		return ids[0] != ids[1] ? symbols__fork(w->syms, ids[0], ids[1]) : 0;
+	case PERF_RECORD_MMAP: /* pid, tid, addr, len, pgoff, filename */
+		if (body <= 32 || (h->misc & PERF_RECORD_MISC_MMAP_DATA))
+			return 0;
+		memcpy(ids, p, 8);
+		memcpy(addr, p + 8, 24);
+		return symbols__add_map(w->syms, ids[0], addr[0], addr[1], addr[2],
+					(const char *)p + 32);
+	case PERF_RECORD_MMAP2: /* pid, tid, addr, len, pgoff, 24 bytes, prot, flags, name */
+		if (body <= 64)
+			return 0;
+		memcpy(ids, p, 8);
+		memcpy(addr, p + 8, 24);
+		memcpy(&prot, p + 56, 4);
+		if (!(prot & 4)) /* PROT_EXEC */
+			return 0;
+		return symbols__add_map(w->syms, ids[0], addr[0], addr[1], addr[2],
+					(const char *)p + 64);
+	}
+	return 0;
+}
+
+static size_t event_index(const struct snapshot *s, const struct snapshot_event *ev)
+{
+	for (size_t i = 0; i < snapshot__nr_events(s); i++)
+		if (snapshot__event(s, i) == ev)
+			return i;
+	return 0;
+}
+
+static int record(struct writer *w, const struct perf_event_header *h)
+{
+	const struct snapshot_event *ev;
+	struct perf_record_info info;
+	uint64_t id, lost;
+	int r;
+
+	if (perf_record__id(h, &id) < 0 || !(ev = snapshot__event_by_id(w->s, id)))
+		return 0;
+	if (h->type == PERF_RECORD_LOST) {
+		if (h->size < sizeof(*h) + 16 ||
+		    perf_record__parse_id_trailer(h, ev->attr.sample_type, &info) < 0)
+			return 0;
+		memcpy(&lost, (const uint8_t *)(h + 1) + 8, sizeof(lost));
+		w->res.lost_events += lost;
+		return ftrace_conv__lost(w->fc, w->o,
+					 ev->attr.sample_type & PERF_SAMPLE_CPU ? info.cpu : 0);
+	}
+	if (h->type != PERF_RECORD_SAMPLE)
+		return sideband(w, h);
+	if (perf_record__parse_sample(h, ev->attr.sample_type, &info) < 0) {
+		w->res.nr_invalid++;
+		return 0;
+	}
+	if (!(ev->attr.sample_type & PERF_SAMPLE_CPU))
+		info.cpu = 0;
+	if (ev->attr.type == PERF_TYPE_TRACEPOINT) {
+		r = ftrace_conv__sample(w->fc, w->o, &info);
+		if (r > 0)
+			w->res.nr_invalid++;
+		else if (!r)
+			w->res.nr_ftrace++;
+		return r < 0 ? r : 0;
+	}
+	r = stack_conv__sample(w->sc, w->o, event_index(w->s, ev), ev, &info, h->misc);
+	if (!r)
+		w->res.nr_samples++;
+	return r;
+}
+
+/* Every task the snapshot saw, named: processes (tid == pid) and threads. */
+static int process_tree(struct writer *w)
+{
+	struct pb_buf *p = &w->pkt;
+	pb_nested n, e;
+
+	for (size_t i = 0; i < snapshot__nr_tasks(w->s); i++) {
+		const struct snapshot_task *st = snapshot__task(w->s, i);
+		struct task_name *t;
+
+		if (st->tid <= 0)
+			continue;
+		t = task_get(w, st->tid, st->pid);
+		if (!t)
+			return -ENOMEM;
+		if (st->pid > 0 && st->pid != st->tid && !task_get(w, st->pid, st->pid))
+			return -ENOMEM;
+	}
+	n = pb__begin(p, PKT_PROCESS_TREE);
+	for (size_t i = 0; i < w->cap_tasks; i++) {
+		struct task_name *t = &w->tasks[i];
+		const char *name = t->comm;
+
+		if (!t->tid)
+			continue;
+		if (!t->pid)
+			t->pid = t->tid;
+		if (!name[0])
+			name = snapshot__comm(w->s, t->tid);
+		if ((!name || !name[0]) && w->m->comm_of)
+			name = w->m->comm_of(w->m->comm_ctx, t->pid, t->tid);
+		if (!name)
+			name = "";
+		if (t->tid == t->pid) {
+			e = pb__begin(p, 1);
+			pb__varint(p, 1, (uint64_t)(int64_t)t->pid);
+			if (name[0]) {
+				pb__str(p, 3, name);
+				pb__varint(p, 9, 1); /* cmdline_is_comm */
+			}
+			pb__end(p, e);
+		}
+		e = pb__begin(p, 2);
+		pb__varint(p, 1, (uint64_t)(int64_t)t->tid);
+		pb__varint(p, 3, (uint64_t)(int64_t)t->pid);
+		if (name[0])
+			pb__str(p, 2, name);
+		pb__end(p, e);
+		w->res.nr_tasks++;
+	}
+	pb__end(p, n);
+	pb__varint(p, PKT_TIMESTAMP, snapshot__stats(w->s)->first_time);
+	pb__varint(p, PKT_TIMESTAMP_CLOCK_ID, w->clock_id);
+	return perfetto__emit(w->o, p);
+}
+
+/**
+ * snapshot__write_perfetto - write a snapshot as a Perfetto trace
+ * @s: a sealed snapshot
+ * @fd: destination, written from its current offset (never closed)
+ * @meta: compression, tracepoint formats, kallsyms, task names, progress
+ * @ret: sizes and counts, set on success (may be NULL)
+ *
+ * See snapshot_perfetto.h. Returns 0, -EINVAL without @s, @meta or a
+ * valid @fd, -ENOMEM, the -errno of reading tracefs, or of a write.
+ */
+int snapshot__write_perfetto(const struct snapshot *s, int fd, const struct perfetto_meta *meta,
+			     struct perfetto_result *ret)
+{
+	struct writer w = { .s = s, .m = meta };
+	const struct perf_event_header *h;
+	struct snapshot_cursor *cur;
+	size_t nr;
+	int r;
+
+	if (!s || !meta || fd < 0)
+		return -EINVAL;
+	w.clock_id = clock_id_of(s);
+	w.o = pftrace_out__new(fd, meta->compression);
+	w.syms = symbols__new(meta->kallsyms, meta->kallsyms_size);
+	w.sc = w.syms ? stack_conv__new(s, w.syms, w.clock_id) : NULL;
+	r = w.o && w.sc ? ftrace_conv__new(s, meta, &w.fc) : -ENOMEM;
+	if (!r)
+		r = clock_snapshot(&w);
+	nr = snapshot__nr_records(s);
+	cur = r ? NULL : snapshot_cursor__new(s, SNAPSHOT_ALL_CPUS);
+	if (!r && !cur)
+		r = -ENOMEM;
+	for (size_t i = 0; !r && (h = snapshot_cursor__next(cur, NULL)); i++) {
+		r = record(&w, h);
+		if (meta->progress && (i % PROGRESS_EVERY) == 0)
+			meta->progress(meta->progress_ctx, i, nr);
+	}
+	snapshot_cursor__delete(cur);
+	if (!r)
+		r = ftrace_conv__finish(w.fc, w.o, &w.res.nr_lost_marks);
+	if (!r)
+		r = process_tree(&w);
+	if (!r)
+		r = pftrace_out__finish(w.o);
+	if (!r && meta->progress)
+		meta->progress(meta->progress_ctx, nr, nr);
+	if (!r) {
+		w.res.bytes = pftrace_out__bytes(w.o);
+		if (ret)
+			*ret = w.res;
+	}
+	ftrace_conv__delete(w.fc);
+	stack_conv__delete(w.sc);
+	symbols__delete(w.syms);
+	pftrace_out__delete(w.o);
+	free(w.tasks);
+	pb_buf__fini(&w.pkt);
+	return r;
+}

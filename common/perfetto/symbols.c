@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* symbols: see symbols.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbols.h"
+
+#define KERNEL_DSO "[kernel.kallsyms]"
+
+struct sym {
+	uint64_t addr, size; /* size 0: up to the next symbol */
+	const char *name;
+};
+
+struct sym_table {
+	struct sym *v;
+	size_t nr, cap;
+	char *names; /* arena the names point into (kallsyms) */
+};
+
+/* A mapped file, its symbols read on first use. */
+struct dso {
+	char *path;
+	bool loaded;
+	struct sym_table syms;
+	char **strtab; /* the names of a file's symbols, per table */
+	struct {
+		uint64_t offset, vaddr, filesz;
+	} * loads;
+	size_t nr_loads;
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	struct dso *dso;
+};
+
+struct maps {
+	pid_t pid; /* 0: free slot */
+	struct map *v;
+	size_t nr, cap;
+};
+
+struct symbols {
+	struct sym_table kernel;
+	uint64_t kernel_start, kernel_end;
+	struct dso **dsos;
+	size_t nr_dsos, cap_dsos;
+	struct maps *procs; /* open addressing by pid */
+	size_t cap_procs, nr_procs;
+	struct maps *last; /* the process of the previous lookup */
+};
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int sym_push(struct sym_table *t, uint64_t addr, uint64_t size, const char *name)
+{
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		struct sym *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	t->v[t->nr++] = (struct sym){ addr, size, name };
+	return 0;
+}
+
+static const struct sym *sym_find(const struct sym_table *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->nr;
+	const struct sym *s;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &t->v[lo - 1];
+	if (s->size && addr >= s->addr + s->size)
+		return NULL;
+	return s;
+}
+
+static char *read_file(const char *path, size_t *ret_size)
+{
+	size_t len = 0, cap = 1 << 20;
+	char *buf = malloc(cap + 1), *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0 || !buf)
+		goto fail;
+	while ((n = read(fd, buf + len, cap - len)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail;
+		len += (size_t)n;
+		if (len == cap) {
+			p = realloc(buf, cap * 2 + 1);
+			if (!p)
+				goto fail;
+			buf = p;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	buf[len] = 0;
+	*ret_size = len;
+	return buf;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
+}
+
+/* "ffffffff81000000 T name\t[module]": text symbols only. */
+static int parse_kallsyms(struct symbols *s, const char *text, size_t size)
+{
+	char *p, *end;
+
+	s->kernel.names = malloc(size + 1);
+	if (!s->kernel.names)
+		return -ENOMEM;
+	memcpy(s->kernel.names, text, size);
+	s->kernel.names[size] = 0;
+	for (p = s->kernel.names, end = p + size; p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *name, *tail;
+		uint64_t addr;
+		char type;
+
+		if (!nl)
+			nl = end;
+		*nl = 0;
+		addr = strtoull(p, &name, 16);
+		if (name[0] == ' ' && name[1] && name[2] == ' ') {
+			type = name[1];
+			name += 3;
+			tail = strpbrk(name, "\t ");
+			if (tail)
+				*tail = 0;
+			if (addr && (type == 't' || type == 'T' || type == 'w' || type == 'W') &&
+			    sym_push(&s->kernel, addr, 0, name))
+				return -ENOMEM;
+		}
+		p = nl + 1;
+	}
+	if (s->kernel.nr) {
+		qsort(s->kernel.v, s->kernel.nr, sizeof(*s->kernel.v), cmp_sym);
+		s->kernel_start = s->kernel.v[0].addr;
+		s->kernel_end = s->kernel.v[s->kernel.nr - 1].addr + 4096;
+	}
+	return 0;
+}
+
+struct symbols *symbols__new(const char *kallsyms, size_t size)
+{
+	struct symbols *s = calloc(1, sizeof(*s));
+	char *own = NULL;
+	int r;
+
+	if (!s)
+		return NULL;
+	elf_version(EV_CURRENT);
+	if (!kallsyms) {
+		own = read_file("/proc/kallsyms", &size);
+		kallsyms = own;
+	}
+	r = kallsyms ? parse_kallsyms(s, kallsyms, size) : 0;
+	free(own);
+	if (r) {
+		symbols__delete(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void dso_free(struct dso *d)
+{
+	free(d->path);
+	free(d->syms.v);
+	free(d->syms.names);
+	free(d->loads);
+	free(d);
+}
+
+void symbols__delete(struct symbols *s)
+{
+	if (!s)
+		return;
+	free(s->kernel.v);
+	free(s->kernel.names);
+	for (size_t i = 0; i < s->nr_dsos; i++)
+		dso_free(s->dsos[i]);
+	free(s->dsos);
+	for (size_t i = 0; i < s->cap_procs; i++)
+		free(s->procs[i].v);
+	free(s->procs);
+	free(s);
+}
+
+/* Copies the STT_FUNC symbols of one symbol table section into @d. */
+static int read_symtab(struct dso *d, Elf *elf, Elf_Scn *scn, GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0, names = 0, at = 0;
+	GElf_Sym sym;
+
+	if (!data)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+
+		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    !sym.st_value || !(name = elf_strptr(elf, sh->sh_link, sym.st_name)))
+			continue;
+		names += strlen(name) + 1;
+	}
+	d->syms.names = malloc(names + 1);
+	if (!d->syms.names)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		size_t len;
+
+		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    !sym.st_value || !(name = elf_strptr(elf, sh->sh_link, sym.st_name)))
+			continue;
+		len = strlen(name) + 1;
+		memcpy(d->syms.names + at, name, len);
+		if (sym_push(&d->syms, sym.st_value, sym.st_size, d->syms.names + at))
+			return -ENOMEM;
+		at += len;
+	}
+	return 0;
+}
+
+static void dso_load(struct dso *d)
+{
+	Elf_Scn *scn = NULL, *dynsym = NULL, *symtab = NULL;
+	GElf_Shdr sh, use_sh;
+	size_t nr_ph = 0;
+	Elf *elf = NULL;
+	int fd;
+
+	d->loaded = true;
+	fd = open(d->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nr_ph))
+		goto out;
+	d->loads = calloc(nr_ph ? nr_ph : 1, sizeof(*d->loads));
+	for (size_t i = 0; d->loads && i < nr_ph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			d->loads[d->nr_loads++] = (typeof(*d->loads)){ ph.p_offset, ph.p_vaddr,
+								       ph.p_filesz };
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			symtab = scn;
+		else if (sh.sh_type == SHT_DYNSYM)
+			dynsym = scn;
+	}
+	scn = symtab ? symtab : dynsym;
+	if (scn && gelf_getshdr(scn, &use_sh) && !read_symtab(d, elf, scn, &use_sh) && d->syms.nr)
+		qsort(d->syms.v, d->syms.nr, sizeof(*d->syms.v), cmp_sym);
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+}
+
+static struct dso *dso_get(struct symbols *s, const char *path)
+{
+	struct dso *d, **v;
+
+	for (size_t i = s->nr_dsos; i-- > 0;)
+		if (!strcmp(s->dsos[i]->path, path))
+			return s->dsos[i];
+	if (s->nr_dsos == s->cap_dsos) {
+		size_t cap = s->cap_dsos ? s->cap_dsos * 2 : 64;
+
+		v = realloc(s->dsos, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		s->dsos = v;
+		s->cap_dsos = cap;
+	}
+	d = calloc(1, sizeof(*d));
+	if (d)
+		d->path = strdup(path);
+	if (!d || !d->path) {
+		free(d);
+		return NULL;
+	}
+	s->dsos[s->nr_dsos++] = d;
+	return d;
+}
+
+static struct maps *proc_slot(const struct symbols *s, pid_t pid)
+{
+	size_t i = ((uint32_t)pid * 2654435761u) & (s->cap_procs - 1);
+
+	while (s->procs[i].pid && s->procs[i].pid != pid)
+		i = (i + 1) & (s->cap_procs - 1);
+	return &s->procs[i];
+}
+
+static struct maps *proc_find(struct symbols *s, pid_t pid)
+{
+	struct maps *m;
+
+	if (s->last && s->last->pid == pid)
+		return s->last;
+	if (!s->cap_procs)
+		return NULL;
+	m = proc_slot(s, pid);
+	if (!m->pid)
+		return NULL;
+	s->last = m;
+	return m;
+}
+
+static struct maps *proc_get(struct symbols *s, pid_t pid)
+{
+	struct maps *m;
+
+	if ((s->nr_procs + 1) * 4 > s->cap_procs * 3) {
+		struct symbols n = { .cap_procs = s->cap_procs ? s->cap_procs * 2 : 256 };
+
+		n.procs = calloc(n.cap_procs, sizeof(*n.procs));
+		if (!n.procs)
+			return NULL;
+		for (size_t i = 0; i < s->cap_procs; i++)
+			if (s->procs[i].pid)
+				*proc_slot(&n, s->procs[i].pid) = s->procs[i];
+		free(s->procs);
+		s->procs = n.procs;
+		s->cap_procs = n.cap_procs;
+		s->last = NULL;
+	}
+	m = proc_slot(s, pid);
+	if (!m->pid) {
+		m->pid = pid;
+		s->nr_procs++;
+	}
+	return m;
+}
+
+/* Inserts @map, dropping what it overlaps (a new mapping replaces an old one). */
+static int maps_insert(struct maps *m, const struct map *map)
+{
+	size_t w = 0, at;
+
+	for (size_t i = 0; i < m->nr; i++)
+		if (m->v[i].end <= map->start || m->v[i].start >= map->end)
+			m->v[w++] = m->v[i];
+	m->nr = w;
+	if (m->nr == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 16;
+		struct map *v = realloc(m->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		m->v = v;
+		m->cap = cap;
+	}
+	for (at = m->nr; at > 0 && m->v[at - 1].start > map->start; at--)
+		m->v[at] = m->v[at - 1];
+	m->v[at] = *map;
+	m->nr++;
+	return 0;
+}
+
+int symbols__add_map(struct symbols *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		     const char *path)
+{
+	struct map map = { .start = start, .end = start + len, .pgoff = pgoff };
+	struct maps *m;
+
+	if (!len || start + len < start || pid <= 0)
+		return 0;
+	map.dso = dso_get(s, path);
+	m = map.dso ? proc_get(s, pid) : NULL;
+	return m ? maps_insert(m, &map) : -ENOMEM;
+}
+
+int symbols__fork(struct symbols *s, pid_t child, pid_t parent)
+{
+	struct maps *p = proc_find(s, parent), *c;
+	struct map *v;
+
+	if (!p || child == parent || child <= 0)
+		return 0;
+	v = malloc((p->nr ? p->nr : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memcpy(v, p->v, p->nr * sizeof(*v));
+	c = proc_get(s, child); /* may move p */
+	if (!c) {
+		free(v);
+		return -ENOMEM;
+	}
+	p = proc_find(s, parent);
+	free(c->v);
+	c->v = v;
+	c->nr = c->cap = p->nr ? p->nr : 1;
+	c->nr = p->nr;
+	return 0;
+}
+
+/* The ELF virtual address of file offset @off, through the PT_LOAD that holds it. */
+static uint64_t file_to_vaddr(const struct dso *d, uint64_t off)
+{
+	for (size_t i = 0; i < d->nr_loads; i++)
+		if (off >= d->loads[i].offset && off < d->loads[i].offset + d->loads[i].filesz)
+			return off - d->loads[i].offset + d->loads[i].vaddr;
+	return off;
+}
+
+void symbols__resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
+		      struct symbol_info *ret)
+{
+	const struct sym *sym;
+	struct maps *m;
+
+	*ret = (struct symbol_info){ 0 };
+	if (kernel) {
+		sym = sym_find(&s->kernel, ip);
+		ret->dso = KERNEL_DSO;
+		ret->dso_start = s->kernel_start;
+		ret->dso_end = s->kernel_end;
+		ret->rel_pc = ip >= s->kernel_start ? ip - s->kernel_start : ip;
+		ret->name = sym ? sym->name : NULL;
+		return;
+	}
+	m = proc_find(s, pid);
+	for (size_t lo = 0, hi = m ? m->nr : 0; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct map *map = &m->v[mid];
+		uint64_t off;
+
+		if (ip < map->start) {
+			hi = mid;
+		} else if (ip >= map->end) {
+			lo = mid + 1;
+		} else {
+			off = ip - map->start + map->pgoff;
+			ret->dso = map->dso->path;
+			ret->dso_start = map->start;
+			ret->dso_end = map->end;
+			ret->dso_pgoff = map->pgoff;
+			ret->rel_pc = off;
+			if (!map->dso->loaded)
+				dso_load(map->dso);
+			sym = sym_find(&map->dso->syms, file_to_vaddr(map->dso, off));
+			ret->name = sym ? sym->name : NULL;
+			return;
+		}
+	}
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * symbols: names for the instruction pointers of sampled callchains. The
+ * kernel's from a kallsyms text; a process's from the executable mappings
+ * its MMAP/MMAP2 records announce (fed in time order, so a sample sees the
+ * maps of its moment; FORK copies the parent's), looked up in each mapped
+ * file's ELF symbol table (.symtab, else .dynsym) through libelf, read
+ * once per file. A file that is gone or stripped names nothing. No I/O but
+ * reading those files; no logging.
+ */
+#ifndef PERFSNAPD_SYMBOLS_H
+#define PERFSNAPD_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct symbols;
+
+struct symbol_info {
+	const char *name;	     /* NULL: unknown */
+	const char *dso;	     /* path of the mapping ("[kernel.kallsyms]"), NULL: none */
+	uint64_t dso_start, dso_end; /* the mapping's addresses */
+	uint64_t dso_pgoff;
+	uint64_t rel_pc; /* ip relative to the mapping's file start */
+};
+
+/*
+ * @kallsyms: a /proc/kallsyms text (copied), or NULL to read this
+ * machine's. NULL on ENOMEM; unreadable kallsyms just name nothing.
+ */
+struct symbols *symbols__new(const char *kallsyms, size_t size);
+void symbols__delete(struct symbols *s);
+
+/* An executable mapping of @pid. Returns 0 or -ENOMEM. */
+int symbols__add_map(struct symbols *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		     const char *path);
+/* A new process @child (child != parent) starts with @parent's maps. */
+int symbols__fork(struct symbols *s, pid_t child, pid_t parent);
+
+/* Fills @ret for @ip of @pid; @kernel: a kernel address. */
+void symbols__resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
+		      struct symbol_info *ret);
+
+#endif
