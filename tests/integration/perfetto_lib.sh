@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Helpers for the tests of Perfetto output (sourced after lib.sh): decoding
+# with protoc against Perfetto's own schema (tests/data/perfetto), and
+# counting what the decoded text holds.
+PROTO_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/../data/perfetto" && pwd)"
+command -v protoc >/dev/null || prereq_missing "protoc (protobuf-compiler)"
+
+# pftrace_decode FILE OUT: FILE (plain, gzip or zstd) as protoc's text format.
+pftrace_decode() {
+	local raw=$1
+	case "$(head -c 4 "$1" | od -An -tx1 | tr -d ' ')" in
+	1f8b*) gzip -dc "$1" >"$2.raw" || fail "gzip -d $1"; raw=$2.raw ;;
+	28b52ffd) zstd -q -dc "$1" >"$2.raw" || fail "zstd -d $1"; raw=$2.raw ;;
+	esac
+	protoc --proto_path="$PROTO_DIR" --decode=perfetto.protos.Trace perfetto_trace.proto \
+		<"$raw" >"$2" 2>"$2.err" || { head -5 "$2.err" >&2; fail "protoc cannot decode $1"; }
+	[ -s "$2.err" ] && { head -5 "$2.err" >&2; fail "protoc warned about $1"; }
+	# A field the schema does not know is printed by number: a writer bug.
+	grep -qE '^ *[0-9]+ (\{|:)' "$2" && fail "$1 has fields unknown to perfetto_trace.proto"
+	return 0
+}
+
+# pftrace_count DECODED TYPE: events of tracepoint TYPE ("sched:sched_switch")
+# in the decoded trace: compact rows, typed messages or generic events.
+pftrace_count() {
+	local name=${2#*:}
+	case "$name" in
+	sched_switch) grep -c '^ *switch_timestamp:' "$1" ;;
+	sched_waking) grep -c '^ *waking_timestamp:' "$1" ;;
+	sched_wakeup | sched_wakeup_new | sched_process_* | sys_enter | sys_exit | task_newtask | task_rename)
+		grep -c "^      $name {" "$1" ;;
+	*) grep -c "^ *event_name: \"$name\"" "$1" ;;
+	esac
+}
+
+# pftrace_same_counts DATA DECODED: every tracepoint type perf script shows in
+# DATA has as many events in DECODED, and the samples as many StackSamples.
+pftrace_same_counts() {
+	local type n got samples
+	perf script -i "$1" -F event 2>/dev/null | sed 's/^ *//; s/: *$//' | sort | uniq -c >counts.txt
+	[ -s counts.txt ] || fail "perf script shows nothing in $1"
+	samples=0
+	while read -r n type; do
+		case "$type" in
+		*:*) got=$(pftrace_count "$2" "$type")
+		     [ "$got" = "$n" ] || fail "$type: perf script shows $n, the trace has $got"
+		     note "$type: $n events" ;;
+		*) samples=$((samples + n)) ;;
+		esac
+	done <counts.txt
+	got=$(grep -c '^  stack_sample {' "$2")
+	[ "$got" = "$samples" ] || fail "perf script shows $samples samples, the trace $got StackSamples"
+	note "samples: $samples"
+}
+
+# pftrace_thread_named DECODED NAME: a ProcessTree thread carries NAME; prints its tid.
+pftrace_thread_named() {
+	awk -v want="$2" '
+		/^    threads {/ { t = 1; tid = ""; next }
+		t && /^      tid:/ { tid = $2 }
+		t && /^      name:/ { n = $0; sub(/^ *name: "/, "", n); sub(/"$/, "", n); if (n == want) { print tid; exit } }
+		/^    }/ { t = 0 }' "$1"
+}
+
+# pftrace_in_callstack DECODED FUNCTION: FUNCTION is the name of a frame that
+# an interned callstack holds (iids are per sequence; one sequence suffices).
+pftrace_in_callstack() {
+	awk -v want="$2" '
+		/^  trusted_packet_sequence_id:/ { seq = $2 }
+		/^    function_names {/ { sect = "fn"; iid = ""; next }
+		/^    frames {/ { sect = "fr"; iid = ""; fname = ""; next }
+		/^    callstacks {/ { sect = "cs"; next }
+		/^    [a-z_]+ {/ { sect = ""; next }
+		sect == "fn" && /^      iid:/ { iid = $2 }
+		sect == "fn" && /^      str:/ { s = $0; sub(/^ *str: "/, "", s); sub(/"$/, "", s); if (s == want) fn[iid] = 1 }
+		sect == "fr" && /^      iid:/ { iid = $2 }
+		sect == "fr" && /^      function_name_id:/ { if ($2 in fn) fr[iid] = 1 }
+		sect == "cs" && /^      frame_ids:/ { if ($2 in fr) { found = 1; exit } }
+		END { exit !found }' "$1"
+}
