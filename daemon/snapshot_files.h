@@ -18,11 +18,10 @@
 
 #include "procinfo.h"
 #include "snapshot_json.h"
+#include "snapshot_name.h"
 #include "snapshot_perfdata.h"
 
 struct snapshot;
-
-#include "snapshot_name.h"
 
 #define SNAPSHOT_MAX_FILES SNAPSHOT_NR_FILES
 

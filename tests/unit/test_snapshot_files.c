@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests for snapshot_files__write: a full disk at every step it takes
+ * (each write, fsync, link and rename, found by counting them in a good
+ * run) leaves nothing under a final name, no temporary and no open file,
+ * for both ways of creating files (O_TMPFILE, and hidden names where a
+ * file system lacks it). The calls are wrapped with -Wl,--wrap.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "perf_record.h"
+#include "snapshot.h"
+#include "snapshot_files.h"
+
+#define TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+
+static char dir[64], out[128], tracing[128];
+
+/* The step to fail (-1: none), the steps counted, and O_TMPFILE refused. */
+static int fail_at = -1, steps;
+static bool counting, no_tmpfile;
+static const char *failed_call; /* the call that failed, for messages */
+
+static bool fail_now(const char *what)
+{
+	if (!counting)
+		return false;
+	if (steps++ != fail_at)
+		return false;
+	failed_call = what;
+	errno = ENOSPC;
+	return true;
+}
+
+ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
+ssize_t __real_pwrite64(int fd, const void *buf, size_t n, off_t off);
+ssize_t __real_write(int fd, const void *buf, size_t n);
+int __real_fsync(int fd);
+int __real_rename(const char *from, const char *to);
+int __real_linkat(int olddirfd, const char *old, int newdirfd, const char *new, int flags);
+int __real_fclose(FILE *f);
+int __real_open(const char *path, int flags, ...);
+int __real_open64(const char *path, int flags, ...);
+
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	return fail_now("pwrite") ? -1 : __real_pwrite(fd, buf, n, off);
+}
+
+ssize_t __wrap_pwrite64(int fd, const void *buf, size_t n, off_t off)
+{
+	return fail_now("pwrite64") ? -1 : __real_pwrite64(fd, buf, n, off);
+}
+
+ssize_t __wrap_write(int fd, const void *buf, size_t n)
+{
+	return fail_now("write") ? -1 : __real_write(fd, buf, n);
+}
+
+int __wrap_fsync(int fd)
+{
+	return fail_now("fsync") ? -1 : __real_fsync(fd);
+}
+
+int __wrap_rename(const char *from, const char *to)
+{
+	return fail_now("rename") ? -1 : __real_rename(from, to);
+}
+
+int __wrap_linkat(int olddirfd, const char *old, int newdirfd, const char *new, int flags)
+{
+	return fail_now("linkat") ? -1 : __real_linkat(olddirfd, old, newdirfd, new, flags);
+}
+
+/* The sidecar goes through stdio, whose buffer reaches the disk at fclose. */
+int __wrap_fclose(FILE *f)
+{
+	int r = __real_fclose(f);
+
+	return fail_now("fclose") ? EOF : r;
+}
+
+static int open_common(int (*real)(const char *, int, ...), const char *path, int flags, va_list ap)
+{
+	mode_t mode = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) :
+									      0;
+
+	if (no_tmpfile && (flags & O_TMPFILE) == O_TMPFILE) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return real(path, flags, mode);
+}
+
+int __wrap_open(const char *path, int flags, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, flags);
+	r = open_common(__real_open, path, flags, ap);
+	va_end(ap);
+	return r;
+}
+
+int __wrap_open64(const char *path, int flags, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, flags);
+	r = open_common(__real_open64, path, flags, ap);
+	va_end(ap);
+	return r;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(__real_fclose(f), 0);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	char path[192];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/test_snapshot_files.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(tracing, sizeof(tracing), "%s/tracing", dir);
+	snprintf(path, sizeof(path), "%s/events", tracing);
+	if (mkdir(out, 0700) || mkdir(tracing, 0700) || mkdir(path, 0700))
+		return -1;
+	/* What trace.dat needs of tracefs when no tracepoint is recorded. */
+	snprintf(path, sizeof(path), "%s/events/header_page", tracing);
+	write_text(path, "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+			 "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+			 "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+			 "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n");
+	snprintf(path, sizeof(path), "%s/events/header_event", tracing);
+	write_text(path, "# compressed entry header\n\ttype_len    :    5 bits\n"
+			 "\ttime_delta  :   27 bits\n\tarray       :   32 bits\n");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Two CPUs of cpu-clock samples, sealed, spilled outside the output directory. */
+static struct snapshot *new_snapshot(void)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_CPU_CLOCK,
+				     .size = sizeof(a),
+				     .sample_type = TYPE,
+				     .sample_id_all = 1 };
+	struct snapshot *s = snapshot__new();
+	uint64_t ids[] = { 10, 11 };
+
+	assert_non_null(s);
+	assert_int_equal(snapshot__add_event(s, &a, "cpu-clock", ids, 2), 0);
+	assert_int_equal(snapshot__open_spill(s, dir), 0);
+	for (uint32_t cpu = 0; cpu < 2; cpu++) {
+		assert_int_equal(snapshot__begin_chunk(s, (int)cpu, false), 0);
+		for (uint64_t i = 0; i < 200; i++) {
+			struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 40 };
+			uint64_t w[4] = { ids[cpu], (uint64_t)(100 + cpu) << 32 | (100 + cpu),
+					  1000 + i * 2 + cpu, cpu };
+
+			assert_int_equal(snapshot__append(s, &h, sizeof(h)), 0);
+			assert_int_equal(snapshot__append(s, w, sizeof(w)), 0);
+		}
+		assert_int_equal(snapshot__end_chunk(s), 0);
+	}
+	assert_int_equal(snapshot__seal(s), 0);
+	return s;
+}
+
+static int write_files(const struct snapshot *s, int compress, struct snapshot_files_result *res)
+{
+	static const char *const argv[] = { "perfsnapd", NULL };
+	struct snapshot_files_params p = {
+		.directory = out,
+		.stem = "host-20240101-120000.000-1",
+		.formats = SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_PERFDATA) |
+			   SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_TRACEDAT),
+		.perfdata = { .tracing_dir = tracing, .argc = 1, .argv = argv, .clock_res_ns = 1 },
+		.compress = compress,
+		.nr_cpus = 2,
+		.json = { .stem = "host-20240101-120000.000-1",
+			  .reason = "test",
+			  .hostname = "host" },
+	};
+
+	return snapshot_files__write(s, &p, res);
+}
+
+static int count_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static int open_fds(void)
+{
+	return count_entries("/proc/self/fd") - 1; /* less opendir's own */
+}
+
+/* A good run's step count, then each of them failing in turn. */
+static void fail_every_step(bool tmpfile_missing, int compress)
+{
+	struct snapshot_files_result res;
+	struct snapshot *s = new_snapshot();
+	int total, fds = open_fds(), r;
+
+	no_tmpfile = tmpfile_missing;
+	/* A first run reads what is read once per process (kallsyms). */
+	assert_int_equal(write_files(s, compress, &res), 0);
+	for (int i = 0; i < res.nr_paths; i++)
+		assert_int_equal(unlink(res.paths[i]), 0);
+	counting = true;
+	fail_at = -1;
+	steps = 0;
+	r = write_files(s, compress, &res);
+	counting = false;
+	assert_int_equal(r, 0);
+	assert_int_equal(res.nr_paths, 3);
+	assert_int_equal(count_entries(out), 3);
+	total = steps;
+	/* Data files, two fsyncs or more, three publications and the sidecar. */
+	assert_true(total >= 9);
+	for (int i = 0; i < res.nr_paths; i++)
+		assert_int_equal(unlink(res.paths[i]), 0);
+
+	for (fail_at = 0; fail_at < total; fail_at++) {
+		counting = true;
+		steps = 0;
+		r = write_files(s, compress, &res);
+		counting = false;
+		if (r != -ENOSPC)
+			fail_msg("step %d of %d (%s): returned %d, want -ENOSPC", fail_at, total,
+				 failed_call, r);
+		if (count_entries(out) != 0)
+			fail_msg("step %d of %d (%s): %d files left", fail_at, total, failed_call,
+				 count_entries(out));
+		assert_int_equal(open_fds(), fds);
+	}
+	fail_at = -1;
+	no_tmpfile = false;
+	snapshot__delete(s);
+}
+
+static void test_enospc_tmpfile(void **state)
+{
+	(void)state;
+	fail_every_step(false, 0);
+}
+
+static void test_enospc_tmpfile_zstd(void **state)
+{
+	(void)state;
+	fail_every_step(false, 1);
+}
+
+static void test_enospc_named_temporaries(void **state)
+{
+	(void)state;
+	fail_every_step(true, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_enospc_tmpfile, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_enospc_tmpfile_zstd, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_enospc_named_temporaries, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
