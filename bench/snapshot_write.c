@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * snapshot-write: what the writers cost for one snapshot, without the
+ * capture. Reads a perf.data (e.g. a perfsnapd snapshot of 32 MiB rings)
+ * into a snapshot and times, best of RUNS: sealing it, and writing it as
+ * perf.data and as trace.dat, plain and zstd, into memory (a memfd whose
+ * pages are already there, so only the writer's own work counts) and into
+ * a file in DIR followed by fsync (what a dump pays on that disk).
+ *
+ * usage: snapshot-write PERF.DATA DIR [RUNS [plain]]
+ *   plain: only the writes without zstd (to profile the writers)
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perfdata_reader.h"
+#include "snapshot.h"
+#include "snapshot_perfdata.h"
+#include "snapshot_tracedat.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static struct snapshot *load(const char *path, double *seal_ms)
+{
+	struct snapshot *s = snapshot__new();
+	struct perfdata_reader *r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	double t;
+
+	if (fd < 0 || !s || snapshot__open_spill(s, "/tmp") < 0) {
+		fprintf(stderr, "snapshot-write: cannot open '%s': %s\n", path, strerror(errno));
+		exit(1);
+	}
+	r = perfdata_reader__new(fd);
+	err = r ? perfdata_reader__read(r, s) : -ENOMEM;
+	if (err) {
+		fprintf(stderr, "snapshot-write: '%s': %s\n", path,
+			r ? perfdata_reader__error(r) : strerror(-err));
+		exit(1);
+	}
+	t = now_ms();
+	err = snapshot__seal(s);
+	*seal_ms = now_ms() - t;
+	if (err) {
+		fprintf(stderr, "snapshot-write: seal: %s\n", strerror(-err));
+		exit(1);
+	}
+	perfdata_reader__delete(r);
+	close(fd);
+	return s;
+}
+
+/* One write of @s as @format (0 perf.data, 1 trace.dat) to @fd; returns ms. */
+static double write_one(const struct snapshot *s, int format, bool zstd, int fd, bool sync,
+			uint64_t *bytes)
+{
+	struct perfdata_meta pm = { .clock_res_ns = 1, .compress_level = zstd ? 3 : 0 };
+	struct tracedat_meta tm = { .compression = zstd ? TRACEDAT_COMPRESS_ZSTD :
+							  TRACEDAT_COMPRESS_NONE };
+	struct perfdata_result pr;
+	struct tracedat_result tr;
+	double t = now_ms();
+	int err;
+
+	if (format == 0) {
+		err = snapshot__write_perfdata(s, fd, &pm, &pr);
+		*bytes = pr.bytes;
+	} else {
+		err = snapshot__write_tracedat(s, fd, &tm, &tr);
+		*bytes = tr.bytes;
+	}
+	if (!err && sync && fsync(fd) < 0)
+		err = -errno;
+	if (err) {
+		fprintf(stderr, "snapshot-write: write: %s\n", strerror(-err));
+		exit(1);
+	}
+	return now_ms() - t;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const names[] = { "perf.data", "trace.dat" };
+	int runs = argc > 3 ? atoi(argv[3]) : 5;
+	bool plain = argc > 4 && !strcmp(argv[4], "plain");
+	double seal_ms;
+	struct snapshot *s;
+	char path[4096];
+
+	if (argc < 3 || runs < 1) {
+		fprintf(stderr, "usage: snapshot-write PERF.DATA DIR [RUNS]\n");
+		return 64;
+	}
+	s = load(argv[1], &seal_ms);
+	printf("input %s: %zu records; seal %.1f ms\n", argv[1], snapshot__nr_records(s), seal_ms);
+	printf("%-10s %-5s %12s %12s %14s\n", "format", "zstd", "bytes", "memory ms",
+	       "file+fsync ms");
+	for (int format = 0; format < 2; format++) {
+		for (int zstd = 0; zstd < (plain ? 1 : 2); zstd++) {
+			double mem = 1e9, disk = 1e9, t;
+			uint64_t bytes = 0;
+			int mfd = memfd_create("snapshot-write", MFD_CLOEXEC);
+
+			for (int i = 0; i < runs + 1; i++) {
+				/* The first run faults the memfd's pages in. */
+				t = write_one(s, format, zstd, mfd, false, &bytes);
+				if (i && t < mem)
+					mem = t;
+			}
+			close(mfd);
+			snprintf(path, sizeof(path), "%s/snapshot-write.%s", argv[2],
+				 names[format]);
+			for (int i = 0; i < runs; i++) {
+				int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+				if (fd < 0) {
+					fprintf(stderr, "snapshot-write: %s: %s\n", path,
+						strerror(errno));
+					return 1;
+				}
+				t = write_one(s, format, zstd, fd, true, &bytes);
+				if (t < disk)
+					disk = t;
+				close(fd);
+				unlink(path);
+			}
+			printf("%-10s %-5s %12llu %12.1f %14.1f\n", names[format],
+			       zstd ? "yes" : "no", (unsigned long long)bytes, mem, disk);
+		}
+	}
+	snapshot__delete(s);
+	return 0;
+}
