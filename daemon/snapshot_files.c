@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * snapshot_files: unnamed files (O_TMPFILE), fsync, linkat into place,
- * and unlink on failure, for all the files of one snapshot. See
- * snapshot_files.h.
+ * and unlink on failure, for all the files of one snapshot. The data
+ * formats are written and synced by concurrent threads, one per format (a
+ * table entry each). See snapshot_files.h.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,6 +33,15 @@ struct pending_file {
 	int fd;		/* open until the file is linked or renamed into place */
 	bool named;	/* created under tmp, not with O_TMPFILE */
 	bool published; /* under final */
+	/* The job of the thread that writes and syncs it. */
+	enum snapshot_file kind;
+	const struct snapshot *s;
+	const struct snapshot_files_params *p;
+	struct snapshot_files_result *res;
+	uint64_t bytes;
+	int error;
+	pthread_t thread;
+	bool threaded;
 };
 
 static int fsync_dir(const char *dir)
@@ -46,8 +57,17 @@ static int fsync_dir(const char *dir)
 	return r;
 }
 
-static int write_body(const struct snapshot *s, const struct snapshot_files_params *p,
-		      enum snapshot_file kind, int fd, struct snapshot_files_result *res)
+static int write_perfdata(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
+			  struct snapshot_files_result *res)
+{
+	struct perfdata_meta pmeta = p->perfdata;
+
+	pmeta.compress_level = p->compress ? PERFDATA_ZSTD_LEVEL : 0;
+	return snapshot__write_perfdata(s, fd, &pmeta, &res->perfdata);
+}
+
+static int write_tracedat(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
+			  struct snapshot_files_result *res)
 {
 	struct tracedat_result tres = { 0 };
 	struct tracedat_meta tmeta = {
@@ -56,31 +76,41 @@ static int write_body(const struct snapshot *s, const struct snapshot_files_para
 		.compression = p->compress ? TRACEDAT_COMPRESS_ZSTD : TRACEDAT_COMPRESS_NONE,
 		.nr_cpus = p->nr_cpus,
 	};
-	struct perfdata_meta pmeta = p->perfdata;
-	FILE *f;
+	int r = snapshot__write_tracedat(s, fd, &tmeta, &tres);
+
+	res->tracedat_events = tres.nr_events;
+	res->tracedat_skipped = tres.nr_skipped;
+	return r;
+}
+
+static int write_json(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
+		      struct snapshot_files_result *res)
+{
+	FILE *f = fdopen(dup(fd), "w");
 	int r;
 
-	switch (kind) {
-	case SNAPSHOT_FILE_PERFDATA:
-		pmeta.compress_level = p->compress ? PERFDATA_ZSTD_LEVEL : 0;
-		return snapshot__write_perfdata(s, fd, &pmeta, &res->perfdata);
-	case SNAPSHOT_FILE_TRACEDAT:
-		r = snapshot__write_tracedat(s, fd, &tmeta, &tres);
-		res->tracedat_events = tres.nr_events;
-		res->tracedat_skipped = tres.nr_skipped;
-		return r;
-	case SNAPSHOT_FILE_JSON:
-		f = fdopen(dup(fd), "w");
-		if (!f)
-			return -errno;
-		r = snapshot__write_json(s, &p->json, f);
-		if (fclose(f) != 0 && r == 0)
-			r = -errno;
-		return r;
-	default:
-		return -EINVAL;
-	}
+	(void)res;
+	if (!f)
+		return -errno;
+	r = snapshot__write_json(s, &p->json, f);
+	if (fclose(f) != 0 && r == 0)
+		r = -errno;
+	return r;
 }
+
+/*
+ * The writer of each file, one table entry per format. A writer reads only
+ * the snapshot and the parameters and fills only its own fields of the
+ * result: the data files are written by concurrent threads.
+ */
+typedef int (*file_writer)(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
+			   struct snapshot_files_result *res);
+
+static const file_writer writers[SNAPSHOT_NR_FILES] = {
+	[SNAPSHOT_FILE_PERFDATA] = write_perfdata,
+	[SNAPSHOT_FILE_TRACEDAT] = write_tracedat,
+	[SNAPSHOT_FILE_JSON] = write_json,
+};
 
 /*
  * An unnamed file in @dir (O_TMPFILE): a crash at any point leaves nothing
@@ -120,29 +150,50 @@ static int publish(struct pending_file *pf)
 	return -errno;
 }
 
-static int write_one(const struct snapshot *s, const struct snapshot_files_params *p,
-		     enum snapshot_file kind, struct pending_file *pf,
-		     struct snapshot_files_result *res)
+static int open_file(const struct snapshot_files_params *p, struct pending_file *pf)
 {
+	int r = snapshot_name__path(pf->final, sizeof(pf->final), p->directory, p->stem, pf->kind);
+
+	if (r == 0)
+		r = snapshot_name__temp_path(pf->tmp, sizeof(pf->tmp), p->directory, p->stem,
+					     pf->kind);
+	return r ? r : create(p->directory, pf);
+}
+
+/* Write, then sync: each file's fsync overlaps the other files' work. */
+static void *write_file(void *arg)
+{
+	struct pending_file *pf = arg;
 	struct stat st;
 	int r;
 
-	r = snapshot_name__path(pf->final, sizeof(pf->final), p->directory, p->stem, kind);
-	if (r == 0)
-		r = snapshot_name__temp_path(pf->tmp, sizeof(pf->tmp), p->directory, p->stem, kind);
-	if (r == 0)
-		r = create(p->directory, pf);
-	if (r < 0)
-		return r;
-	r = write_body(s, p, kind, pf->fd, res);
+	r = writers[pf->kind](pf->s, pf->p, pf->fd, pf->res);
 	/* The umask must not loosen or tighten what operators expect. */
 	if (r == 0 && fchmod(pf->fd, 0640) < 0)
 		r = -errno;
 	if (r == 0 && fsync(pf->fd) < 0)
 		r = -errno;
 	if (r == 0 && fstat(pf->fd, &st) == 0)
-		res->bytes += (uint64_t)st.st_size;
-	return r;
+		pf->bytes = (uint64_t)st.st_size;
+	pf->error = r;
+	return NULL;
+}
+
+/*
+ * Every data file but the last in a thread of its own, the last on this
+ * one; a file whose thread cannot be started is written here too.
+ */
+static void write_data_files(struct pending_file *files, int nr)
+{
+	for (int i = 0; i + 1 < nr; i++)
+		files[i].threaded = pthread_create(&files[i].thread, NULL, write_file, &files[i]) ==
+				    0;
+	for (int i = nr - 1; i >= 0; i--)
+		if (!files[i].threaded)
+			write_file(&files[i]);
+	for (int i = 0; i < nr; i++)
+		if (files[i].threaded)
+			pthread_join(files[i].thread, NULL);
 }
 
 /**
@@ -181,7 +232,21 @@ int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_
 	kinds[nr++] = SNAPSHOT_FILE_JSON;
 
 	for (int i = 0; i < nr && r == 0; i++) {
-		r = write_one(s, &params, kinds[i], &files[i], ret);
+		files[i] = (struct pending_file){
+			.fd = -1, .kind = kinds[i], .s = s, .p = &params, .res = ret
+		};
+		r = open_file(&params, &files[i]);
+		if (r < 0)
+			snprintf(ret->failed, sizeof(ret->failed), "'%s'", files[i].final);
+	}
+	if (r == 0)
+		write_data_files(files, nr - 1);
+	for (int i = 0; i < nr && r == 0; i++) {
+		/* The sidecar once every data file is whole. */
+		if (i == nr - 1)
+			write_file(&files[i]);
+		r = files[i].error;
+		ret->bytes += files[i].bytes;
 		if (r < 0)
 			snprintf(ret->failed, sizeof(ret->failed), "'%s'", files[i].final);
 	}
