@@ -554,13 +554,14 @@ static void on_resume(evutil_socket_t fd, short what, void *arg)
  * control__set_group - change which group may use the control socket
  * @ctl: the control socket
  * @group: a group name, or NULL or "" for root only
+ * @gid: its id
  *
  * Also gives a socket this created to that group. Returns 0 or -errno
  * (logged); an unknown group changes nothing.
  */
-int control__set_group(struct control *ctl, const char *group)
+int control__set_group(struct control *ctl, const char *group, gid_t gid)
 {
-	return control_socket__set_group(ctl->sock, group);
+	return control_socket__set_group(ctl->sock, group, gid);
 }
 
 /**
@@ -592,7 +593,7 @@ int control__new(struct event_base *base, const struct control_config *cfg,
 	ctl->timeout.tv_sec = ms / 1000;
 	ctl->timeout.tv_usec = (ms % 1000) * 1000;
 	LIST_INIT(&ctl->clients);
-	r = control_socket__open(cfg->path ? cfg->path : CONTROL_DEFAULT_PATH, cfg->group,
+	r = control_socket__open(cfg->path ? cfg->path : CONTROL_DEFAULT_PATH, cfg->group, cfg->gid,
 				 &ctl->sock);
 	if (r < 0)
 		goto out_err;

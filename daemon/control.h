@@ -52,6 +52,7 @@ struct control_ops {
 struct control_config {
 	const char *path;	 /* NULL: CONTROL_DEFAULT_PATH */
 	const char *group;	 /* NULL or "": root only */
+	gid_t gid;		 /* of group (config looked it up) */
 	unsigned int timeout_ms; /* idle and write timeout; 0: the default */
 };
 
@@ -65,7 +66,7 @@ int control__new(struct event_base *base, const struct control_config *cfg,
 void control__delete(struct control *ctl);
 
 /* Changes the group served (and the socket's group). Returns 0 or -errno (logged). */
-int control__set_group(struct control *ctl, const char *group);
+int control__set_group(struct control *ctl, const char *group, gid_t gid);
 /* The socket's path; "" for an inherited socket. */
 const char *control__path(const struct control *ctl);
 /* True if the socket came from systemd. */

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,34 +78,6 @@ bool control_socket__allowed(const struct control_socket *s, const struct ucred 
 	return cred->gid == s->gid || pid_in_group(cred->pid, s->gid);
 }
 
-static int lookup_group(const char *name, gid_t *ret)
-{
-	long max = sysconf(_SC_GETGR_R_SIZE_MAX);
-	size_t size = max > 0 ? (size_t)max : 4096;
-	struct group grp, *res = NULL;
-	char *buf = NULL, *nbuf;
-	int r;
-
-	for (;;) {
-		nbuf = realloc(buf, size);
-		if (!nbuf) {
-			free(buf);
-			return -ENOMEM;
-		}
-		buf = nbuf;
-		r = getgrnam_r(name, &grp, buf, size, &res);
-		if (r != ERANGE || size > 1024 * 1024)
-			break;
-		size *= 2;
-	}
-	if (r == 0 && res)
-		*ret = grp.gr_gid;
-	free(buf);
-	if (r)
-		return -r;
-	return res ? 0 : -ENOENT;
-}
-
 /* The owner and mode of a socket this created: root (if we are) and the group. */
 static int apply_owner(const struct control_socket *s)
 {
@@ -126,29 +97,24 @@ static int apply_owner(const struct control_socket *s)
 /**
  * control_socket__set_group - change the group that is served
  * @s: the control socket
- * @group: a group name, or NULL or "" for root only
+ * @group: the group's name (for messages), or NULL or "" for root only
+ * @gid: its id, as the configuration looked it up
  *
  * A socket this created is given to the group (a socket systemd passed
- * keeps what its unit says). Returns 0 or -errno (logged); an unknown
- * group changes nothing.
+ * keeps what its unit says). Returns 0 or -errno (logged).
  */
-int control_socket__set_group(struct control_socket *s, const char *group)
+int control_socket__set_group(struct control_socket *s, const char *group, gid_t gid)
 {
 	char *copy = NULL;
-	gid_t gid = 0;
-	int r;
 
 	if (group && *group) {
-		r = lookup_group(group, &gid);
-		if (r < 0)
-			return log_errno(r, "control: group '%s'", group);
 		copy = strdup(group);
 		if (!copy)
 			return log_errno(-ENOMEM, "control");
 	}
 	free(s->group);
 	s->group = copy;
-	s->gid = gid;
+	s->gid = copy ? gid : 0;
 	return apply_owner(s);
 }
 
@@ -292,6 +258,7 @@ static int take_activated(struct control_socket *s)
  * control_socket__open - take or create the listening socket
  * @path: the socket to create if systemd passed none
  * @group: the group served, or NULL or "" for root only
+ * @gid: its id
  * @ret: the socket
  *
  * Takes the socket systemd passed if it is exactly one listening AF_UNIX
@@ -300,7 +267,8 @@ static int take_activated(struct control_socket *s)
  * but never another file; the socket is 0660, root's and @group's (or the
  * daemon's group's). Returns 0 or -errno (logged).
  */
-int control_socket__open(const char *path, const char *group, struct control_socket **ret)
+int control_socket__open(const char *path, const char *group, gid_t gid,
+			 struct control_socket **ret)
 {
 	struct control_socket *s = calloc(1, sizeof(*s));
 	int r;
@@ -309,7 +277,7 @@ int control_socket__open(const char *path, const char *group, struct control_soc
 		return log_errno(-ENOMEM, "control");
 	s->fd = -1;
 	/* First, so that a bad group fails before any file is made. */
-	r = control_socket__set_group(s, group);
+	r = control_socket__set_group(s, group, gid);
 	if (r == 0)
 		r = take_activated(s);
 	if (r == 0)

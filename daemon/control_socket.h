@@ -18,12 +18,13 @@ struct ucred;
  * passed exactly one, else creates @path (mode 0660, root's and @group's).
  * The fd is non-blocking. Returns 0 or -errno (logged).
  */
-int control_socket__open(const char *path, const char *group, struct control_socket **ret);
+int control_socket__open(const char *path, const char *group, gid_t gid,
+			 struct control_socket **ret);
 /* Closes, and removes the file if this created it and it is still that file. */
 void control_socket__close(struct control_socket *s);
 
 /* Serves @group instead, and gives it a created socket. Returns 0 or -errno (logged). */
-int control_socket__set_group(struct control_socket *s, const char *group);
+int control_socket__set_group(struct control_socket *s, const char *group, gid_t gid);
 /* The group's name, or NULL. */
 const char *control_socket__group(const struct control_socket *s);
 /* Root, or a peer whose gid or supplementary groups hold the group. */

@@ -470,7 +470,7 @@ int daemon__reload(struct daemon *d, struct control_reply *reply)
 					   "reloaded: rings reopened (events or sizes changed)");
 	}
 	if (d->ctl && r == 0)
-		control__set_group(d->ctl, d->cfg->control_group);
+		control__set_group(d->ctl, d->cfg->control_group, d->cfg->control_gid);
 	if (r == 0)
 		reload_upload(d);
 	update_status(d);

@@ -81,9 +81,8 @@ static void status_upload(struct daemon *d, struct control_reply *reply)
 	upload__summary(d->up, &sum);
 	control_reply__add(reply, "upload: s3://%s/%s at %s", cfg->upload_bucket,
 			   cfg->upload_prefix, cfg->upload_endpoint);
-	control_reply__add(
-		reply, "uploads: %zu pending, %zu failing, %zu failed, %zu uploaded",
-		sum.pending, sum.failing, sum.failed, sum.uploaded);
+	control_reply__add(reply, "uploads: %zu pending, %zu failing, %zu failed, %zu uploaded",
+			   sum.pending, sum.failing, sum.failed, sum.uploaded);
 	upload__foreach_waiting(d->up, STATUS_MAX_WAITING, status_waiting, reply);
 }
 
@@ -220,6 +219,7 @@ int daemon__start_control(struct daemon *d)
 	struct control_config cc = {
 		.path = d->cfg->control_socket,
 		.group = d->cfg->control_group,
+		.gid = d->cfg->control_gid,
 	};
 
 	int r = control__new(d->base, &cc, &ops, d, &d->ctl);
