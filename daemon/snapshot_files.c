@@ -17,6 +17,7 @@
 #include "snapshot.h"
 #include "snapshot_files.h"
 #include "snapshot_name.h"
+#include "snapshot_perfetto.h"
 #include "snapshot_tracedat.h"
 
 /*
@@ -83,6 +84,18 @@ static int write_tracedat(const struct snapshot *s, const struct snapshot_files_
 	return r;
 }
 
+static int write_perfetto(const struct snapshot *s, const struct snapshot_files_params *p,
+			  int fd, struct snapshot_files_result *res)
+{
+	struct perfetto_meta pfmeta = {
+		.compression = p->compress ? PFTRACE_COMPRESS_ZSTD : PFTRACE_COMPRESS_NONE,
+		.tracing_dir = p->perfdata.tracing_dir,
+	};
+
+	(void)res;
+	return snapshot__write_perfetto(s, fd, &pfmeta, NULL);
+}
+
 static int write_json(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
 		      struct snapshot_files_result *res)
 {
@@ -109,6 +122,7 @@ typedef int (*file_writer)(const struct snapshot *s, const struct snapshot_files
 static const file_writer writers[SNAPSHOT_NR_FILES] = {
 	[SNAPSHOT_FILE_PERFDATA] = write_perfdata,
 	[SNAPSHOT_FILE_TRACEDAT] = write_tracedat,
+	[SNAPSHOT_FILE_PERFETTO] = write_perfetto,
 	[SNAPSHOT_FILE_JSON] = write_json,
 };
 

@@ -20,6 +20,7 @@ static const struct {
 } files[SNAPSHOT_NR_FILES] = {
 	[SNAPSHOT_FILE_PERFDATA] = { "perf.data", ".perf.data" },
 	[SNAPSHOT_FILE_TRACEDAT] = { "trace.dat", ".trace.dat" },
+	[SNAPSHOT_FILE_PERFETTO] = { "perfetto", ".pftrace" },
 	[SNAPSHOT_FILE_JSON] = { NULL, ".json" },
 };
 

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# formats = perf.data trace.dat perfetto: each snapshot has a .pftrace beside
+# the other files (listed in the sidecar) that protoc decodes against
+# Perfetto's perfetto_trace.proto, with as many events of each tracepoint
+# and as many StackSamples as perf script shows in the snapshot's perf.data;
+# a program that exited before the dump is named (and its exit is there), the spinner's functions
+# are in callstacks. With compression = zstd the .pftrace is zstd and says
+# the same.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/perfetto_lib.sh"
+require_env
+command -v zstd >/dev/null || prereq_missing "zstd"
+EVENTS="sched:sched_switch sched:sched_waking sched:sched_process_exit raw_syscalls:sys_enter raw_syscalls:sys_exit cpu-clock/freq=999,call-graph=fp/"
+
+# check STEM: the snapshot's .pftrace against its perf.data.
+check() {
+	local pf=$1.pftrace
+	[ -s "$pf" ] || fail "no $pf"
+	grep -q "\"$(basename "$pf")\"" "$1.json" || fail "$1.json does not list $(basename "$pf")"
+	pftrace_decode "$pf" "$WORK/pf.txt"
+	pftrace_same_counts "$1.perf.data" "$WORK/pf.txt"
+	pftrace_in_callstack "$WORK/pf.txt" psnap_spin_inner || fail "psnap_spin_inner in no callstack"
+}
+
+FORMATS="perf.data trace.dat perfetto" write_config "$WORK/p.conf" "$EVENTS" 16M
+start_daemon "$WORK/p.conf"
+start_prog "$WORK/spin.out" "$PROGS/spinner" 30
+"$PROGS/shortlived_xyz" 1 >"$WORK/sl.out" || fail "shortlived_xyz failed"
+slpid=$(awk '{print $2}' "$WORK/sl.out")
+sleep 0.2
+file=$(dump_and_wait)
+stem=${file%.perf.data}
+check "$stem"
+tid=$(pftrace_thread_named "$WORK/pf.txt" shortlived_xyz)
+[ "$tid" = "$slpid" ] || fail "the exited shortlived_xyz ($slpid) is named for '$tid'"
+grep -A3 '^      sched_process_exit {' "$WORK/pf.txt" | grep -q "pid: $slpid\$" ||
+	fail "no sched_process_exit of $slpid"
+[ -d "/proc/$slpid" ] && fail "shortlived_xyz still running: the test proves nothing"
+[ -n "$(pftrace_thread_named "$WORK/pf.txt" psnap_spinner)" ] || fail "psnap_spinner not named"
+grep -q 'compact_sched {' "$WORK/pf.txt" || fail "no compact sched_switch"
+plain=$(stat -c %s "$stem.pftrace")
+kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID" || fail "perfsnapd exited $?"; DAEMON_PID=
+
+FORMATS="perf.data trace.dat perfetto" write_config "$WORK/z.conf" "$EVENTS" 4M "compression = zstd"
+rm -f "$WORK/out"/*
+start_daemon "$WORK/z.conf"
+sleep 1
+file=$(dump_and_wait)
+stem=${file%.perf.data}
+[ "$(head -c 4 "$stem.pftrace" | od -An -tx1 | tr -d ' ')" = 28b52ffd ] ||
+	fail "compression = zstd: $stem.pftrace is not zstd"
+check "$stem"
+kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID" || fail "perfsnapd exited $?"; DAEMON_PID=
+echo "PASS: .pftrace with the snapshot ($plain bytes), counts as perf script, exited task named, zstd"
