@@ -909,7 +909,7 @@ static void test_bad_format(void **state)
 	(void)state;
 	path = load_bad("bad_format.conf", &d, 1);
 	expect_diag(&d, path, 5, "[snapshot] formats", "unknown format 'pcap'",
-		    "accepted: perf.data, trace.dat (one or more, space-separated)");
+		    "accepted: perf.data, trace.dat, perfetto (one or more, space-separated)");
 	config_diags__clear(&d);
 	free(path);
 
