@@ -45,6 +45,7 @@ kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID" || fail "perfsnapd exited $?"; DAEM
 FORMATS="perf.data trace.dat perfetto" write_config "$WORK/z.conf" "$EVENTS" 4M "compression = zstd"
 rm -f "$WORK/out"/*
 start_daemon "$WORK/z.conf"
+start_prog "$WORK/spin2.out" "$PROGS/spinner" 30 # the first may have finished
 sleep 1
 file=$(dump_and_wait)
 stem=${file%.perf.data}
