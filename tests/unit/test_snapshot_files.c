@@ -39,7 +39,8 @@ static bool fail_now(const char *what)
 {
 	if (!counting)
 		return false;
-	if (steps++ != fail_at)
+	/* Atomic: the data files are written by concurrent threads. */
+	if (__atomic_fetch_add(&steps, 1, __ATOMIC_SEQ_CST) != fail_at)
 		return false;
 	failed_call = what;
 	errno = ENOSPC;
