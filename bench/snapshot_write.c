@@ -7,7 +7,8 @@
  * pages are already there, so only the writer's own work counts) and into
  * a file in DIR followed by fsync (what a dump pays on that disk).
  *
- * usage: snapshot-write PERF.DATA DIR [RUNS [plain]]
+ * usage: snapshot-write PERF.DATA DIR [RUNS [LEVEL|plain]]
+ *   LEVEL: perf.data's zstd level (default 3, perfsnapd's; trace.dat's is 3)
  *   plain: only the writes without zstd (to profile the writers)
  */
 #include <errno.h>
@@ -64,10 +65,11 @@ static struct snapshot *load(const char *path, double *seal_ms)
 }
 
 /* One write of @s as @format (0 perf.data, 1 trace.dat) to @fd; returns ms. */
-static double write_one(const struct snapshot *s, int format, bool zstd, int fd, bool sync,
+static double write_one(const struct snapshot *s, int format, int level, int fd, bool sync,
 			uint64_t *bytes)
 {
-	struct perfdata_meta pm = { .clock_res_ns = 1, .compress_level = zstd ? 3 : 0 };
+	bool zstd = level > 0;
+	struct perfdata_meta pm = { .clock_res_ns = 1, .compress_level = level };
 	struct tracedat_meta tm = { .compression = zstd ? TRACEDAT_COMPRESS_ZSTD :
 							  TRACEDAT_COMPRESS_NONE };
 	struct perfdata_result pr;
@@ -96,12 +98,13 @@ int main(int argc, char **argv)
 	static const char *const names[] = { "perf.data", "trace.dat" };
 	int runs = argc > 3 ? atoi(argv[3]) : 5;
 	bool plain = argc > 4 && !strcmp(argv[4], "plain");
+	int level = argc > 4 && !plain ? atoi(argv[4]) : 3;
 	double seal_ms;
 	struct snapshot *s;
 	char path[4096];
 
-	if (argc < 3 || runs < 1) {
-		fprintf(stderr, "usage: snapshot-write PERF.DATA DIR [RUNS]\n");
+	if (argc < 3 || runs < 1 || level < 1 || level > 22) {
+		fprintf(stderr, "usage: snapshot-write PERF.DATA DIR [RUNS [LEVEL|plain]]\n");
 		return 64;
 	}
 	s = load(argv[1], &seal_ms);
@@ -116,7 +119,7 @@ int main(int argc, char **argv)
 
 			for (int i = 0; i < runs + 1; i++) {
 				/* The first run faults the memfd's pages in. */
-				t = write_one(s, format, zstd, mfd, false, &bytes);
+				t = write_one(s, format, zstd ? level : 0, mfd, false, &bytes);
 				if (i && t < mem)
 					mem = t;
 			}
@@ -131,7 +134,7 @@ int main(int argc, char **argv)
 						strerror(errno));
 					return 1;
 				}
-				t = write_one(s, format, zstd, fd, true, &bytes);
+				t = write_one(s, format, zstd ? level : 0, fd, true, &bytes);
 				if (t < disk)
 					disk = t;
 				close(fd);

@@ -21,12 +21,13 @@
 #include "snapshot_tracedat.h"
 
 /*
- * zstd level for perf.data: 3 is zstd's own default and what the trace.dat
- * writer uses. perf record -z picks 1 to keep up with the ring buffer while
- * recording; a snapshot is compressed once, off the hot path, so it can
- * spend a little more CPU for smaller files.
+ * zstd level for perf.data: 1, as perf record -z. On a busy snapshot of
+ * 32 MiB per CPU it was both faster than level 3 (120-134 ms against
+ * 336 ms for 67 MB) and smaller (3.25 MB against 3.45 MB): the records are
+ * so repetitive that level 1's matches already find nearly everything.
+ * See docs/benchmarks.md.
  */
-#define PERFDATA_ZSTD_LEVEL 3
+#define PERFDATA_ZSTD_LEVEL 1
 
 struct pending_file {
 	char tmp[PATH_MAX]; /* the hidden name, where O_TMPFILE is not supported */

@@ -150,7 +150,7 @@ int tdw_compress(struct tracedat_writer *w, const void *data, size_t len, struct
 	err = byte_buffer__put(out, NULL, 8 + bound);
 	if (err)
 		return err;
-	n = ZSTD_compressCCtx(w->zctx, out->data + 8, bound, data, len, ZSTD_CLEVEL_DEFAULT);
+	n = ZSTD_compressCCtx(w->zctx, out->data + 8, bound, data, len, TDW_ZSTD_LEVEL);
 	if (ZSTD_isError(n))
 		return -EIO;
 	sizes[0] = (uint32_t)n;
