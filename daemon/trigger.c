@@ -391,8 +391,9 @@ static void on_psi(void *arg)
 
 static bool recorded_by_capture(const struct perfsnapd_config *cfg, const char *name)
 {
+	/* Its ring (or, for /no-overwrite/, the history) holds the match already. */
 	for (size_t i = 0; i < cfg->nr_events; i++)
-		if (cfg->events[i].overwrite && !strcmp(cfg->events[i].name, name))
+		if (!strcmp(cfg->events[i].name, name))
 			return true;
 	return false;
 }
