@@ -142,6 +142,10 @@ int perfdata_convert__write_perfetto(const struct snapshot *s, const struct perf
 			meta.kallsyms_size = t->kallsyms_size;
 		}
 	}
+	if (o && o->kallsyms) {
+		meta.kallsyms = o->kallsyms;
+		meta.kallsyms_size = o->kallsyms_size;
+	}
 	err = snapshot__write_perfetto(s, fd, &meta, res);
 	free(formats);
 	return err;

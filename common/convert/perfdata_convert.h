@@ -17,6 +17,9 @@ struct snapshot;
 /* Optional hooks of a conversion. */
 struct perfdata_convert_opts {
 	enum pftrace_compression compression; /* Perfetto only */
+	/* Perfetto: a kallsyms text to use over the input's and this machine's */
+	const char *kallsyms;
+	size_t kallsyms_size;
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 };

@@ -185,12 +185,35 @@ void ftrace_conv__delete(struct ftrace_conv *fc)
 	free(fc);
 }
 
+/*
+ * Only the fields are needed, never the print format: it goes to
+ * libtraceevent as an empty one, which also keeps a damaged one (a field
+ * it names that the event lacks crashes libtraceevent 1.7) out of it.
+ */
 static int add_format(struct ftrace_conv *fc, const char *system, const char *text, size_t size)
 {
-	/* A format the kernel wrote but libtraceevent cannot parse is left to GENERIC. */
-	if (tep_parse_event(fc->tep, text, size, system) == TEP_ERRNO__MEM_ALLOC_FAILED)
+	static const char empty_print[] = "print fmt: \"\"\n";
+	const char *print = NULL;
+	size_t keep = size;
+	char *copy;
+	int r = 0;
+
+	for (size_t i = 0; i + 10 <= size && !print; i++)
+		if ((i == 0 || text[i - 1] == '\n') && !memcmp(text + i, "print fmt:", 10))
+			print = text + i;
+	if (print)
+		keep = (size_t)(print - text);
+	copy = malloc(keep + sizeof(empty_print));
+	if (!copy)
 		return -ENOMEM;
-	return 0;
+	memcpy(copy, text, keep);
+	memcpy(copy + keep, empty_print, sizeof(empty_print));
+	/* A format libtraceevent cannot parse leaves its events undecoded (counted). */
+	if (tep_parse_event(fc->tep, copy, keep + sizeof(empty_print) - 1, system) ==
+	    TEP_ERRNO__MEM_ALLOC_FAILED)
+		r = -ENOMEM;
+	free(copy);
+	return r;
 }
 
 /* The format of tracepoint "system:event" from tracefs. */

@@ -13,10 +13,11 @@
 
 #define BUF_SIZE   (256 * 1024)
 /*
- * Levels that cost little next to the conversion itself: zstd 3 is its
- * default (and what perf.data and trace.dat use here); gzip 6 is zlib's.
+ * Levels that cost little next to the conversion itself: zstd 1, as
+ * perf.data and trace.dat use here (faster and smaller than 3 on busy
+ * snapshots, see docs/benchmarks.md); gzip 6 is zlib's default.
  */
-#define ZSTD_LEVEL 3
+#define ZSTD_LEVEL 1
 #define GZIP_LEVEL 6
 
 struct pftrace_out {

@@ -3,7 +3,9 @@
  * libFuzzer target for perfdata_reader: each input is read as a file
  * (from a memfd, so file mode and pipe mode in a file are both reached)
  * and as a stream from a pipe, into a snapshot that is then sealed, walked
- * and written as trace.dat the way perfsnap-convert does. Built with clang
+ * and written as trace.dat and as a Perfetto trace the way perfsnap-convert
+ * does (the Perfetto path with an empty kallsyms, so each input does not
+ * read this machine's). Built with clang
  * under PERFSNAPD_FUZZ; replay_main.c drives it over the corpus in every
  * build.
  */
@@ -51,6 +53,20 @@ static void write_tracedat(const struct snapshot *s, const struct perfdata_reade
 	close(fd);
 }
 
+/* perfsnap-convert --to-perfetto, into a memfd; every compression now and then. */
+static void write_perfetto(const struct snapshot *s, const struct perfdata_reader *r)
+{
+	static unsigned int turn;
+	struct perfdata_convert_opts o = { .compression = turn++ % 3, .kallsyms = "" };
+	struct perfetto_result res;
+	int fd = memfd_create("fuzz-pftrace", MFD_CLOEXEC);
+
+	if (fd < 0)
+		abort();
+	perfdata_convert__write_perfetto(s, r, fd, &o, &res);
+	close(fd);
+}
+
 /* What a converter touches after a successful read. */
 static void walk(const struct snapshot *s, const struct perfdata_reader *r)
 {
@@ -82,6 +98,7 @@ static void walk(const struct snapshot *s, const struct perfdata_reader *r)
 	(void)sink;
 	if (t && t->nr_events)
 		write_tracedat(s, r);
+	write_perfetto(s, r);
 }
 
 static void read_one(int fd, uint64_t start, uint64_t end)

@@ -3,7 +3,8 @@
 # Remakes the seed corpus of fuzz_perfdata_reader in DIR (default: corpus/
 # beside this script): a few tiny perf.data files recorded here (file and
 # pipe mode; one event, two with PERF_SAMPLE_ID, IDENTIFIER with a dummy
-# event, callchains, software samples only, zstd-compressed), then
+# event, callchains, software samples only, zstd-compressed, the events
+# the Perfetto writer encodes its own way), then
 # truncated and bit-flipped copies of each. Needs root and perf. Inputs the fuzzer found are kept in
 # the same directory under crash-* / found-* names; this script leaves them.
 set -euo pipefail
@@ -18,6 +19,9 @@ perf record -q -e sched:sched_switch -e sched:sched_wakeup -o - -- sh -c 'sleep 
 	2>/dev/null >seed-tp-pipe.data
 rec -e cpu-clock -c 100000 -o seed-sw-only.data -- sh -c 'i=0; while [ $i -lt 300 ]; do i=$((i+1)); done'
 rec -g -e sched:sched_switch -e cpu-clock -c 200000 -o seed-mixed-callchain.data -- \
+	sh -c 'sleep 0.01; i=0; while [ $i -lt 300 ]; do i=$((i+1)); done'
+rec -g -e sched:sched_switch -e sched:sched_waking -e raw_syscalls:sys_enter \
+	-e timer:hrtimer_start -e cpu-clock -c 200000 -o seed-perfetto-mix.data -- \
 	sh -c 'sleep 0.01; i=0; while [ $i -lt 300 ]; do i=$((i+1)); done'
 rec --synth=no -e sched:sched_switch -a -o seed-tp-syswide.data sleep 0.01
 rec -z -e sched:sched_switch -o seed-tp-zstd.data -- sh -c 'sleep 0.01'
