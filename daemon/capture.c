@@ -80,6 +80,21 @@ static int explain_open_error(int err, const char *what, const char *event)
 	}
 }
 
+/*
+ * libperf returns -errno from some calls and -1 with errno set from others
+ * (perf_evlist__mmap() fails with -1 whatever the cause), and -1 reads as
+ * -EPERM. Every call goes through this, with errno as it was right after
+ * the call: a genuine -EPERM has errno EPERM too.
+ */
+static int libperf_err(int r, int err)
+{
+	if (r >= 0)
+		return 0;
+	if (r == -1 && err > 0)
+		return -err;
+	return r == -1 ? -EIO : r;
+}
+
 static int fill_rings(struct capture *c, int which)
 {
 	struct perf_evlist *evlist = which ? c->aux : c->main;
@@ -104,13 +119,17 @@ static int open_evlist(struct capture *c, int which, unsigned int pages)
 			break;
 		}
 	perf_evlist__set_maps(evlist, c->cpus, c->threads);
+	errno = 0;
 	r = perf_evlist__open(evlist);
+	r = libperf_err(r, errno);
 	if (r < 0)
 		return explain_open_error(r, "open", name);
 	c->opened[which] = true;
+	errno = 0;
 	r = perf_evlist__mmap(evlist, (int)pages);
+	r = libperf_err(r, errno);
 	if (r < 0)
-		return explain_open_error(r ? r : -errno, "mmap", name);
+		return explain_open_error(r, "mmap", name);
 	return fill_rings(c, which);
 }
 
@@ -242,9 +261,14 @@ int capture__open(const struct perfsnapd_config *cfg, struct capture **ret)
 	for (size_t i = 0; i < c->nr_events; i++)
 		c->events[i].nr_ids = perf_internals__ids(c->evsels[i], &c->events[i].ids);
 	/* The rest waits for capture__start(). */
-	if (c->sideband && perf_evsel__enable(c->sideband) < 0) {
-		r = log_errno(-errno, "cannot enable the side-band event");
-		goto out_close;
+	if (c->sideband) {
+		errno = 0;
+		r = perf_evsel__enable(c->sideband);
+		r = libperf_err(r, errno);
+		if (r < 0) {
+			log_errno(r, "cannot enable the side-band event");
+			goto out_close;
+		}
 	}
 	*ret = c;
 	return 0;

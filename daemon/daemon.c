@@ -313,6 +313,9 @@ void daemon__dump_done(void *ctx, const struct dump_report *rep)
 
 	d->last = *rep;
 	d->have_last = true;
+	/* A reload held back by this dump applies now (outside the dumper's call). */
+	if (d->deferred_cfg)
+		event_active(d->reopen_ev, 0, 0);
 	if (rep->error) {
 		d->failures++;
 		log_errno(rep->error,
@@ -409,6 +412,82 @@ static int reopen(struct daemon *d, struct perfsnapd_config *cfg, struct trigger
 	return r;
 }
 
+static int apply_reopen(struct daemon *d, struct perfsnapd_config *cfg, struct trigger_set *ts)
+{
+	int r = reopen(d, cfg, ts);
+
+	if (r == 0)
+		daemon__log_recording(d);
+	log_notice("reloaded '%s': %s", d->config_path,
+		   r == 0 ? "event set or ring sizes changed: rings reopened, history before the "
+			    "reload is gone" :
+			    "failed, previous configuration restored");
+	return r;
+}
+
+/* Loop: the dump that held back a reopen has reported. */
+static void on_deferred_reopen(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon *d = arg;
+	struct perfsnapd_config *cfg = d->deferred_cfg;
+	struct trigger_set *ts = d->deferred_ts;
+
+	(void)fd;
+	(void)what;
+	/* A dump that was pending started right after: its report fires this again. */
+	if (!cfg || dump__busy(d->dump))
+		return;
+	d->deferred_cfg = NULL;
+	d->deferred_ts = NULL;
+	if (apply_reopen(d, cfg, ts) == 0) {
+		if (d->ctl)
+			control__set_group(d->ctl, d->cfg->control_group);
+		reload_upload(d);
+	}
+	update_status(d);
+	service__ready(d->status);
+}
+
+/*
+ * The dump in flight reads the rings: closing them now would make the
+ * loop wait for it. The newest configuration waits instead and applies
+ * when that dump reports; the loop runs on meanwhile.
+ */
+static int defer_reopen(struct daemon *d, struct perfsnapd_config *cfg, struct trigger_set *ts)
+{
+	if (!d->reopen_ev) {
+		d->reopen_ev = event_new(d->base, -1, 0, on_deferred_reopen, d);
+		if (!d->reopen_ev) {
+			trigger_set__delete(ts);
+			config__delete(cfg);
+			return log_errno(-ENOMEM, "reload");
+		}
+	}
+	trigger_set__delete(d->deferred_ts);
+	config__delete(d->deferred_cfg);
+	d->deferred_cfg = cfg;
+	d->deferred_ts = ts;
+	log_notice("reloading '%s': event set or ring sizes changed; the rings reopen when "
+		   "the dump in flight is done",
+		   d->config_path);
+	return 0;
+}
+
+/**
+ * daemon__drop_deferred_reload - forget a reload still waiting for a dump
+ * @d: the daemon
+ */
+void daemon__drop_deferred_reload(struct daemon *d)
+{
+	trigger_set__delete(d->deferred_ts);
+	d->deferred_ts = NULL;
+	config__delete(d->deferred_cfg);
+	d->deferred_cfg = NULL;
+	if (d->reopen_ev)
+		event_free(d->reopen_ev);
+	d->reopen_ev = NULL;
+}
+
 /**
  * daemon__reload - re-read the configuration file
  * @d: the daemon
@@ -448,6 +527,15 @@ int daemon__reload(struct daemon *d, struct control_reply *reply)
 						   d->config_path);
 		return -EINVAL;
 	}
+	if (d->deferred_cfg || (!same_capture(d->cfg, cfg) && dump__busy(d->dump))) {
+		/* The newest configuration is the one that applies. */
+		r = defer_reopen(d, cfg, ts);
+		if (r == 0 && reply)
+			control_reply__add(reply, "reloading: the rings reopen when the dump in "
+						  "flight is done (events or sizes changed)");
+		service__ready(d->status);
+		return r;
+	}
 	if (same_capture(d->cfg, cfg)) {
 		dump__set_config(d->dump, cfg);
 		swap_triggers(d, ts);
@@ -457,14 +545,7 @@ int daemon__reload(struct daemon *d, struct control_reply *reply)
 		if (reply)
 			control_reply__add(reply, "reloaded: same rings, history kept");
 	} else {
-		r = reopen(d, cfg, ts);
-		if (r == 0)
-			daemon__log_recording(d);
-		log_notice(
-			"reloaded '%s': %s", d->config_path,
-			r == 0 ?
-				"event set or ring sizes changed: rings reopened, history before the reload is gone" :
-				"failed, previous configuration restored");
+		r = apply_reopen(d, cfg, ts);
 		if (reply && r == 0)
 			control_reply__add(reply,
 					   "reloaded: rings reopened (events or sizes changed)");

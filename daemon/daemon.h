@@ -15,6 +15,7 @@
 struct capture;
 struct control;
 struct control_reply;
+struct event;
 struct event_base;
 struct perfsnapd_config;
 struct sideband;
@@ -38,6 +39,10 @@ struct daemon {
 	struct dump_report last;
 	bool have_last;
 	char status[512]; /* the current STATUS= text */
+	/* A reload that reopens the rings waits for the dump in flight. */
+	struct perfsnapd_config *deferred_cfg;
+	struct trigger_set *deferred_ts;
+	struct event *reopen_ev;
 };
 
 /* Deletes the temporaries an earlier run left in the snapshot directory. */
@@ -61,6 +66,9 @@ void daemon__stop_upload(struct daemon *d);
  */
 int daemon__start_triggers(struct daemon *d, struct config_diags *diags);
 void daemon__stop_triggers(struct daemon *d);
+
+/* At exit: drops a reload still waiting for a dump. */
+void daemon__drop_deferred_reload(struct daemon *d);
 
 int daemon__start_control(struct daemon *d);
 void daemon__stop_control(struct daemon *d);

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * dump: turns triggers into snapshots. The event loop thread pauses each
- * overwrite ring in turn, copies it out and resumes it (the ring's blind
- * window is only that copy); a worker thread then builds and writes the
- * files while recording goes on. Triggers during a dump coalesce into at
- * most one more; min_interval defers, max_per_hour refuses.
+ * dump: turns triggers into snapshots without ever making the event loop
+ * wait. dump_schedule decides when a dump starts; each dump is a job that
+ * owns what it needs (its own copy of the settings, the snapshot, the ring
+ * copies), so a reload only swaps the configuration. A job runs in two
+ * threads one after the other: the first pauses, copies and resumes the
+ * overwrite rings; the loop then adds the side-band records (on the loop,
+ * which drains those rings); the second seals the snapshot and writes the
+ * files while recording goes on.
  */
 #ifndef PERFSNAPD_DUMP_H
 #define PERFSNAPD_DUMP_H
@@ -13,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dump_schedule.h"
 #include "snapshot_files.h"
 
 struct capture;
@@ -39,24 +43,24 @@ struct dump_report {
 	struct snapshot_trigger trigger;
 };
 
-typedef void (*dump_done_fn)(void *ctx, const struct dump_report *report);
-
 /*
- * Prepares dumps for @cap; @sb may be NULL (no side-band). The copy buffer
- * (one ring) is allocated and faulted in now. Returns 0 or -errno (logged).
+ * Prepares dumps for @cap; @sb may be NULL (no side-band). Both must stay
+ * open while dump__busy() (the daemon defers a reopen until then). Returns
+ * 0 or -errno (logged).
  */
 int dump__new(struct capture *cap, struct sideband *sb, const struct perfsnapd_config *cfg,
 	      struct event_base *base, int argc, const char *const *argv, dump_done_fn done,
 	      void *done_ctx, struct dump **ret);
-/* Waits for a dump in flight, then frees. */
+/* Finishes a dump in flight (on the calling thread), answers every waiter, frees. */
 void dump__delete(struct dump *d);
 
-/* A new configuration that keeps the same capture (directory, formats, limits). */
+/* A reloaded configuration: later dumps use it; a dump in flight keeps its own. */
 void dump__set_config(struct dump *d, const struct perfsnapd_config *cfg);
 
 /*
- * Asks for a snapshot. @waiter (may be NULL) is called with the report of
- * the dump that covers this trigger, exactly once (also if the dumper is
+ * Asks for a snapshot. @reason goes into logs and the sidecar ("signal",
+ * "ctl:<text>"). @waiter (may be NULL) is called with the report of the
+ * dump that covers this trigger, exactly once (also if the dumper is
  * deleted first: then with -ECANCELED). Returns 0 if a dump was started or
  * queued, -EAGAIN if max_per_hour refuses it (logged; @waiter not called).
  */
@@ -72,9 +76,9 @@ int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_t
 typedef int (*dump_collect_fn)(void *ctx, struct snapshot *s);
 void dump__set_collect(struct dump *d, dump_collect_fn fn, void *ctx);
 
-/* Bytes of memory held for ring copies. */
+/* Bytes of memory held for ring copies between dumps. */
 uint64_t dump__copy_buffer_size(const struct dump *d);
 /* True while a dump runs. */
-int dump__busy(const struct dump *d);
+bool dump__busy(const struct dump *d);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sysexits.h>
 #include <unistd.h>
 
@@ -39,23 +40,47 @@ static int libperf_print(enum libperf_print_level level, const char *fmt, va_lis
 	return 0;
 }
 
-static void on_signal(evutil_socket_t sig, short what, void *arg)
+/*
+ * The signals perfsnapd answers. They are blocked from the first line of
+ * main() to the end, in every thread, and read from a signalfd by the loop:
+ * one that arrives while the rings open, while a reload reopens them or
+ * while a callback runs waits in the kernel until the loop reads it, so no
+ * moment exists where it is fatal or lost. (libevent's own signal events
+ * install handlers that every thread could run, and there would be a
+ * window between installing them and unblocking.)
+ */
+static const int daemon_signals[] = { SIGUSR2, SIGHUP, SIGTERM, SIGINT };
+
+static void daemon_sigset(sigset_t *set)
 {
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(daemon_signals) / sizeof(daemon_signals[0]); i++)
+		sigaddset(set, daemon_signals[i]);
+}
+
+static void on_signal(evutil_socket_t fd, short what, void *arg)
+{
+	struct signalfd_siginfo si;
 	struct daemon *d = arg;
+	ssize_t n;
 
 	(void)what;
-	switch (sig) {
-	case SIGUSR2:
-		dump__trigger(d->dump, "signal", NULL, NULL);
-		break;
-	case SIGHUP:
-		daemon__reload(d, NULL);
-		break;
-	default:
-		log_info("%s: stopping", strsignal((int)sig));
-		event_base_loopbreak(d->base);
-		break;
+	while ((n = read(fd, &si, sizeof(si))) == (ssize_t)sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGUSR2:
+			dump__trigger(d->dump, "signal", NULL, NULL);
+			break;
+		case SIGHUP:
+			daemon__reload(d, NULL);
+			break;
+		default:
+			log_info("%s: stopping", strsignal((int)si.ssi_signo));
+			event_base_loopbreak(d->base);
+			return;
+		}
 	}
+	if (n < 0 && errno != EAGAIN && errno != EINTR)
+		log_errno(-errno, "signalfd");
 }
 
 static void usage(FILE *out)
@@ -73,16 +98,29 @@ static void usage(FILE *out)
 
 static int run(struct daemon *d)
 {
-	static const int signals[] = { SIGUSR2, SIGHUP, SIGTERM, SIGINT };
-	struct event *sig_ev[sizeof(signals) / sizeof(signals[0])] = { NULL };
 	struct config_diags diags = { 0 };
-	int r = EX_OK;
+	struct event *sig_ev = NULL;
+	sigset_t set;
+	int sig_fd, r = EX_OK;
 
 	libperf_init(libperf_print);
 	signal(SIGPIPE, SIG_IGN);
+	daemon_sigset(&set);
+	sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (sig_fd < 0)
+		return log_errno(-errno, "signalfd"), EX_OSERR;
 	d->base = event_base_new();
-	if (!d->base)
+	if (!d->base) {
+		close(sig_fd);
 		return log_errno(-ENOMEM, "event_base_new"), EX_OSERR;
+	}
+	/* Watched before the rings open; read only once the loop runs. */
+	sig_ev = event_new(d->base, sig_fd, EV_READ | EV_PERSIST, on_signal, d);
+	if (!sig_ev || event_add(sig_ev, NULL) < 0) {
+		log_error("cannot watch signals");
+		r = EX_OSERR;
+		goto out;
+	}
 	daemon__remove_temporaries(d);
 	if (daemon__start_recording(d) < 0) {
 		r = EX_UNAVAILABLE;
@@ -94,14 +132,6 @@ static int run(struct daemon *d)
 		config_diags__clear(&diags);
 		r = r == -EINVAL ? EX_CONFIG : EX_UNAVAILABLE;
 		goto out;
-	}
-	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
-		sig_ev[i] = evsignal_new(d->base, signals[i], on_signal, d);
-		if (!sig_ev[i] || event_add(sig_ev[i], NULL) < 0) {
-			log_error("cannot watch signal %d", signals[i]);
-			r = EX_OSERR;
-			goto out;
-		}
 	}
 	if (daemon__start_control(d) < 0 || service__start_watchdog(d->base) < 0) {
 		r = EX_OSERR;
@@ -116,13 +146,14 @@ static int run(struct daemon *d)
 	}
 	service__stopping();
 out:
-	for (size_t i = 0; i < sizeof(sig_ev) / sizeof(sig_ev[0]); i++)
-		if (sig_ev[i])
-			event_free(sig_ev[i]);
+	if (sig_ev)
+		event_free(sig_ev);
+	close(sig_fd);
 	service__stop_watchdog();
 	daemon__stop_control(d);
 	daemon__stop_triggers(d);
 	daemon__stop_recording(d);
+	daemon__drop_deferred_reload(d);
 	daemon__stop_upload(d);
 	post_command__reap_all();
 	event_base_free(d->base);
@@ -142,7 +173,12 @@ int main(int argc, char **argv)
 	struct config_diags diags = { 0 };
 	struct daemon d = { .config_path = PERFSNAPD_DEFAULT_CONFIG };
 	bool check_only = false;
+	sigset_t set;
 	int c, r;
+
+	/* First of all: see daemon_signals. Threads and children inherit it. */
+	daemon_sigset(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
 
 	while ((c = getopt_long(argc, argv, "c:nvVh", options, NULL)) != -1) {
 		switch (c) {

@@ -101,6 +101,8 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
 static int spawn(const char *command, const char *const *paths, int nr_paths, pid_t *ret)
 {
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, defaults;
 	char **argv = calloc((size_t)nr_paths + 2, sizeof(*argv));
 	int r;
 
@@ -111,7 +113,16 @@ static int spawn(const char *command, const char *const *paths, int nr_paths, pi
 		argv[i + 1] = (char *)paths[i];
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	r = -posix_spawn(ret, command, &fa, NULL, argv, environ);
+	/* The daemon blocks its signals and ignores SIGPIPE; the child must not. */
+	sigemptyset(&none);
+	sigemptyset(&defaults);
+	sigaddset(&defaults, SIGPIPE);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &defaults);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	r = -posix_spawn(ret, command, &fa, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	free(argv);
 	return r;
