@@ -441,7 +441,7 @@ static void on_deferred_reopen(evutil_socket_t fd, short what, void *arg)
 	d->deferred_ts = NULL;
 	if (apply_reopen(d, cfg, ts) == 0) {
 		if (d->ctl)
-			control__set_group(d->ctl, d->cfg->control_group);
+			control__set_group(d->ctl, d->cfg->control_group, d->cfg->control_gid);
 		reload_upload(d);
 	}
 	update_status(d);
