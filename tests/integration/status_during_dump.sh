@@ -11,7 +11,7 @@ CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
 # The loop answers a status in well under a millisecond; generous against a
 # loaded 2-CPU machine and sanitizer builds, far below the seconds a loop
 # blocked by a dump took.
-LIMIT_MS=${STATUS_LIMIT_MS:-150}
+LIMIT_MS=${STATUS_LIMIT_MS:-250}
 
 FORMATS="perf.data trace.dat" write_config "$WORK/p.conf" \
 	"sched:sched_switch sched:sched_wakeup raw_syscalls:sys_enter raw_syscalls:sys_exit" 32M
