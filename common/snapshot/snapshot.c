@@ -29,6 +29,7 @@
 struct chunk {
 	struct snapshot_chunk_info info;
 	uint64_t offset, len;
+	const uint8_t *mem; /* in memory (the caller's), or NULL: in the spill at offset */
 };
 
 /* A COMM or FORK record, for the name table: its time, then ring order. */
@@ -253,6 +254,40 @@ int snapshot__begin_chunk(struct snapshot *s, int cpu, bool backward)
 					       .offset = s->spill_size };
 	s->nr_chunks++;
 	s->in_chunk = true;
+	return 0;
+}
+
+/**
+ * snapshot__add_chunk_memory - add one ring's records that stay in memory
+ * @s: the snapshot, not sealed, with no chunk open (no spill file needed)
+ * @cpu: the ring's CPU
+ * @backward: @data is a linearised write_backward ring copy (see
+ *	snapshot__begin_chunk())
+ * @data: the records, 8-byte aligned; borrowed: it must stay unchanged
+ *	until snapshot__delete()
+ * @len: their length
+ * @overwritten: the ring had wrapped
+ *
+ * The bytes are never copied or written. Returns 0 or -errno.
+ */
+int snapshot__add_chunk_memory(struct snapshot *s, int cpu, bool backward, const void *data,
+			       size_t len, bool overwritten)
+{
+	struct chunk *chunks;
+
+	if (s->in_chunk || s->sealed)
+		return -EBADFD;
+	if ((uintptr_t)data % 8 || len % 8)
+		return -EINVAL;
+	chunks = realloc(s->chunks, (s->nr_chunks + 1) * sizeof(*chunks));
+	if (!chunks)
+		return -ENOMEM;
+	s->chunks = chunks;
+	chunks[s->nr_chunks++] = (struct chunk){ .info.cpu = cpu,
+						 .info.backward = backward,
+						 .info.overwritten = overwritten,
+						 .len = len,
+						 .mem = data };
 	return 0;
 }
 
@@ -486,7 +521,7 @@ static int index_record(struct snapshot *s, size_t ci, const struct perf_event_h
 
 static const uint8_t *chunk_base(const struct snapshot *s, const struct chunk *c)
 {
-	return s->map + c->offset;
+	return c->mem ? c->mem : s->map + c->offset;
 }
 
 /* Walks chunk @ci into lanes, one per CPU, each in ring order then sorted. */

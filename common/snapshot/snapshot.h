@@ -5,8 +5,9 @@
  * (all of them, or one CPU's) through a cursor that merges the chunks'
  * per-CPU runs, the tasks that appear, their names (from the snapshot's
  * own COMM and FORK records), and counts. A writer needs nothing but the
- * snapshot. Chunk bytes live in an unlinked spill file, not in memory, so a
- * dump of many big rings needs little RAM; only a 16-byte entry per record
+ * snapshot. Chunk bytes live in the caller's memory (ring copies within
+ * the copy budget) or in an unlinked spill file, so a dump of many big
+ * rings can need little RAM; only a 16-byte entry per record
  * is kept, and nothing sorts every record: a ring's records are already in
  * time order.
  */
@@ -86,6 +87,13 @@ int snapshot__append(struct snapshot *s, const void *data, size_t len);
 int snapshot__end_chunk(struct snapshot *s);
 /* Marks the current chunk's ring as having wrapped (for coverage reports). */
 int snapshot__set_chunk_overwritten(struct snapshot *s);
+/*
+ * A whole chunk whose bytes stay in the caller's memory (borrowed until
+ * snapshot__delete(); 8-byte aligned, @len a multiple of 8): no copy, no
+ * spill file. @overwritten: the ring had wrapped. Returns 0 or -errno.
+ */
+int snapshot__add_chunk_memory(struct snapshot *s, int cpu, bool backward, const void *data,
+			       size_t len, bool overwritten);
 
 /*
  * Indexes every record by time, filed by CPU (the record's PERF_SAMPLE_CPU,

@@ -345,6 +345,65 @@ static void test_unordered_run(void **state)
 	snapshot__delete(s);
 }
 
+/*
+ * Chunks that stay in the caller's memory merge with spilled ones exactly
+ * as if spilled, also after __add_records maps the spill anew.
+ */
+static void test_memory_chunks(void **state)
+{
+	struct snapshot *s = new_snapshot();
+	uint64_t mem_a[16], mem_b[8], spilled[16];
+	uint8_t side[256];
+	size_t n = 0, m = 0, k = 0, sn;
+
+	(void)state;
+	/* CPU 0 in memory, backward: newest first (40, 20). */
+	n += put_sample((uint8_t *)mem_a + n, 10, 100, 40, 0);
+	n += put_sample((uint8_t *)mem_a + n, 10, 100, 20, 0);
+	/* CPU 1 spilled, forward (10, 30). */
+	k += put_sample((uint8_t *)spilled + k, 11, 101, 10, 1);
+	k += put_sample((uint8_t *)spilled + k, 11, 101, 30, 1);
+	/* CPU 2 in memory, forward (25). */
+	m += put_sample((uint8_t *)mem_b + m, 20, 102, 25, 2);
+	assert_int_equal(snapshot__add_chunk_memory(s, 0, true, mem_a, n, true), 0);
+	assert_int_equal(snapshot__begin_chunk(s, 1, false), 0);
+	/* No memory chunk inside an open chunk. */
+	assert_int_equal(snapshot__add_chunk_memory(s, 2, false, mem_b, m, false), -EBADFD);
+	assert_int_equal(snapshot__append(s, spilled, k), 0);
+	assert_int_equal(snapshot__end_chunk(s), 0);
+	/* Misaligned memory or a length not a multiple of 8 is refused. */
+	assert_int_equal(snapshot__add_chunk_memory(s, 2, false, (uint8_t *)mem_b + 4, 8, false),
+			 -EINVAL);
+	assert_int_equal(snapshot__add_chunk_memory(s, 2, false, mem_b, m + 4, false), -EINVAL);
+	assert_int_equal(snapshot__add_chunk_memory(s, 2, false, mem_b, m, false), 0);
+	assert_int_equal(snapshot__seal(s), 0);
+	assert_int_equal(snapshot__add_chunk_memory(s, 3, false, mem_b, m, false), -EBADFD);
+
+	{
+		static const uint64_t want[] = { 10, 20, 25, 30, 40 };
+
+		assert_int_equal(snapshot__nr_records(s), 5);
+		for (size_t i = 0; i < 5; i++)
+			assert_int_equal(time_of(s, i), want[i]);
+	}
+	assert_true(snapshot__chunk(s, 0)->overwritten);
+	assert_int_equal(snapshot__chunk(s, 0)->last_time, 40);
+	assert_int_equal(snapshot__chunk(s, 2)->cpu, 2);
+	assert_int_equal(snapshot__nr_tasks(s), 3);
+	/* A record merged in after sealing remaps the spill; memory chunks are unmoved. */
+	sn = put_comm(side, 10, 100, "memtask", 35);
+	assert_int_equal(snapshot__add_records(s, side, sn), 0);
+	{
+		static const uint64_t want[] = { 10, 20, 25, 30, 35, 40 };
+
+		for (size_t i = 0; i < 6; i++)
+			assert_int_equal(time_of(s, i), want[i]);
+	}
+	assert_string_equal(snapshot__comm(s, 100), "memtask");
+	assert_ptr_equal(nth(s, 0, 0, NULL), (const void *)((uint8_t *)mem_a + 40));
+	snapshot__delete(s);
+}
+
 static void test_state_errors(void **state)
 {
 	struct snapshot *s = snapshot__new();
@@ -374,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_comms),
 		cmocka_unit_test(test_lanes_per_cpu),
 		cmocka_unit_test(test_unordered_run),
+		cmocka_unit_test(test_memory_chunks),
 		cmocka_unit_test(test_state_errors),
 	};
 
