@@ -486,7 +486,7 @@ static int index_record(struct snapshot *s, size_t ci, const struct perf_event_h
 	}
 	time = rec.time;
 	l = lane_for(s, ci, record_cpu(&rec, ev->attr.sample_type, c));
-	if (!l || lane__push(l, time, off) < 0)
+	if (!l || lane__push(l, time, off, (size_t)(ev - s->events)) < 0)
 		return -ENOMEM;
 	s->nr_entries++;
 	((struct snapshot_event *)ev)->nr_records++;
@@ -807,7 +807,7 @@ int snapshot__max_cpu(const struct snapshot *s)
  */
 struct snapshot_cursor *snapshot_cursor__new(const struct snapshot *s, int cpu)
 {
-	struct snapshot_cursor *c = snapshot_cursor__alloc(s->nr_lanes);
+	struct snapshot_cursor *c = snapshot_cursor__alloc(s, s->nr_lanes);
 
 	if (!c)
 		return NULL;

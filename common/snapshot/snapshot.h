@@ -116,6 +116,8 @@ int snapshot__add_records(struct snapshot *s, const void *records, size_t len);
 struct snapshot_cursor *snapshot_cursor__new(const struct snapshot *s, int cpu);
 const struct perf_event_header *snapshot_cursor__next(struct snapshot_cursor *c,
 						      uint64_t *ret_time);
+/* The event of the record __next returned last (no id lookup), or NULL. */
+const struct snapshot_event *snapshot_cursor__event(const struct snapshot_cursor *c);
 void snapshot_cursor__delete(struct snapshot_cursor *c);
 size_t snapshot__nr_records(const struct snapshot *s);
 /* The highest CPU a record is filed under, -1 without records. */

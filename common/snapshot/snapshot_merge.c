@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "perf_record.h"
 #include "snapshot_merge.h"
 
 /*
@@ -78,11 +79,12 @@ void lane__reverse(struct lane *l)
  * lane__push - append an entry in ring order
  * @l: the lane
  * @time: the record's time
- * @off: its offset in its chunk
+ * @off: its offset in its chunk (below 2^48)
+ * @ev: its event's index in the snapshot
  *
  * Returns 0 or -ENOMEM.
  */
-int lane__push(struct lane *l, uint64_t time, uint64_t off)
+int lane__push(struct lane *l, uint64_t time, uint64_t off, size_t ev)
 {
 	if (l->nr == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 1024;
@@ -93,7 +95,11 @@ int lane__push(struct lane *l, uint64_t time, uint64_t off)
 		l->e = n;
 		l->cap = cap;
 	}
-	l->e[l->nr++] = (struct lane_entry){ .time = time, .off = off };
+	l->e[l->nr++] = (struct lane_entry){
+		.time = time,
+		.off = off,
+		.ev = ev < LANE_EVENT_UNKNOWN ? ev : LANE_EVENT_UNKNOWN,
+	};
 	return 0;
 }
 
@@ -106,6 +112,9 @@ struct cursor_lane {
 };
 
 struct snapshot_cursor {
+	const struct snapshot *s;
+	const struct perf_event_header *last; /* returned by __next, and its event */
+	size_t last_ev;
 	size_t nr;
 	struct cursor_lane heap[];
 };
@@ -143,16 +152,17 @@ static void sift_down(struct snapshot_cursor *c, size_t i)
 
 /**
  * snapshot_cursor__alloc - an empty cursor
+ * @s: the snapshot whose lanes it merges
  * @max_lanes: room for this many lanes
  *
  * Returns the cursor or NULL when out of memory.
  */
-struct snapshot_cursor *snapshot_cursor__alloc(size_t max_lanes)
+struct snapshot_cursor *snapshot_cursor__alloc(const struct snapshot *s, size_t max_lanes)
 {
 	struct snapshot_cursor *c = malloc(sizeof(*c) + (max_lanes + 1) * sizeof(c->heap[0]));
 
 	if (c)
-		c->nr = 0;
+		*c = (struct snapshot_cursor){ .s = s };
 	return c;
 }
 
@@ -191,19 +201,38 @@ const struct perf_event_header *snapshot_cursor__next(struct snapshot_cursor *c,
 	struct cursor_lane *top;
 	const struct lane_entry *e;
 
-	const struct perf_event_header *h;
-
 	if (!c->nr)
-		return NULL;
+		return c->last = NULL;
 	top = &c->heap[0];
 	e = &top->lane->e[top->pos];
-	h = (const void *)(top->base + e->off);
+	c->last = (const void *)(top->base + e->off);
+	c->last_ev = e->ev;
 	if (ret_time)
 		*ret_time = e->time;
 	if (++top->pos == top->lane->nr)
 		c->heap[0] = c->heap[--c->nr];
-	sift_down(c, 0);
-	return h;
+	/* One lane (one CPU's ring) needs no heap. */
+	if (c->nr > 1)
+		sift_down(c, 0);
+	return c->last;
+}
+
+/**
+ * snapshot_cursor__event - the event of the record __next returned last
+ * @c: the cursor
+ *
+ * Found when the record was indexed, so no id lookup is needed here.
+ * Returns the event, or NULL before the first or after the last record.
+ */
+const struct snapshot_event *snapshot_cursor__event(const struct snapshot_cursor *c)
+{
+	uint64_t id;
+
+	if (!c->last)
+		return NULL;
+	if (c->last_ev != LANE_EVENT_UNKNOWN)
+		return snapshot__event(c->s, c->last_ev);
+	return perf_record__id(c->last, &id) < 0 ? NULL : snapshot__event_by_id(c->s, id);
 }
 
 /**

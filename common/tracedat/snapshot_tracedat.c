@@ -28,8 +28,6 @@ struct conv {
 	struct tracedat_writer *w;
 	struct task_ref *tasks;
 	size_t nr_tasks, cap_tasks;
-	uint64_t last_id; /* the id last looked up, and its event */
-	const struct snapshot_event *last_ev;
 	uint64_t done; /* records written, for progress */
 	struct tracedat_result res;
 };
@@ -59,20 +57,6 @@ static int push_task(struct conv *c, pid_t tid, pid_t pid)
 		return -ENOMEM;
 	c->tasks[c->nr_tasks++] = (struct task_ref){ .tid = tid, .pid = pid };
 	return 0;
-}
-
-/* Records of one CPU mostly come from the same event or two. */
-static const struct snapshot_event *event_of(struct conv *c, const struct perf_event_header *h)
-{
-	uint64_t id;
-
-	if (perf_record__id(h, &id) < 0)
-		return NULL;
-	if (!c->last_ev || id != c->last_id) {
-		c->last_ev = snapshot__event_by_id(c->s, id);
-		c->last_id = id;
-	}
-	return c->last_ev;
 }
 
 static int cmp_task(const void *a, const void *b)
@@ -224,10 +208,11 @@ static int write_cpu(struct conv *c, int cpu)
 	if (!cur)
 		return -ENOMEM;
 	while (r == 0 && (h = snapshot_cursor__next(cur, NULL))) {
-		const struct snapshot_event *ev = event_of(c, h);
+		const struct snapshot_event *ev = snapshot_cursor__event(cur);
 
 		if (c->meta->progress && (++c->done % 65536) == 0)
-			c->meta->progress(c->meta->progress_ctx, c->done, snapshot__nr_records(c->s));
+			c->meta->progress(c->meta->progress_ctx, c->done,
+					  snapshot__nr_records(c->s));
 		if (!ev)
 			continue;
 		if (h->type == PERF_RECORD_SAMPLE)

@@ -83,7 +83,8 @@ static void walk(const struct snapshot *s, const struct perfdata_reader *r)
 		struct perf_record_info info;
 		uint64_t id;
 
-		if (perf_record__id(h, &id) || !(ev = snapshot__event_by_id(s, id)))
+		if (perf_record__id(h, &id) || !(ev = snapshot__event_by_id(s, id)) ||
+		    ev != snapshot_cursor__event(c))
 			abort(); /* the reader gives every record a known id */
 		if (time < last)
 			abort(); /* the merge returns records in time order */

@@ -313,6 +313,15 @@ static void test_lanes_per_cpu(void **state)
 		assert_int_equal(t, 30);
 		assert_null(snapshot_cursor__next(c, &t));
 		snapshot_cursor__delete(c);
+		/* Each record's event comes with it: "a" for ids 10/11, "b" for 20/21. */
+		c = snapshot_cursor__new(s, 3);
+		assert_null(snapshot_cursor__event(c));
+		assert_non_null(snapshot_cursor__next(c, &t));
+		assert_string_equal(snapshot_cursor__event(c)->name, "a");
+		assert_non_null(snapshot_cursor__next(c, &t));
+		assert_int_equal(t, 12);
+		assert_string_equal(snapshot_cursor__event(c)->name, "b");
+		snapshot_cursor__delete(c);
 	}
 	assert_int_equal(snapshot__stats(s)->first_time, 5);
 	assert_int_equal(snapshot__stats(s)->last_time, 40);
