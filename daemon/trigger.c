@@ -62,6 +62,7 @@ struct trigger {
 	uint64_t *starts; /* this trigger's dump starts within the hour */
 	size_t nr_starts;
 	uint64_t last_start;
+	uint64_t global_refused; /* when [snapshot] max_per_hour last refused it; 0: never */
 	struct trigger_counts counts;
 	uint64_t unlogged_refused, unlogged_coalesced;
 	bool summary_armed;
@@ -197,6 +198,13 @@ static const char *own_limit(struct trigger *t, uint64_t now, char *buf, size_t 
 		snprintf(buf, size, "its max_per_hour = %u", sp->max_per_hour);
 		return buf;
 	}
+	/* dump.c logs each refusal: ask it again only a minute later. */
+	if (t->global_refused && now - t->global_refused < SUMMARY_EVERY * 1000000000ull) {
+		snprintf(buf, size,
+			 "[snapshot] max_per_hour = %u (asked again a minute after it refused)",
+			 t->set->cfg->max_per_hour);
+		return buf;
+	}
 	return NULL;
 }
 
@@ -231,6 +239,7 @@ static int request_dump(struct trigger *t)
 		if (t->nr_starts && t->starts[t->nr_starts - 1] == now)
 			t->nr_starts--;
 		t->state = TRIGGER_IDLE;
+		t->global_refused = now;
 		note_refused(t, "[snapshot] max_per_hour");
 		answer_refused(t, r);
 	}

@@ -40,4 +40,29 @@ n=$(grep -c "trigger segv: refused" "$WORK/daemon.log")
 	cat "$WORK/daemon.log" >&2
 	fail "the log has a line per match"
 }
+kill -TERM "$DAEMON_PID"
+wait "$DAEMON_PID" || fail "perfsnapd did not stop cleanly"
+DAEMON_PID=
+
+# The global limit: [snapshot] max_per_hour = 1 is used up by a SIGUSR2 dump;
+# 20 crashes are then all refused, and dump.c says so once, not 20 times.
+write_config "$WORK/p.conf" "sched:sched_switch" 1M "max_per_hour = 1"
+cat >>"$WORK/p.conf" <<'CONF'
+[trigger segv]
+event = signal:signal_generate
+filter = sig == 11 && comm == "storm-child"
+CONF
+start_daemon "$WORK/p.conf"
+dump_and_wait >/dev/null
+out=$("$PROGS/crasher" storm-child 5 segv 20 500)
+[ "$out" = "20 died of a signal" ] || fail "crasher: '$out'"
+for _ in $(seq 1 100); do
+	"${CTL[@]}" status >"$WORK/status.txt" || fail "perfsnapctl status failed"
+	grep -q "^trigger: segv .*: 20 matches" "$WORK/status.txt" && break
+	sleep 0.05
+done
+grep -q "^trigger: segv .*: 20 matches, 20 fired, 0 dumps started, 20 refused, 0 coalesced" \
+	"$WORK/status.txt" || fail "status: '$(grep "^trigger: segv" "$WORK/status.txt")'"
+n=$(grep -c "refused" "$WORK/daemon.log")
+[ "$n" -le 2 ] || { cat "$WORK/daemon.log" >&2; fail "$n refusal lines in the log, want at most 2"; }
 echo "PASS"
