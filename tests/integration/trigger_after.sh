@@ -7,18 +7,21 @@
 require_env
 command -v python3 >/dev/null || prereq_missing "python3"
 
+# Task names unique to this run: a concurrent run of this test elsewhere
+# on the machine must not match its filter.
+tag=$(($$ % 90000 + 10000))
 write_config "$WORK/p.conf" "sched:sched_switch raw_syscalls:sys_enter" 2M
-cat >>"$WORK/p.conf" <<'CONF'
+cat >>"$WORK/p.conf" <<CONF
 [trigger abort]
 event = signal:signal_generate
-filter = sig == 6 && comm == "crashy-abort"
+filter = sig == 6 && comm == "a$tag-abort"
 after = 200ms
 CONF
 start_daemon "$WORK/p.conf"
 # Events all the time: a task that wakes every 5 ms.
 (while :; do sleep 0.005; done) &
 CHILD_PIDS+=($!)
-"$PROGS/crasher" crashy-abort 10 abort &
+"$PROGS/crasher" "a$tag-abort" 10 abort &
 pid=$!
 wait "$pid" && fail "the crasher did not die"
 data=$(wait_snapshot 0)
@@ -32,8 +35,8 @@ print("# match at %d, rings end %.1f ms later" % (t["time"], (end - t["time"]) /
 assert end >= t["time"] + 190 * 1000 * 1000, (end - t["time"])
 PY
 perf_script_clean "$data" "$WORK/script.txt"
-grep -qE "crashy-abort +$pid .*signal_generate: sig=6 " "$WORK/script.txt" ||
-	fail "perf script: no abort of crashy-abort"
+grep -qE "a$tag-abort +$pid .*signal_generate: sig=6 " "$WORK/script.txt" ||
+	fail "perf script: no abort of a$tag-abort"
 # Events of the 200 ms after it, in perf script's own timestamps too.
 python3 - "$WORK/script.txt" "$pid" <<'PY' || fail "perf script: no events 190 ms after the match"
 import re, sys

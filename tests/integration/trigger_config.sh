@@ -35,6 +35,9 @@ fi
 { echo "$base"; printf '[trigger a]\n[trigger a]\n'; } | check twice ".*\[trigger a\]: set again"
 ls -A "$WORK/out" | grep -q . && fail "files written by a rejected config"
 
+# Task names unique to this run: a concurrent run of this test elsewhere
+# on the machine must not match its filter.
+tag=$(($$ % 90000 + 10000))
 # Reload: trigger 'first' out, 'second' in, the same rings.
 # 16M rings: the marks must outlive the other system calls until the crash.
 write_config "$WORK/p.conf" "raw_syscalls:sys_enter" 16M
@@ -43,10 +46,10 @@ start_daemon "$WORK/p.conf"
 grep -q "^trigger: first (manual)" <("${CTL[@]}" status) || fail "status: no trigger first"
 "$PROGS/marker" psnap_before 20 exit >/dev/null
 write_config "$WORK/p.conf" "raw_syscalls:sys_enter" 16M
-printf '[trigger second]\nevent = signal:signal_generate\nfilter = sig == 11 && comm == "crashy-segv"\n' >>"$WORK/p.conf"
+printf '[trigger second]\nevent = signal:signal_generate\nfilter = sig == 11 && comm == "c%s-segv"\n' "$tag" >>"$WORK/p.conf"
 "${CTL[@]}" reload >"$WORK/reload.out" 2>&1 || { cat "$WORK/reload.out"; fail "reload refused"; }
 grep -q 'history kept' "$WORK/reload.out" || { cat "$WORK/reload.out"; fail "rings not kept"; }
-"$PROGS/crasher" crashy-segv 5 segv &
+"$PROGS/crasher" "c$tag-segv" 5 segv &
 wait $! && fail "the crasher did not die"
 file=$(wait_snapshot 0)
 "${CTL[@]}" status >"$WORK/status.txt"
@@ -57,7 +60,7 @@ grep -q "no trigger 'first'" "$WORK/first.out" || { cat "$WORK/first.out"; fail 
 perf_script_clean "$file" "$WORK/script.txt"
 [ "$(grep -c '^ *psnap_before .*NR 4660 ' "$WORK/script.txt")" = 20 ] ||
 	fail "events from before the reload are gone"
-grep -q "crashy-segv .*signal:signal_generate: sig=11" "$WORK/script.txt" ||
+grep -q "c$tag-segv .*signal:signal_generate: sig=11" "$WORK/script.txt" ||
 	fail "the new trigger's match is not in its snapshot"
 
 # A bad filter on reload: refused at its line, the old triggers stay.

@@ -6,17 +6,20 @@
 . "$(dirname "$0")/lib.sh"
 require_env
 
+# Task names unique to this run: a concurrent run of this test elsewhere
+# on the machine must not match its filter.
+tag=$(($$ % 90000 + 10000))
 write_config "$WORK/p.conf" "sched:sched_switch raw_syscalls:sys_enter" 2M
-cat >>"$WORK/p.conf" <<'CONF'
+cat >>"$WORK/p.conf" <<CONF
 [trigger segv]
 event = signal:signal_generate
-filter = sig == 11 && comm == "storm-child"
+filter = sig == 11 && comm == "s$tag-storm"
 min_interval = 10s
 CONF
 start_daemon "$WORK/p.conf"
 CTL=("$PERFSNAPCTL" --socket "$WORK/control.sock")
 
-out=$("$PROGS/crasher" storm-child 5 segv 50 1000)
+out=$("$PROGS/crasher" "s$tag-storm" 5 segv 50 1000)
 [ "$out" = "50 died of a signal" ] || fail "crasher: '$out'"
 wait_snapshot 0 >/dev/null
 # Every match is counted once the loop has read them all.
@@ -47,14 +50,14 @@ DAEMON_PID=
 # The global limit: [snapshot] max_per_hour = 1 is used up by a SIGUSR2 dump;
 # 20 crashes are then all refused, and dump.c says so once, not 20 times.
 write_config "$WORK/p.conf" "sched:sched_switch" 1M "max_per_hour = 1"
-cat >>"$WORK/p.conf" <<'CONF'
+cat >>"$WORK/p.conf" <<CONF
 [trigger segv]
 event = signal:signal_generate
-filter = sig == 11 && comm == "storm-child"
+filter = sig == 11 && comm == "s$tag-storm"
 CONF
 start_daemon "$WORK/p.conf"
 dump_and_wait >/dev/null
-out=$("$PROGS/crasher" storm-child 5 segv 20 500)
+out=$("$PROGS/crasher" "s$tag-storm" 5 segv 20 500)
 [ "$out" = "20 died of a signal" ] || fail "crasher: '$out'"
 for _ in $(seq 1 100); do
 	"${CTL[@]}" status >"$WORK/status.txt" || fail "perfsnapctl status failed"
