@@ -9,6 +9,7 @@
  * under PERFSNAPD_FUZZ; replay_main.c drives it over the corpus in every
  * build.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -45,11 +46,14 @@ static void write_all(int fd, const uint8_t *data, size_t size)
 static void write_tracedat(const struct snapshot *s, const struct perfdata_reader *r)
 {
 	struct tracedat_result res;
-	int fd = memfd_create("fuzz-out", MFD_CLOEXEC);
+	int fd = memfd_create("fuzz-out", MFD_CLOEXEC), r2;
 
 	if (fd < 0)
 		abort();
-	perfdata_convert__write_tracedat(s, r, fd, NULL, &res);
+	r2 = perfdata_convert__write_tracedat(s, r, fd, NULL, &res);
+	/* What the reader accepted converts: bad input is the reader's to refuse. */
+	if (r2 == -EINVAL || r2 == -EPROTO)
+		abort();
 	close(fd);
 }
 

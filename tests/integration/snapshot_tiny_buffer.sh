@@ -14,9 +14,13 @@ start_prog /dev/null taskset -c 1 "$PROGS/marker" psnap_load 100000000 exit 0
 sleep 1
 # Pin the marker so its newest events are all in one ring; it sends the
 # SIGUSR2 itself right after its last mark, as an operator's trigger would
-# follow the incident.
+# follow the incident. At a real-time priority, and spinning without
+# system calls after the signal, it keeps any other load on CPU 0 (a busy
+# machine's) from overwriting its events in the 64 KiB ring before the
+# dump pauses it: what the ring holds then is the marker's, newest last.
+command -v chrt >/dev/null || prereq_missing "chrt (util-linux)"
 before=$(snapshot_count)
-start_prog "$WORK/marker.out" taskset -c 0 "$PROGS/marker" psnap_marker "$N" hold 200000 "$DAEMON_PID"
+start_prog "$WORK/marker.out" chrt -f 10 taskset -c 0 "$PROGS/marker" psnap_marker "$N" quiet 200000 "$DAEMON_PID"
 wait_for_line "$WORK/marker.out" '^done'
 file=$(wait_snapshot "$before")
 note "snapshot $file"

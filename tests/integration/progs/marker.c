@@ -4,11 +4,14 @@
  * tests look for in snapshots: syscall number MARK_NR (no such syscall, so
  * it returns ENOSYS at once) with the sequence number as first argument.
  *
- * usage: marker NAME COUNT [hold|exit] [SPIN_SYSCALLS] [DUMP_PID]
+ * usage: marker NAME COUNT [hold|exit|quiet] [SPIN_SYSCALLS] [DUMP_PID]
  * Sets its comm to NAME, optionally makes SPIN_SYSCALLS unmarked getppid()
  * calls first (load), makes COUNT marked calls, sends SIGUSR2 to DUMP_PID
  * if given (so nothing else runs between its last mark and the dump),
- * prints "done" and then either waits for SIGTERM (hold) or exits.
+ * prints "done" and then either waits for SIGTERM (hold) or exits. quiet
+ * is hold after 300 ms of spinning without a system call: run at a
+ * real-time priority, the marker then keeps its CPU, and so its ring,
+ * free of any other task's events until the dump has paused it.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -49,6 +52,14 @@ int main(int argc, char **argv)
 	       (long long)r1.tv_sec * 1000000000LL + r1.tv_nsec);
 	if (argc > 5)
 		kill((pid_t)strtol(argv[5], NULL, 10), SIGUSR2);
+	if (argc > 3 && strcmp(argv[3], "quiet") == 0) {
+		/* clock_gettime() is the vDSO's: no system call, no event. */
+		long long end = (long long)t1.tv_sec * 1000000000LL + t1.tv_nsec + 300000000LL;
+
+		do
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+		while ((long long)t0.tv_sec * 1000000000LL + t0.tv_nsec < end);
+	}
 	printf("done %d\n", getpid());
 	fflush(stdout);
 	if (argc > 3 && strcmp(argv[3], "exit") == 0)
