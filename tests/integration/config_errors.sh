@@ -55,7 +55,13 @@ CONF
 # A NUL ends no line early: the whole line is an error (it was read as
 # "sched:sched_switch", exit 0).
 printf '[capture]\nevents = sched:sched_switch\0 bogus:x\n[snapshot]\ndirectory = %s\n' \
-	"$WORK/out" | check nul_byte "line.*control byte 0x00"
+	"$WORK/out" >"$WORK/nul_byte.conf"
+rc=0
+"$PERFSNAPD" --config "$WORK/nul_byte.conf" >/dev/null 2>"$WORK/nul_byte.err" || rc=$?
+[ "$rc" = 78 ] || { cat "$WORK/nul_byte.err"; fail "nul_byte: exit $rc, want 78"; }
+head -n 1 "$WORK/nul_byte.err" | grep -q "^$WORK/nul_byte.conf:2: control byte 0x00 at column 28" ||
+	{ cat "$WORK/nul_byte.err"; fail "nul_byte: the first error is not the NUL at its line"; }
+note "nul_byte: $(cat "$WORK/nul_byte.err")"
 # 5000 errors print 20 and a count, not 5000 lines.
 {
 	printf '[capture]\nevents = sched:sched_switch\n'
@@ -65,7 +71,8 @@ rc=0
 "$PERFSNAPD" --config "$WORK/many.conf" >/dev/null 2>"$WORK/many.err" || rc=$?
 [ "$rc" = 78 ] || fail "many errors: exit $rc, want 78"
 [ "$(wc -l <"$WORK/many.err")" = 21 ] || fail "many errors: $(wc -l <"$WORK/many.err") lines, want 21"
-tail -n1 "$WORK/many.err" | grep -qx '\.\.\. and 4981 more errors' ||
+more=$(tail -n1 "$WORK/many.err" | sed -n 's/^\.\.\. and \([0-9]*\) more errors$/\1/p')
+[ -n "$more" ] && [ "$more" -ge 4980 ] ||
 	fail "many errors: last line is '$(tail -n1 "$WORK/many.err")'"
 ls -A "$WORK/out" | grep -q . && fail "files written by a rejected config"
 # --check-config on a good file prints it and exits 0.
