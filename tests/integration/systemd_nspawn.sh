@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The built unit under a real systemd: systemd booted as PID 1 of a
+# container made from this machine's own tree (systemd-nspawn --volatile),
+# perfsnapd installed there with the shipped perfsnapd.service and
+# perfsnapd.socket (a drop-in only points ExecStart at the build and
+# shortens the watchdog), and proved with the real PID 1:
+#  - `systemctl start` returns once READY=1 was sent (active, recording);
+#  - kill -USR2 and `systemctl reload` work;
+#  - the journal carries the SNAPSHOT_* fields (journalctl -o json);
+#  - a hung loop (SIGSTOP) is killed by the watchdog and restarted;
+#  - socket activation: a request on the socket unit's socket starts it;
+#  - `systemctl stop` exits 0, the service's result is success;
+#  - the unit's hardening (SystemCallFilter= and the rest) leaves every
+#    feature above working, with `systemd-analyze security` at most 3.5.
+# Every wait is bounded; the container is powered off (or killed) at the end.
+source "$(dirname "$0")/lib.sh"
+require_env
+CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
+UNIT_FILE=${UNIT_FILE:?set UNIT_FILE to the built perfsnapd.service}
+SOCKET_UNIT=${SOCKET_UNIT:?set SOCKET_UNIT to systemd/perfsnapd.socket}
+command -v systemd-nspawn >/dev/null || prereq_missing "systemd-nspawn (systemd-container)"
+command -v nsenter >/dev/null || prereq_missing "nsenter (util-linux)"
+[ -x /lib/systemd/systemd ] || prereq_missing "systemd"
+
+# Outside /tmp: the unit has PrivateTmp=yes.
+DIR=$(mktemp -d /var/lib/perfsnapd-nspawn.XXXXXX)
+NSPAWN_PID=
+stop_container() {
+	if [ -n "$NSPAWN_PID" ] && kill -0 "$NSPAWN_PID" 2>/dev/null; then
+		[ -n "${INIT:-}" ] && timeout 20 nsenter -t "$INIT" -a systemctl poweroff >/dev/null 2>&1
+		for _ in $(seq 1 100); do
+			kill -0 "$NSPAWN_PID" 2>/dev/null || break
+			sleep 0.2
+		done
+		kill -9 "$NSPAWN_PID" 2>/dev/null
+		wait "$NSPAWN_PID" 2>/dev/null
+	fi
+	rm -rf "$DIR"
+}
+CLEANUP_HOOK=stop_container
+mkdir -p "$DIR/bin" "$DIR/out"
+install -m 0755 "$PERFSNAPD" "$CTL" "$DIR/bin/"
+cat >"$DIR/perfsnapd.conf" <<CONF
+[capture]
+events = sched:sched_switch raw_syscalls:sys_enter
+buffer_size = 1M
+[snapshot]
+directory = $DIR/out
+[control]
+socket = /run/perfsnapd/control.sock
+CONF
+
+setsid systemd-nspawn -D / --volatile=yes --register=no --keep-unit --bind="$DIR" \
+	--system-call-filter=perf_event_open --capability=CAP_SYS_ADMIN,CAP_PERFMON \
+	--console=passive -b -- systemd.firstboot=off >"$WORK/nspawn.log" 2>&1 &
+NSPAWN_PID=$!
+INIT=
+for _ in $(seq 1 100); do
+	INIT=$(pgrep -P "$NSPAWN_PID" -x systemd || true)
+	[ -n "$INIT" ] && break
+	kill -0 "$NSPAWN_PID" 2>/dev/null || break
+	sleep 0.2
+done
+[ -n "$INIT" ] || { cat "$WORK/nspawn.log"; fail "the container's systemd did not start"; }
+in_ct() { nsenter -t "$INIT" -a "$@"; }
+# Until its bus is up, systemctl cannot even ask: try again for 90 s.
+state=
+for _ in $(seq 1 180); do
+	state=$(timeout 30 nsenter -t "$INIT" -a systemctl is-system-running --wait 2>&1 || true)
+	case "$state" in running | degraded | stopping | offline) break ;; esac
+	sleep 0.5
+done
+note "container PID 1 is host pid $INIT: $state"
+case "$state" in running | degraded) ;; *) fail "the container did not boot: '$state'" ;; esac
+in_ct mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+in_ct test -e /sys/kernel/tracing/events/sched || fail "no tracefs in the container"
+
+# The shipped units; a drop-in points ExecStart at the build, gives it the
+# snapshot directory, and makes the watchdog quick enough to test.
+in_ct sh -c 'cat >/etc/systemd/system/perfsnapd.service' <"$UNIT_FILE"
+in_ct sh -c 'cat >/etc/systemd/system/perfsnapd.socket' <"$SOCKET_UNIT"
+in_ct mkdir -p /etc/systemd/system/perfsnapd.service.d
+in_ct sh -c 'cat >/etc/systemd/system/perfsnapd.service.d/test.conf' <<UNIT
+[Service]
+ExecStart=
+ExecStart=$DIR/bin/perfsnapd --config $DIR/perfsnapd.conf
+ReadWritePaths=$DIR/out
+WatchdogSec=3s
+TimeoutAbortSec=3s
+UNIT
+in_ct systemctl daemon-reload
+score=$(in_ct systemd-analyze security perfsnapd.service --no-pager 2>&1 | sed -n 's/.*Overall exposure level for perfsnapd.service: \([0-9.]*\).*/\1/p')
+note "systemd-analyze security: $score"
+awk -v s="$score" 'BEGIN { exit !(s != "" && s + 0 <= 3.5) }' || fail "exposure $score, want at most 3.5"
+
+journal() { in_ct journalctl -u perfsnapd.service --no-pager -o cat "$@"; }
+prop() { in_ct systemctl show -p "$1" --value perfsnapd.service; }
+count() { find "$DIR/out" -name '*.perf.data' | wc -l; }
+wait_count() { # N: until N snapshots exist (bounded)
+	for _ in $(seq 1 150); do
+		[ "$(count)" -ge "$1" ] && return 0
+		sleep 0.2
+	done
+	journal | tail -20 >&2
+	fail "no snapshot $1 in $DIR/out"
+}
+
+# 1. start returns once READY=1 was sent: active at once, recording logged.
+timeout 60 nsenter -t "$INIT" -a systemctl start perfsnapd.service ||
+	{ journal | tail -20 >&2; fail "systemctl start perfsnapd failed"; }
+[ "$(prop ActiveState)" = active ] || fail "start returned but the service is $(prop ActiveState)"
+journal | grep -q 'recording' || { journal | tail -20 >&2; fail "start returned before perfsnapd was recording"; }
+grep -q '^Type=notify' "$UNIT_FILE" || fail "the unit is not Type=notify"
+main=$(prop MainPID)
+note "perfsnapd is pid $main in the container"
+
+# 2. SIGUSR2 and reload.
+in_ct kill -USR2 "$main"
+wait_count 1
+timeout 60 nsenter -t "$INIT" -a systemctl reload perfsnapd.service || fail "systemctl reload failed"
+[ "$(prop ActiveState)" = active ] || fail "not active after reload"
+[ "$(prop MainPID)" = "$main" ] || fail "reload restarted perfsnapd"
+in_ct kill -USR2 "$main"
+wait_count 2
+
+# 3. The journal's fields.
+in_ct journalctl -u perfsnapd.service --no-pager -o json >"$WORK/journal.json"
+for f in SNAPSHOT_PATH SNAPSHOT_EVENTS SNAPSHOT_BYTES PAUSED_USEC DUMP_USEC REASON; do
+	grep -q "\"$f\"" "$WORK/journal.json" || fail "no $f in the journal"
+done
+grep -q "\"SNAPSHOT_PATH\":\"$DIR/out/[^\"]*\.perf\.data\"" "$WORK/journal.json" ||
+	fail "SNAPSHOT_PATH does not name a snapshot"
+
+# 4. The watchdog: a stopped loop sends no WATCHDOG=1; systemd kills and restarts it.
+in_ct kill -STOP "$main"
+for _ in $(seq 1 150); do
+	new=$(prop MainPID)
+	[ "$(prop NRestarts)" -ge 1 ] && [ -n "$new" ] && [ "$new" != 0 ] && [ "$new" != "$main" ] &&
+		[ "$(prop ActiveState)" = active ] && break
+	sleep 0.2
+done
+[ "$(prop NRestarts)" -ge 1 ] || { journal | tail -20 >&2; fail "the watchdog did not restart a hung perfsnapd"; }
+in_ct journalctl --no-pager -o cat | grep -qi 'watchdog timeout' || fail "no watchdog timeout in the journal"
+main=$(prop MainPID)
+note "restarted by the watchdog as pid $main"
+in_ct kill -USR2 "$main"
+wait_count 3
+
+# 5. stop exits 0 and the service ends well.
+timeout 60 nsenter -t "$INIT" -a systemctl stop perfsnapd.service || fail "systemctl stop failed"
+[ "$(prop Result)" = success ] || fail "result after stop: $(prop Result)"
+[ "$(prop ExecMainStatus)" = 0 ] || fail "perfsnapd exited $(prop ExecMainStatus) on stop"
+
+# 6. Socket activation: the first request starts perfsnapd on systemd's socket.
+timeout 30 nsenter -t "$INIT" -a systemctl start perfsnapd.socket || fail "cannot start perfsnapd.socket"
+[ "$(prop ActiveState)" = inactive ] || fail "perfsnapd started before any request"
+timeout 60 nsenter -t "$INIT" -a "$DIR/bin/perfsnapctl" --socket /run/perfsnapd/control.sock \
+	--timeout 30 status >"$WORK/status.txt" 2>&1 || { cat "$WORK/status.txt"; fail "status through the socket unit"; }
+grep -q '^state: recording' "$WORK/status.txt" || fail "socket-activated status: $(cat "$WORK/status.txt")"
+[ "$(prop ActiveState)" = active ] || fail "the request did not start perfsnapd"
+timeout 60 nsenter -t "$INIT" -a "$DIR/bin/perfsnapctl" --socket /run/perfsnapd/control.sock \
+	--timeout 30 dump >"$WORK/dump.txt" 2>&1 || { cat "$WORK/dump.txt"; fail "dump through the socket unit"; }
+wait_count 4
+# Stopped, then asked again: the socket is still there and starts it again.
+timeout 60 nsenter -t "$INIT" -a systemctl stop perfsnapd.service || fail "systemctl stop (activated) failed"
+[ "$(prop ExecMainStatus)" = 0 ] || fail "the activated perfsnapd exited $(prop ExecMainStatus)"
+timeout 60 nsenter -t "$INIT" -a "$DIR/bin/perfsnapctl" --socket /run/perfsnapd/control.sock \
+	--timeout 30 status >"$WORK/status.txt" 2>&1 || { cat "$WORK/status.txt"; fail "status after a stop, through the socket unit"; }
+timeout 60 nsenter -t "$INIT" -a systemctl stop perfsnapd.service perfsnapd.socket || fail "final stop failed"
+[ "$(prop Result)" = success ] || fail "result after the final stop: $(prop Result)"
+in_ct journalctl --no-pager -o cat -u perfsnapd.service | grep -E 'status=31/SYS|SIGSYS' &&
+	fail "a system call outside SystemCallFilter= killed perfsnapd"
+for f in "$DIR"/out/*.perf.data; do perf_script_complete "$f"; done
+echo "PASS: under systemd (container): notify start, USR2, reload, journal fields, watchdog restart, socket activation, clean stop; exposure $score"
