@@ -19,6 +19,8 @@
 #include "capture.h"
 #include "config.h"
 #include "log.h"
+#include "snapshot_name.h"
+#include "tracing_meta.h"
 
 struct capture {
 	struct perf_cpu_map *cpus;
@@ -32,7 +34,8 @@ struct capture {
 	int nr_rings[2];
 	bool aux_used, main_used;
 	bool opened[2];
-	struct perf_evsel *sideband; /* the dummy event, or NULL */
+	struct perf_evsel *sideband;  /* the dummy event, or NULL */
+	struct tracing_meta *tracing; /* tracefs metadata of the events, or NULL */
 };
 
 static long read_sysctl(const char *path)
@@ -224,6 +227,30 @@ static unsigned int main_ring_pages(const struct perfsnapd_config *cfg)
  * capture__start() enables the others. Returns 0 or -errno, having logged
  * what to change.
  */
+/*
+ * Tracepoint formats and ring-buffer headers, read once for the life of
+ * the capture: every dump's snapshot shares them. Needed by tracepoints
+ * in any format, and by trace.dat always.
+ */
+static int read_tracing(struct capture *c, const struct perfsnapd_config *cfg)
+{
+	const char **names = calloc(cfg->nr_events + 1, sizeof(*names));
+	size_t nr = 0;
+	int r = 0;
+
+	if (!names)
+		return log_errno(-ENOMEM, "capture");
+	for (size_t i = 0; i < cfg->nr_events; i++)
+		if (cfg->events[i].is_tracepoint)
+			names[nr++] = cfg->events[i].name;
+	if (nr || (cfg->formats & SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_TRACEDAT)))
+		r = tracing_meta__read(NULL, names, nr, &c->tracing);
+	free(names);
+	if (r < 0)
+		return log_errno(r, "cannot read the tracepoint formats from tracefs");
+	return 0;
+}
+
 int capture__open(const struct perfsnapd_config *cfg, struct capture **ret)
 {
 	struct capture *c = calloc(1, sizeof(*c));
@@ -257,6 +284,8 @@ int capture__open(const struct perfsnapd_config *cfg, struct capture **ret)
 	if (c->aux_used && (r = open_evlist(c, 1, cfg->buffer_pages)) < 0)
 		goto out_close;
 	if (c->main_used && (r = open_evlist(c, 0, pages)) < 0)
+		goto out_close;
+	if ((r = read_tracing(c, cfg)) < 0)
 		goto out_close;
 	for (size_t i = 0; i < c->nr_events; i++)
 		c->events[i].nr_ids = perf_internals__ids(c->evsels[i], &c->events[i].ids);
@@ -326,6 +355,7 @@ void capture__close(struct capture *c)
 		free((char *)c->events[i].name);
 	free(c->events);
 	free(c->evsels);
+	tracing_meta__put(c->tracing);
 	free(c);
 }
 
@@ -347,6 +377,18 @@ int capture__nr_cpus(const struct capture *c)
 int capture__max_cpu(const struct capture *c)
 {
 	return perf_cpu_map__max(c->cpus).cpu;
+}
+
+/**
+ * capture__tracing - the tracepoint metadata read when the capture opened
+ * @c: the capture
+ *
+ * Returns it (snapshot__set_tracing() takes a reference), or NULL when no
+ * event and no format needs it.
+ */
+struct tracing_meta *capture__tracing(const struct capture *c)
+{
+	return c->tracing;
 }
 
 const struct capture_event *capture__sideband_event(const struct capture *c)

@@ -19,6 +19,7 @@ struct capture;
 struct perfsnapd_config;
 struct perf_evlist;
 struct perf_event_header;
+struct tracing_meta;
 
 struct capture_event {
 	const char *name;
@@ -43,6 +44,8 @@ int capture__nr_cpus(const struct capture *c);
 int capture__max_cpu(const struct capture *c);
 /* The side-band dummy event (the first event), or NULL when it is off. */
 const struct capture_event *capture__sideband_event(const struct capture *c);
+/* Tracepoint formats and headers, read once at open; NULL if not needed. */
+struct tracing_meta *capture__tracing(const struct capture *c);
 
 /* Rings of the aux (overwrite) or main (forward) evlist. */
 int capture__nr_rings(const struct capture *c, bool overwrite);

@@ -25,6 +25,8 @@
 #include "sideband.h"
 #include "upload.h"
 #include "trigger.h"
+#include "snapshot_name.h"
+#include "tracing_meta.h"
 
 static void update_status(struct daemon *d)
 {
@@ -35,6 +37,32 @@ static void update_status(struct daemon *d)
 		 "recording %zu events on %d CPUs; %lu snapshots%s%.300s", d->cfg->nr_events,
 		 capture__nr_cpus(d->cap), d->snapshots, last ? "; last " : "", last ? last : "");
 	service__status("%s", d->status);
+}
+
+/*
+ * The tracepoint metadata every snapshot of @cfg needs: the formats of its
+ * tracepoints, [capture]'s and the triggers', and the ring-buffer headers
+ * when trace.dat is written. Read from tracefs once, not in every dump.
+ */
+static int read_tracing(const struct perfsnapd_config *cfg, struct tracing_meta **ret)
+{
+	const char **names = calloc(cfg->nr_events + cfg->nr_triggers + 1, sizeof(*names));
+	size_t nr = 0;
+	int r = 0;
+
+	*ret = NULL;
+	if (!names)
+		return log_errno(-ENOMEM, "tracepoint formats");
+	for (size_t i = 0; i < cfg->nr_events; i++)
+		if (cfg->events[i].is_tracepoint)
+			names[nr++] = cfg->events[i].name;
+	for (size_t i = 0; i < cfg->nr_triggers; i++)
+		if (cfg->triggers[i].kind == TRIGGER_KIND_EVENT)
+			names[nr++] = cfg->triggers[i].event.name;
+	if (nr || (cfg->formats & SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_TRACEDAT)))
+		r = tracing_meta__read(NULL, names, nr, ret);
+	free(names);
+	return r < 0 ? log_errno(r, "cannot read the tracepoint formats from tracefs") : 0;
 }
 
 /**
@@ -51,7 +79,9 @@ int daemon__start_recording(struct daemon *d)
 	if (procinfo__load_kernel_symbols() < 0)
 		log_warning("kernel addresses are hidden (/proc/sys/kernel/kptr_restrict): "
 			    "kernel frames will not resolve; run as root or with CAP_SYSLOG");
-	r = capture__open(d->cfg, &d->cap);
+	r = read_tracing(d->cfg, &d->tracing);
+	if (r == 0)
+		r = capture__open(d->cfg, &d->cap);
 	if (r == 0 && d->cfg->sideband)
 		r = sideband__new(d->cap, d->cfg, d->base, &d->sb);
 	/* Sampling starts once the side-band knows every task alive. */
@@ -60,6 +90,8 @@ int daemon__start_recording(struct daemon *d)
 	if (r == 0)
 		r = dump__new(d->cap, d->sb, d->cfg, d->base, d->argc, d->argv, daemon__dump_done,
 			      d, &d->dump);
+	if (r == 0)
+		dump__set_tracing(d->dump, d->tracing);
 	if (r == 0 && d->triggers)
 		dump__set_collect(d->dump, trigger_set__collect, d->triggers);
 	if (r < 0)
@@ -77,6 +109,8 @@ void daemon__stop_recording(struct daemon *d)
 {
 	dump__delete(d->dump);
 	d->dump = NULL;
+	tracing_meta__put(d->tracing);
+	d->tracing = NULL;
 	sideband__delete(d->sb);
 	d->sb = NULL;
 	capture__close(d->cap);
@@ -501,6 +535,7 @@ int daemon__reload(struct daemon *d, struct control_reply *reply)
 {
 	struct config_diags diags = { 0 };
 	struct perfsnapd_config *cfg = NULL;
+	struct tracing_meta *tracing = NULL;
 	struct trigger_set *ts = NULL;
 	int r;
 
@@ -537,6 +572,20 @@ int daemon__reload(struct daemon *d, struct control_reply *reply)
 		return r;
 	}
 	if (same_capture(d->cfg, cfg)) {
+		/* New triggers may bring tracepoints: their formats, read once now. */
+		r = read_tracing(cfg, &tracing);
+		if (r < 0) {
+			trigger_set__delete(ts);
+			config__delete(cfg);
+			service__ready(d->status);
+			return reply ? control_reply__fail(reply, r,
+							   "cannot read the tracepoint formats; "
+							   "the old configuration stays") :
+				       r;
+		}
+		tracing_meta__put(d->tracing);
+		d->tracing = tracing;
+		dump__set_tracing(d->dump, tracing);
 		dump__set_config(d->dump, cfg);
 		swap_triggers(d, ts);
 		config__delete(d->cfg);

@@ -35,6 +35,7 @@ struct daemon {
 	struct control *ctl;
 	struct upload *up; /* NULL without [upload] */
 	struct trigger_set *triggers;
+	struct tracing_meta *tracing; /* formats of cfg's tracepoints, read at start and reload */
 	unsigned long snapshots, failures, refused;
 	struct dump_report last;
 	bool have_last;

@@ -24,6 +24,7 @@
 #include "sideband.h"
 #include "snapshot.h"
 #include "snapshot_name.h"
+#include "tracing_meta.h"
 
 enum job_stage {
 	JOB_COPYING, /* copy thread: the overwrite rings */
@@ -41,7 +42,6 @@ struct dump_job {
 
 	char *directory;
 	unsigned int formats;
-	char *trace_clock;
 	bool compress;
 	int nr_cpus;
 	int argc;
@@ -83,6 +83,7 @@ struct dump {
 	dump_collect_fn collect_fn;
 	void *collect_ctx;
 	struct dump_job *job; /* the dump in flight, or NULL */
+	struct tracing_meta *tracing; /* handed to every snapshot */
 };
 
 static uint64_t now_ns(void)
@@ -99,7 +100,6 @@ static void job_free(struct dump_job *job)
 		return;
 	snapshot__delete(job->snap);
 	free(job->directory);
-	free(job->trace_clock);
 	for (int i = 0; job->argv && i < job->argc; i++)
 		free(job->argv[i]);
 	free(job->argv);
@@ -116,7 +116,6 @@ static struct dump_job *job_new(const struct dump *d)
 	job->notify_fd = d->notify_pipe[1];
 	job->directory = strdup(cfg->directory);
 	job->formats = cfg->formats;
-	job->trace_clock = strdup(config__trace_clock_name(cfg));
 	job->compress = cfg->compression == CONFIG_COMPRESSION_ZSTD;
 	job->nr_cpus = capture__max_cpu(d->cap) + 1;
 	job->argv = calloc((size_t)d->argc + 1, sizeof(*job->argv));
@@ -125,7 +124,7 @@ static struct dump_job *job_new(const struct dump *d)
 	job->sb = d->sb;
 	job->copy_buf = d->copy_buf;
 	job->snap = snapshot__new();
-	if (!job->directory || !job->trace_clock || !job->argv || !job->snap) {
+	if (!job->directory || !job->argv || !job->snap) {
 		job_free(job);
 		return NULL;
 	}
@@ -134,6 +133,8 @@ static struct dump_job *job_new(const struct dump *d)
 			job_free(job);
 			return NULL;
 		}
+	/* The capture's tracepoint formats: the snapshot holds a reference. */
+	snapshot__set_tracing(job->snap, d->tracing);
 	return job;
 }
 
@@ -242,7 +243,6 @@ static void write_files(struct dump_job *job)
 			      .argv = (const char *const *)job->argv,
 			      .clock_res_ns = 1,
 			      .synthesize_from_proc = job->sb == NULL },
-		.trace_clock = job->trace_clock,
 		.compress = job->compress,
 		.nr_cpus = job->nr_cpus,
 		.json = { .stem = job->report.stem,
@@ -667,7 +667,23 @@ void dump__delete(struct dump *d)
 		close(d->notify_pipe[1]);
 	if (d->copy_buf)
 		munmap(d->copy_buf, d->copy_buf_size);
+	tracing_meta__put(d->tracing);
 	free(d);
+}
+
+/**
+ * dump__set_tracing - the tracepoint metadata every snapshot carries
+ * @d: the dumper
+ * @m: the metadata (a reference is taken), or NULL
+ *
+ * A dump in flight keeps the metadata it started with.
+ */
+void dump__set_tracing(struct dump *d, struct tracing_meta *m)
+{
+	struct tracing_meta *old = d->tracing;
+
+	d->tracing = tracing_meta__get(m);
+	tracing_meta__put(old);
 }
 
 uint64_t dump__copy_buffer_size(const struct dump *d)

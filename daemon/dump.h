@@ -24,6 +24,7 @@ struct dump;
 struct event_base;
 struct perfsnapd_config;
 struct sideband;
+struct tracing_meta;
 struct snapshot;
 
 /* What a finished dump did (for logs, status and waiting clients). */
@@ -75,6 +76,9 @@ int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_t
  */
 typedef int (*dump_collect_fn)(void *ctx, struct snapshot *s);
 void dump__set_collect(struct dump *d, dump_collect_fn fn, void *ctx);
+
+/* The tracepoint metadata handed to each dump's snapshot (a reference is taken). */
+void dump__set_tracing(struct dump *d, struct tracing_meta *m);
 
 /* Bytes of memory held for ring copies between dumps. */
 uint64_t dump__copy_buffer_size(const struct dump *d);

@@ -73,8 +73,6 @@ static int write_tracedat(const struct snapshot *s, const struct snapshot_files_
 {
 	struct tracedat_result tres = { 0 };
 	struct tracedat_meta tmeta = {
-		.tracing_dir = p->perfdata.tracing_dir,
-		.trace_clock = p->trace_clock,
 		.compression = p->compress ? TRACEDAT_COMPRESS_ZSTD : TRACEDAT_COMPRESS_NONE,
 		.nr_cpus = p->nr_cpus,
 	};
@@ -90,7 +88,6 @@ static int write_perfetto(const struct snapshot *s, const struct snapshot_files_
 {
 	struct perfetto_meta pfmeta = {
 		.compression = p->compress ? PFTRACE_COMPRESS_ZSTD : PFTRACE_COMPRESS_NONE,
-		.tracing_dir = p->perfdata.tracing_dir,
 	};
 
 	(void)res;

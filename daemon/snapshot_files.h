@@ -30,8 +30,7 @@ struct snapshot_files_params {
 	const char *stem;
 	unsigned int formats; /* SNAPSHOT_FILE_BIT() of each data file */
 	struct perfdata_meta perfdata;
-	const char *trace_clock; /* trace.dat TRACECLOCK */
-	int compress;		 /* nonzero: zstd */
+	int compress; /* nonzero: zstd */
 	int nr_cpus;
 	struct snapshot_json_meta json; /* files/nr_files are filled in here */
 };

@@ -667,34 +667,3 @@ void config__delete(struct perfsnapd_config *cfg)
 	config_upload__free(cfg);
 	free(cfg);
 }
-
-/**
- * config__trace_clock_name - the trace.dat name of the configured clock
- * @cfg: loaded config
- *
- * trace.dat records the ftrace clock its timestamps come from, and
- * trace-cmd report shows it. perf's default clock is the kernel's local
- * clock, which ftrace calls "local"; CLOCK_MONOTONIC and CLOCK_BOOTTIME are
- * ftrace's "mono" and "boot".
- *
- * Returns a static string.
- */
-const char *config__trace_clock_name(const struct perfsnapd_config *cfg)
-{
-	switch (cfg->clock) {
-	case CONFIG_CLOCK_MONOTONIC:
-		return "mono";
-	case CONFIG_CLOCK_BOOTTIME:
-		return "boot";
-	case CONFIG_CLOCK_REALTIME:
-		/*
-		 * ftrace has no realtime clock, so there is no name to match.
-		 * trace-cmd shows the recorded name as given, and this one says
-		 * what the timestamps are.
-		 */
-		return "realtime";
-	case CONFIG_CLOCK_PERF:
-	default:
-		return "local";
-	}
-}

@@ -116,14 +116,14 @@ struct perfsnapd_config {
 	gid_t control_gid;    /* of control_group, when set */
 
 	/* [upload]: snapshots go to S3-compatible storage when upload_url is set */
-	char *upload_url;	      /* "s3://bucket/prefix/{host}/" as written */
-	char *upload_bucket;	      /* from upload_url */
-	char *upload_prefix;	      /* object key prefix; may hold {host} and {date} */
-	char *upload_endpoint;	      /* "https://host[:port]"; set when upload_url is */
-	char *upload_region;	      /* set when upload_url is */
-	bool upload_path_style;	      /* endpoint/bucket/key instead of bucket.endpoint/key */
-	char *upload_credentials;     /* path of the shared-credentials file */
-	char *upload_key_id;	      /* secrets from it: never printed nor logged */
+	char *upload_url;	  /* "s3://bucket/prefix/{host}/" as written */
+	char *upload_bucket;	  /* from upload_url */
+	char *upload_prefix;	  /* object key prefix; may hold {host} and {date} */
+	char *upload_endpoint;	  /* "https://host[:port]"; set when upload_url is */
+	char *upload_region;	  /* set when upload_url is */
+	bool upload_path_style;	  /* endpoint/bucket/key instead of bucket.endpoint/key */
+	char *upload_credentials; /* path of the shared-credentials file */
+	char *upload_key_id;	  /* secrets from it: never printed nor logged */
 	char *upload_secret;
 	char *upload_token; /* NULL without aws_session_token */
 	bool upload_keep_local;
@@ -148,9 +148,6 @@ const char *config__trigger_kind_name(enum trigger_kind kind);
 
 /* Prints the effective configuration in config-file syntax. */
 void config__print(const struct perfsnapd_config *cfg, FILE *out);
-
-/* The trace.dat (ftrace) name of the clock in cfg->clock, e.g. "mono". */
-const char *config__trace_clock_name(const struct perfsnapd_config *cfg);
 
 /*
  * Longest line other than a comment, in bytes (inih's line buffer less its

@@ -13,7 +13,7 @@
 #include <linux/perf_event.h>
 
 #include "perfdata_reader.h"
-#include "tracing_data.h"
+#include "tracing_meta.h"
 
 struct snapshot;
 
@@ -109,10 +109,7 @@ struct perfdata_reader {
 	size_t zbuf_len;
 	uint64_t *zrec; /* one decompressed record, room to add an id */
 
-	uint8_t *tdata;
-	size_t tdata_size;
-	struct tracing_data_info tinfo;
-	bool have_tinfo;
+	struct tracing_meta *tracing; /* the input's TRACING_DATA, or NULL */
 	uint32_t nr_cpus;
 	uint64_t time_start, time_end;
 	struct perfdata_reader_stats stats;

@@ -83,8 +83,7 @@ void perfdata_reader__delete(struct perfdata_reader *r)
 		free(r->desc_names[i]);
 	free(r->desc_names);
 	reader_decompress_free(r);
-	tracing_data__release(&r->tinfo);
-	free(r->tdata);
+	tracing_meta__put(r->tracing);
 	free(r->buf);
 	free(r);
 }
@@ -465,8 +464,8 @@ static void event_name(const struct perfdata_reader *r, size_t idx, char *buf, s
 		snprintf(buf, len, "%s", r->desc_names[idx]);
 		return;
 	}
-	f = r->have_tinfo && e->attr.type == PERF_TYPE_TRACEPOINT ?
-		    tracing_data__find_id(&r->tinfo, e->attr.config) :
+	f = r->tracing && e->attr.type == PERF_TYPE_TRACEPOINT ?
+		    tracing_data__find_id(tracing_meta__info(r->tracing), e->attr.config) :
 		    NULL;
 	if (f && f->name)
 		snprintf(buf, len, "%s:%.*s", f->system, (int)f->name_len, f->name);
@@ -562,6 +561,9 @@ int perfdata_reader__read(struct perfdata_reader *r, struct snapshot *s)
 		err = reader_fail(r, err2, r->pos, "cannot keep the records: %s", strerror(-err2));
 	if (!err)
 		err = add_events(r, s);
+	/* What the writers need to decode its tracepoints travels with it. */
+	if (!err)
+		snapshot__set_tracing(s, r->tracing);
 	return err;
 }
 
@@ -595,7 +597,7 @@ bool perfdata_reader__is_pipe(const struct perfdata_reader *r)
  */
 const struct tracing_data_info *perfdata_reader__tracing_data(const struct perfdata_reader *r)
 {
-	return r->have_tinfo ? &r->tinfo : NULL;
+	return r->tracing ? tracing_meta__info(r->tracing) : NULL;
 }
 
 /**

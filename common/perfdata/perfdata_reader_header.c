@@ -274,17 +274,14 @@ int reader_set_tracing_data(struct perfdata_reader *r, uint8_t *data, size_t siz
 	char msg[256];
 	int err;
 
-	tracing_data__release(&r->tinfo);
-	free(r->tdata);
-	r->have_tinfo = false;
-	r->tdata = data;
-	r->tdata_size = size;
-	err = tracing_data__parse(data, size, &r->tinfo, msg, sizeof(msg));
+	tracing_meta__put(r->tracing);
+	r->tracing = NULL;
+	msg[0] = '\0';
+	err = tracing_meta__from_blob(data, size, &r->tracing, msg, sizeof(msg));
 	if (err == -ENOMEM)
 		return err;
 	if (err)
 		return reader_fail(r, err, offset, "bad TRACING_DATA: %s", msg);
-	r->have_tinfo = true;
 	return 0;
 }
 

@@ -14,7 +14,7 @@
 #include "procinfo.h"
 #include "snapshot.h"
 #include "snapshot_perfdata.h"
-#include "tracing_data.h"
+#include "tracing_meta.h"
 
 struct emit_ctx {
 	struct perfdata_writer *w;
@@ -31,31 +31,22 @@ static int emit_record(void *ctx, const struct perf_event_header *rec)
 	return e->error;
 }
 
-static int add_tracing_data(struct perfdata_writer *w, const struct snapshot *s,
-			    const struct perfdata_meta *meta)
+/* The capture's TRACING_DATA, as read when recording started, if a tracepoint needs it. */
+static int add_tracing_data(struct perfdata_writer *w, const struct snapshot *s)
 {
-	size_t n = snapshot__nr_events(s), nr_tp = 0, size;
-	const char **names = calloc(n ? n : 1, sizeof(*names));
-	void *blob = NULL;
-	int r;
+	const struct tracing_meta *m = snapshot__tracing(s);
+	bool tracepoints = false;
+	const void *blob;
+	size_t size;
 
-	if (!names)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const struct snapshot_event *ev = snapshot__event(s, i);
-
-		if (ev->attr.type == PERF_TYPE_TRACEPOINT)
-			names[nr_tp++] = ev->name;
-	}
-	r = 0;
-	if (nr_tp) {
-		r = tracing_data__build(meta->tracing_dir, names, nr_tp, &blob, &size);
-		if (r == 0)
-			r = perfdata_writer__set_tracing_data(w, blob, size);
-	}
-	free(blob);
-	free(names);
-	return r;
+	for (size_t i = 0; i < snapshot__nr_events(s); i++)
+		tracepoints |= snapshot__event(s, i)->attr.type == PERF_TYPE_TRACEPOINT;
+	if (!tracepoints)
+		return 0;
+	if (!m)
+		return -ENODATA; /* perf could not decode them */
+	blob = tracing_meta__blob(m, &size);
+	return perfdata_writer__set_tracing_data(w, blob, size);
 }
 
 static int add_features(struct perfdata_writer *w, const struct snapshot *s,
@@ -77,7 +68,7 @@ static int add_features(struct perfdata_writer *w, const struct snapshot *s,
 	    (r = perfdata_writer__set_clockid_res(w, meta->clock_res_ns)) < 0 ||
 	    (r = perfdata_writer__set_sample_time(w, st->first_time, st->last_time)) < 0)
 		return r;
-	return add_tracing_data(w, s, meta);
+	return add_tracing_data(w, s);
 }
 
 /*
@@ -138,10 +129,11 @@ static int write_records(const struct snapshot *s, struct perfdata_writer *w)
  * snapshot__write_perfdata - write a snapshot as perf.data
  * @s: a sealed snapshot with at least one event
  * @fd: destination, written from offset 0
- * @meta: tracefs location, command line and clock for the features
+ * @meta: command line, clock and compression
  * @ret: sizes and counts, set on success
  *
- * Returns 0 or -errno.
+ * TRACING_DATA is the snapshot's tracing metadata. Returns 0, -ENODATA
+ * for tracepoint events without it, or -errno.
  */
 int snapshot__write_perfdata(const struct snapshot *s, int fd, const struct perfdata_meta *meta,
 			     struct perfdata_result *ret)

@@ -13,8 +13,7 @@
 struct snapshot;
 
 struct perfdata_meta {
-	const char *tracing_dir; /* NULL: the system's tracefs */
-	int argc;		 /* the recorder's command line */
+	int argc; /* the recorder's command line */
 	const char *const *argv;
 	uint64_t clock_res_ns; /* resolution of the recording clock */
 	/*

@@ -39,8 +39,7 @@ int perfetto__emit(struct pftrace_out *o, struct pb_buf *b);
 
 struct ftrace_conv;
 
-int ftrace_conv__new(const struct snapshot *s, const struct perfetto_meta *m,
-		     struct ftrace_conv **ret);
+int ftrace_conv__new(const struct snapshot *s, struct ftrace_conv **ret);
 void ftrace_conv__delete(struct ftrace_conv *fc);
 /* A tracepoint sample (PERF_SAMPLE_RAW in @info). Returns 0, 1 if undecodable, or -errno. */
 int ftrace_conv__sample(struct ftrace_conv *fc, struct pftrace_out *o,

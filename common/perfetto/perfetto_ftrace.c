@@ -12,13 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <tracefs.h>
 #include <unistd.h>
 
 #include "intern.h"
 #include "perf_record.h"
 #include "perfetto-internal.h"
 #include "snapshot.h"
+#include "tracing_meta.h"
 
 #define BUNDLE_BYTES (64 * 1024)
 #define MAX_CPUS     65536
@@ -216,54 +216,6 @@ static int add_format(struct ftrace_conv *fc, const char *system, const char *te
 	return r;
 }
 
-/* The format of tracepoint "system:event" from tracefs. */
-static int read_format(struct ftrace_conv *fc, const char *dir, const char *name)
-{
-	const char *colon = strchr(name, ':');
-	char path[4096], *text = NULL;
-	size_t len = 0, cap = 0;
-	int fd, r = 0;
-	ssize_t n;
-
-	if (!colon || strchr(name, '/') || name[0] == '.')
-		return -EINVAL;
-	if (!dir)
-		dir = tracefs_tracing_dir();
-	if (!dir)
-		return -ENOENT;
-	if ((size_t)snprintf(path, sizeof(path), "%s/events/%.*s/%s/format", dir,
-			     (int)(colon - name), name, colon + 1) >= sizeof(path))
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	do {
-		if (len == cap) {
-			char *p = realloc(text, cap = cap ? cap * 2 : 8192);
-
-			if (!p) {
-				r = -ENOMEM;
-				break;
-			}
-			text = p;
-		}
-		n = read(fd, text + len, cap - len);
-		if (n < 0 && errno != EINTR)
-			r = -errno;
-		else if (n > 0)
-			len += (size_t)n;
-	} while (!r && n != 0);
-	close(fd);
-	if (!r) {
-		char system[256];
-
-		snprintf(system, sizeof(system), "%.*s", (int)(colon - name), name);
-		r = add_format(fc, system, text, len);
-	}
-	free(text);
-	return r;
-}
-
 static void resolve(struct tp *tp)
 {
 	struct tep_event *e = tp->e;
@@ -301,9 +253,10 @@ static void resolve(struct tp *tp)
 	tp->kind = TP_GENERIC;
 }
 
-int ftrace_conv__new(const struct snapshot *s, const struct perfetto_meta *m,
-		     struct ftrace_conv **ret)
+int ftrace_conv__new(const struct snapshot *s, struct ftrace_conv **ret)
 {
+	const struct tracing_meta *tm = snapshot__tracing(s);
+	const struct tracing_data_info *t = tm ? tracing_meta__info(tm) : NULL;
 	struct ftrace_conv *fc = calloc(1, sizeof(*fc));
 	struct tep_event **events;
 	int r = 0;
@@ -314,15 +267,19 @@ int ftrace_conv__new(const struct snapshot *s, const struct perfetto_meta *m,
 		ftrace_conv__delete(fc);
 		return -ENOMEM;
 	}
-	tep_set_long_size(fc->tep, m->long_size ? (int)m->long_size : (int)sizeof(long));
-	for (size_t i = 0; i < m->nr_formats && !r; i++)
-		r = add_format(fc, m->formats[i].system, m->formats[i].text, m->formats[i].size);
-	for (size_t i = 0; !m->nr_formats && i < snapshot__nr_events(s) && !r; i++) {
-		const struct snapshot_event *ev = snapshot__event(s, i);
-
-		if (ev->attr.type == PERF_TYPE_TRACEPOINT)
-			r = read_format(fc, m->tracing_dir, ev->name);
+	/* The capture's formats: the recording machine's, not this one's. */
+	if (t) {
+		tep_set_long_size(fc->tep, t->long_size ? (int)t->long_size : (int)sizeof(long));
+		for (size_t i = 0; i < t->nr_ftrace && !r; i++)
+			r = add_format(fc, t->ftrace[i].system, t->ftrace[i].text,
+				       t->ftrace[i].size);
+		for (size_t i = 0; i < t->nr_events && !r; i++)
+			r = add_format(fc, t->events[i].system, t->events[i].text,
+				       t->events[i].size);
 	}
+	for (size_t i = 0; !t && i < snapshot__nr_events(s) && !r; i++)
+		if (snapshot__event(s, i)->attr.type == PERF_TYPE_TRACEPOINT)
+			r = -ENODATA;
 	events = r ? NULL : tep_list_events(fc->tep, TEP_EVENT_SORT_ID);
 	for (size_t i = 0; events && events[i] && !r; i++) {
 		struct tp *tp;

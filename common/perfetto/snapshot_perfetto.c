@@ -26,6 +26,7 @@
 #include "perf_record.h"
 #include "perfetto-internal.h"
 #include "snapshot.h"
+#include "tracing_meta.h"
 #include "snapshot_perfetto.h"
 #include "symbols.h"
 
@@ -315,8 +316,6 @@ static int process_tree(struct writer *w)
 			t->pid = t->tid;
 		if (!name[0])
 			name = snapshot__comm(w->s, t->tid);
-		if ((!name || !name[0]) && w->m->comm_of)
-			name = w->m->comm_of(w->m->comm_ctx, t->pid, t->tid);
 		if (!name)
 			name = "";
 		if (t->tid == t->pid) {
@@ -346,16 +345,19 @@ static int process_tree(struct writer *w)
  * snapshot__write_perfetto - write a snapshot as a Perfetto trace
  * @s: a sealed snapshot
  * @fd: destination, written from its current offset (never closed)
- * @meta: compression, tracepoint formats, kallsyms, task names, progress
+ * @meta: compression and progress
  * @ret: sizes and counts, set on success (may be NULL)
  *
  * See snapshot_perfetto.h. Returns 0, -EINVAL without @s, @meta or a
- * valid @fd, -ENOMEM, the -errno of reading tracefs, or of a write.
+ * valid @fd, -ENODATA for tracepoints without tracing metadata, -ENOMEM,
+ * or the -errno of a write.
  */
 int snapshot__write_perfetto(const struct snapshot *s, int fd, const struct perfetto_meta *meta,
 			     struct perfetto_result *ret)
 {
 	struct writer w = { .s = s, .m = meta };
+	const struct tracing_data_info *t;
+	const struct tracing_meta *tm;
 	const struct perf_event_header *h;
 	struct snapshot_cursor *cur;
 	size_t nr;
@@ -365,9 +367,17 @@ int snapshot__write_perfetto(const struct snapshot *s, int fd, const struct perf
 		return -EINVAL;
 	w.clock_id = clock_id_of(s);
 	w.o = pftrace_out__new(fd, meta->compression);
-	w.syms = symbols__new(meta->kallsyms, meta->kallsyms_size);
+	tm = snapshot__tracing(s);
+	t = tm ? tracing_meta__info(tm) : NULL;
+	/* The caller's kallsyms, else a recorded one (a converter's input), else this machine's. */
+	if (meta->kallsyms)
+		w.syms = symbols__new(meta->kallsyms, meta->kallsyms_size);
+	else if (t && t->kallsyms_size > 1)
+		w.syms = symbols__new(t->kallsyms, t->kallsyms_size);
+	else
+		w.syms = symbols__new(NULL, 0);
 	w.sc = w.syms ? stack_conv__new(s, w.syms, w.clock_id) : NULL;
-	r = w.o && w.sc ? ftrace_conv__new(s, meta, &w.fc) : -ENOMEM;
+	r = w.o && w.sc ? ftrace_conv__new(s, &w.fc) : -ENOMEM;
 	if (!r)
 		r = clock_snapshot(&w);
 	nr = snapshot__nr_records(s);

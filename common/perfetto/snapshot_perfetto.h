@@ -15,7 +15,9 @@
  *   with interned function names, mappings, frames and callstacks; names
  *   from kallsyms and the mapped files' ELF symbol tables.
  * - A ProcessTree names every task from the COMM/FORK records (so exited
- *   tasks keep their names), then @meta->comm_of.
+ *   tasks keep their names; snapshot__comm()).
+ * Formats, long size and kallsyms come from the snapshot's tracing
+ * metadata (kallsyms: this machine's when it carries none).
  * - A ClockSnapshot makes the snapshot's clock the trace clock.
  * Part of common/: no logging.
  */
@@ -27,23 +29,14 @@
 #include <sys/types.h>
 
 #include "pftrace_out.h"
-#include "snapshot_tracedat.h" /* struct tracedat_format */
 
 struct snapshot;
 
 struct perfetto_meta {
 	enum pftrace_compression compression;
-	/* Tracepoint formats; with nr_formats 0 they are read from tracefs. */
-	const struct tracedat_format *formats;
-	size_t nr_formats;
-	const char *tracing_dir; /* NULL: the system's tracefs */
-	unsigned int long_size;	 /* of the recording machine; 0: this one's */
-	/* A /proc/kallsyms text; NULL: this machine's. */
+	/* A kallsyms text over the snapshot's and this machine's; NULL: none. */
 	const char *kallsyms;
 	size_t kallsyms_size;
-	/* Names a task no COMM/FORK record names; may be NULL (see tracedat_meta). */
-	const char *(*comm_of)(void *ctx, pid_t pid, pid_t tid);
-	void *comm_ctx;
 	/* Called now and then with records done and the total; may be NULL. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;

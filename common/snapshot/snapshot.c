@@ -17,6 +17,7 @@
 #include "perf_record.h"
 #include "snapshot.h"
 #include "snapshot_name.h"
+#include "tracing_meta.h"
 #include "snapshot_merge.h"
 
 #define SPILL_BUFFER_SIZE (1u << 20)
@@ -75,6 +76,7 @@ struct snapshot {
 	struct snapshot_comm *comms; /* by tid */
 	size_t nr_comms;
 	struct snapshot_stats stats;
+	struct tracing_meta *tracing; /* a reference, or NULL */
 	bool sealed;
 };
 
@@ -120,6 +122,7 @@ void snapshot__delete(struct snapshot *s)
 	free(s->tasks);
 	free(s->names);
 	free(s->comms);
+	tracing_meta__put(s->tracing);
 	free(s);
 }
 
@@ -879,4 +882,22 @@ const char *snapshot__comm(const struct snapshot *s, pid_t tid)
 	const struct snapshot_comm *c = find_comm(s->comms, s->nr_comms, tid);
 
 	return c ? c->comm : NULL;
+}
+
+/**
+ * snapshot__set_tracing - attach the capture's tracepoint metadata
+ * @s: the snapshot
+ * @m: the metadata (a reference is taken), or NULL for none
+ */
+void snapshot__set_tracing(struct snapshot *s, struct tracing_meta *m)
+{
+	struct tracing_meta *old = s->tracing;
+
+	s->tracing = tracing_meta__get(m);
+	tracing_meta__put(old);
+}
+
+const struct tracing_meta *snapshot__tracing(const struct snapshot *s)
+{
+	return s->tracing;
 }

@@ -21,6 +21,7 @@
 #include <linux/perf_event.h>
 
 struct snapshot;
+struct tracing_meta;
 struct snapshot_cursor;
 
 /* CPU numbers at or beyond this are corrupt (and are filed under CPU -1). */
@@ -141,5 +142,14 @@ size_t snapshot__nr_comms(const struct snapshot *s);
 const struct snapshot_comm *snapshot__comm_entry(const struct snapshot *s, size_t idx);
 /* The name of @tid at the snapshot's end, or NULL. */
 const char *snapshot__comm(const struct snapshot *s, pid_t tid);
+
+/*
+ * The tracepoint metadata of the capture the snapshot comes from (formats,
+ * ring-buffer headers): every writer takes it from here. Needed when the
+ * snapshot has tracepoint events or is written as trace.dat.
+ */
+void snapshot__set_tracing(struct snapshot *s, struct tracing_meta *m);
+/* NULL if none was set. */
+const struct tracing_meta *snapshot__tracing(const struct snapshot *s);
 
 #endif

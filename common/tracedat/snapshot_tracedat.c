@@ -12,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "perf_record.h"
 #include "snapshot.h"
 #include "snapshot_tracedat.h"
+#include "tracing_meta.h"
 
 struct task_ref {
 	pid_t tid, pid;
@@ -99,27 +101,60 @@ static int add_cmdlines(struct conv *c)
 	return 0;
 }
 
-static int add_formats(struct conv *c)
+/* Every format of the capture's metadata, its printk and kallsyms. */
+static int add_formats(struct conv *c, const struct tracing_data_info *t)
 {
-	const struct tracedat_meta *m = c->meta;
 	int r = 0;
 
-	for (size_t i = 0; i < m->nr_formats && !r; i++)
-		r = tracedat_writer__add_event_format_text(c->w, m->formats[i].system,
-							   m->formats[i].text, m->formats[i].size);
-	for (size_t i = 0; !m->nr_formats && i < snapshot__nr_events(c->s) && !r; i++) {
-		const struct snapshot_event *ev = snapshot__event(c->s, i);
-
-		if (ev->attr.type == PERF_TYPE_TRACEPOINT)
-			r = tracedat_writer__add_event_format(c->w, ev->name);
-	}
-	if (!r && m->printk)
-		r = tracedat_writer__set_printk(c->w, m->printk, m->printk_size);
-	if (!r && m->kallsyms)
-		r = tracedat_writer__set_kallsyms(c->w, m->kallsyms, m->kallsyms_size);
-	if (!r && m->uname)
-		r = tracedat_writer__set_uname(c->w, m->uname);
+	for (size_t i = 0; i < t->nr_ftrace && !r; i++)
+		r = tracedat_writer__add_event_format_text(c->w, t->ftrace[i].system,
+							   t->ftrace[i].text, t->ftrace[i].size);
+	for (size_t i = 0; i < t->nr_events && !r; i++)
+		r = tracedat_writer__add_event_format_text(c->w, t->events[i].system,
+							   t->events[i].text, t->events[i].size);
+	if (!r && t->printk_size)
+		r = tracedat_writer__set_printk(c->w, t->printk, t->printk_size);
+	if (!r && t->kallsyms_size)
+		r = tracedat_writer__set_kallsyms(c->w, t->kallsyms, t->kallsyms_size);
+	if (!r && c->meta->uname)
+		r = tracedat_writer__set_uname(c->w, c->meta->uname);
 	return r;
+}
+
+/**
+ * snapshot__trace_clock - the ftrace name of the clock a snapshot's samples use
+ * @s: the snapshot
+ *
+ * trace.dat records the ftrace clock of its timestamps and trace-cmd shows
+ * it. perf's own clock is the kernel's local clock, ftrace's "local";
+ * CLOCK_MONOTONIC and CLOCK_BOOTTIME are "mono" and "boot". ftrace has no
+ * realtime clock: "realtime" at least says what the timestamps are.
+ *
+ * Returns a static string.
+ */
+const char *snapshot__trace_clock(const struct snapshot *s)
+{
+	for (size_t i = 0; i < snapshot__nr_events(s); i++) {
+		const struct perf_event_attr *a = &snapshot__event(s, i)->attr;
+
+		if (!a->use_clockid)
+			continue;
+		switch (a->clockid) {
+		case CLOCK_MONOTONIC:
+			return "mono";
+		case CLOCK_MONOTONIC_RAW:
+			return "mono_raw";
+		case CLOCK_BOOTTIME:
+			return "boot";
+		case CLOCK_TAI:
+			return "tai";
+		case CLOCK_REALTIME:
+			return "realtime";
+		default:
+			return "local";
+		}
+	}
+	return "local";
 }
 
 /* One CPU's stream: begun at its first event or LOST record. */
@@ -240,19 +275,24 @@ static int write_cpus(struct conv *c)
 
 static int write_file(struct conv *c, int fd)
 {
+	const struct tracing_meta *tm = snapshot__tracing(c->s);
+	const struct tracing_data_info *t = tm ? tracing_meta__info(tm) : NULL;
 	const struct tracedat_meta *m = c->meta;
 	long conf = sysconf(_SC_NPROCESSORS_CONF);
 	struct tracedat_params p = {
-		.tracing_dir = m->tracing_dir,
-		.header_page = m->header_page,
-		.header_page_size = m->header_page_size,
-		.header_event = m->header_event,
-		.header_event_size = m->header_event_size,
 		.nr_cpus = m->nr_cpus > 0 ? m->nr_cpus : (conf > 0 ? (int)conf : 1),
-		.trace_clock = m->trace_clock ? m->trace_clock : "perf",
+		.trace_clock = snapshot__trace_clock(c->s),
 		.compression = m->compression,
 	};
 	int r;
+
+	/* header_page and header_event describe the ring buffer the pages imitate. */
+	if (!t || !t->header_page_size || !t->header_event_size)
+		return -ENODATA;
+	p.header_page = t->header_page;
+	p.header_page_size = t->header_page_size;
+	p.header_event = t->header_event;
+	p.header_event_size = t->header_event_size;
 
 	if (snapshot__max_cpu(c->s) >= p.nr_cpus)
 		p.nr_cpus = snapshot__max_cpu(c->s) + 1;
@@ -260,7 +300,7 @@ static int write_file(struct conv *c, int fd)
 	if (!c->w)
 		return -ENOMEM;
 	c->res.nr_cpus = p.nr_cpus;
-	r = add_formats(c);
+	r = add_formats(c, t);
 	if (r == 0)
 		r = write_cpus(c);
 	if (r == 0)
@@ -276,8 +316,7 @@ static int write_file(struct conv *c, int fd)
  * snapshot__write_tracedat - write a snapshot's tracepoint events as trace.dat
  * @s: a sealed snapshot
  * @fd: destination, written from offset 0 (never closed)
- * @meta: tracefs location, clock, compression, CPU count and optional
- *        recorded metadata
+ * @meta: compression, CPU count, uname
  * @ret: sizes and counts, set on success (may be NULL)
  *
  * Tracepoint samples (PERF_TYPE_TRACEPOINT with PERF_SAMPLE_RAW) go to the
@@ -285,10 +324,11 @@ static int write_file(struct conv *c, int fd)
  * else 0), each trimmed to the size ftrace would have stored. A
  * PERF_RECORD_LOST marks the next page of the CPU in its sample_id_all
  * trailer. CMDLINES hold the names of tasks the snapshot names
- * (snapshot__comm()).
- * Returns 0, -EINVAL without @s, @meta or a valid @fd, -ENOMEM, the
- * -errno of reading tracefs (-ENOENT for an unknown tracepoint), or of a
- * write.
+ * (snapshot__comm()). Headers, formats and printk come from the snapshot's
+ * tracing metadata, the clock from its events (snapshot__trace_clock()):
+ * nothing is read from tracefs. Returns 0, -EINVAL without @s, @meta or a
+ * valid @fd, -ENODATA without tracing metadata, -ENOMEM, or the -errno of
+ * a write.
  */
 int snapshot__write_tracedat(const struct snapshot *s, int fd, const struct tracedat_meta *meta,
 			     struct tracedat_result *ret)

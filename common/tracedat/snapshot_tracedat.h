@@ -2,7 +2,8 @@
 /*
  * snapshot_tracedat: writes the tracepoint samples of a sealed snapshot as
  * a trace.dat (v7) file for trace-cmd report and KernelShark, through
- * tracedat_writer. Other samples are left out and counted.
+ * tracedat_writer, from the snapshot alone (its records, task names and
+ * tracing metadata). Other samples are left out and counted.
  */
 #ifndef PERFSNAPD_SNAPSHOT_TRACEDAT_H
 #define PERFSNAPD_SNAPSHOT_TRACEDAT_H
@@ -15,39 +16,10 @@
 
 struct snapshot;
 
-/*
- * One tracepoint format file carried by the caller (e.g. a perf.data's
- * TRACING_DATA); system "ftrace" ones go to the FTRACE_EVENTS section.
- */
-struct tracedat_format {
-	const char *system; /* "sched" */
-	const char *text;   /* the events/<system>/<event>/format text */
-	size_t size;
-};
-
 struct tracedat_meta {
-	const char *tracing_dir; /* NULL: the system's tracefs */
-	/* NULL: "perf", the clock perf stamps samples with unless use_clockid */
-	const char *trace_clock;
 	enum tracedat_compression compression;
 	/* 0: the CPUs configured here; raised to cover every sample's CPU */
 	int nr_cpus;
-	/*
-	 * Metadata recorded elsewhere, for a converter; tracefs is read for
-	 * whatever is not given. With header_page and header_event set, PRINTK
-	 * is empty unless printk is given. With nr_formats 0, each tracepoint's
-	 * format is read from tracefs by its event name ("system:event").
-	 */
-	const char *header_page;
-	size_t header_page_size;
-	const char *header_event;
-	size_t header_event_size;
-	const struct tracedat_format *formats;
-	size_t nr_formats;
-	const char *printk;
-	size_t printk_size;
-	const char *kallsyms;
-	size_t kallsyms_size;
 	const char *uname; /* NULL: this machine's */
 	/* Called now and then with records done and the total; may be NULL. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
@@ -71,5 +43,8 @@ struct tracedat_result {
  */
 int snapshot__write_tracedat(const struct snapshot *s, int fd, const struct tracedat_meta *meta,
 			     struct tracedat_result *ret);
+
+/* The ftrace name ("local", "mono", "boot", ...) of the clock of @s's samples. */
+const char *snapshot__trace_clock(const struct snapshot *s);
 
 #endif

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -36,6 +37,7 @@
 #include "tool_run.h"
 #include "snapshot.h"
 #include "snapshot_tracedat.h"
+#include "tracing_meta.h"
 #include "tracedat_writer.h"
 
 #define SKIP_CODE 77
@@ -321,10 +323,10 @@ static void check_plain_report(const char *path)
 	free(err);
 }
 
-static void check_dump(const char *path, bool zstd)
+static void check_dump(const char *path, bool zstd, const char *clock)
 {
 	const char *args[] = { "dump", "--summary", path, NULL };
-	char *out, *err;
+	char *out, *err, want[64];
 	int rc;
 
 	rc = run_trace_cmd(args, &out, &err);
@@ -336,7 +338,8 @@ static void check_dump(const char *path, bool zstd)
 	assert_non_null(strstr(out, "\t\t0\t[Little endian]\n"));
 	assert_non_null(strstr(out, zstd ? "\t\tzstd\t[Compression algorithm]\n" :
 					   "\t\tnone\t[Compression algorithm]\n"));
-	assert_non_null(strstr(out, "\"perf\" clock, 4096 page size, 2 cpus,"));
+	snprintf(want, sizeof(want), "\"%s\" clock, 4096 page size, 2 cpus,", clock);
+	assert_non_null(strstr(out, want));
 	assert_non_null(strstr(out, "[Events format, 2 systems]"));
 	assert_non_null(strstr(out, "[9 sections]"));
 	free(out);
@@ -417,7 +420,7 @@ static void test_writer_none(void **state)
 	assert_int_equal(size, file_size(path));
 	check_report(path, NR_CPUS);
 	check_plain_report(path);
-	check_dump(path, false);
+	check_dump(path, false, "perf");
 }
 
 static void test_writer_zstd(void **state)
@@ -433,7 +436,7 @@ static void test_writer_zstd(void **state)
 	assert_int_equal(size, file_size(zstd));
 	check_report(zstd, NR_CPUS);
 	check_plain_report(zstd);
-	check_dump(zstd, true);
+	check_dump(zstd, true, "perf");
 	/* Repetitive events: zstd must win clearly. */
 	if (file_size(zstd) * 2 > file_size(none))
 		fail_msg("zstd %llu bytes vs none %llu", (unsigned long long)file_size(zstd),
@@ -529,7 +532,7 @@ static void append_fork(struct snapshot *s, uint32_t tid, uint32_t parent, uint6
 	append_record(s, buf, p, PERF_RECORD_FORK);
 }
 
-static void add_events(struct snapshot *s)
+static void add_events(struct snapshot *s, bool mono)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_TRACEPOINT,
@@ -537,6 +540,8 @@ static void add_events(struct snapshot *s)
 		.sample_period = 1,
 		.sample_type = SAMPLE_TYPE,
 		.sample_id_all = 1,
+		.use_clockid = mono,
+		.clockid = mono ? CLOCK_MONOTONIC : 0,
 	};
 	struct perf_event_attr dummy = attr;
 	char name[128];
@@ -555,13 +560,16 @@ static void add_events(struct snapshot *s)
 	}
 }
 
-static struct snapshot *build_snapshot(void)
+/* @m: the tracing metadata the snapshot carries; @mono: events on CLOCK_MONOTONIC. */
+static struct snapshot *build_snapshot(struct tracing_meta *m, bool mono)
 {
 	struct snapshot *s = snapshot__new();
 
 	assert_non_null(s);
 	assert_int_equal(snapshot__open_spill(s, tmpdir), 0);
-	add_events(s);
+	add_events(s, mono);
+	snapshot__set_tracing(s, m);
+	tracing_meta__put(m);
 	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
 		assert_int_equal(snapshot__begin_chunk(s, cpu, false), 0);
 		if (cpu == 0) {
@@ -587,11 +595,26 @@ static struct snapshot *build_snapshot(void)
 	return s;
 }
 
+/* The daemon's case: metadata read from tracefs once, for the recorded tracepoints. */
+static struct tracing_meta *system_tracing(void)
+{
+	const char *names[NR_TPS];
+	char buf[NR_TPS][128];
+	struct tracing_meta *m = NULL;
+
+	for (int t = 0; t < NR_TPS; t++) {
+		snprintf(buf[t], sizeof(buf[t]), "%s:%s", tps[t].system, tps[t].name);
+		names[t] = buf[t];
+	}
+	assert_int_equal(tracing_meta__read(NULL, names, NR_TPS, &m), 0);
+	return m;
+}
+
 /* snapshot__write_tracedat on a hand-built snapshot, zstd. */
 static void test_snapshot(void **state)
 {
 	struct tracedat_result res = { 0 };
-	struct snapshot *s = build_snapshot();
+	struct snapshot *s = build_snapshot(system_tracing(), false);
 	char path[PATH_MAX];
 	int fd;
 	struct tracedat_meta meta = {
@@ -617,37 +640,67 @@ static void test_snapshot(void **state)
 	assert_int_equal(res.nr_cpus, NR_CPUS); /* raised from 1 by the samples */
 	check_report(path, NR_CPUS);
 	check_plain_report(path);
-	check_dump(path, true);
+	/* perf's own clock is ftrace's "local". */
+	check_dump(path, true, "local");
 }
 
-/* A converter's case: every format and header from @meta, none from tracefs. */
+static void put_file(const char *dir, const char *name, const char *text, size_t size)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, size, f), size);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * A converter's case: the metadata of another machine (here a tracefs copy
+ * with an ftrace format and no printk_formats), none from this tracefs.
+ */
+static struct tracing_meta *copied_tracing(void)
+{
+	const char *names[NR_TPS + 1];
+	char buf[NR_TPS + 1][128], dir[128], sub[PATH_MAX];
+	struct tracing_meta *m = NULL;
+
+	snprintf(dir, sizeof(dir), "%s/tracefs", tmpdir);
+	snprintf(sub, sizeof(sub), "%s/events", dir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	put_file(dir, "events/header_page", header_page, (size_t)header_page_size);
+	put_file(dir, "events/header_event", header_event, (size_t)header_event_size);
+	for (int t = 0; t <= NR_TPS; t++) {
+		snprintf(sub, sizeof(sub), "%s/events/%s", dir, tps[t].system);
+		assert_true(mkdir(sub, 0700) == 0 || errno == EEXIST);
+		snprintf(sub, sizeof(sub), "%s/events/%s/%s", dir, tps[t].system, tps[t].name);
+		assert_int_equal(mkdir(sub, 0700), 0);
+		snprintf(sub, sizeof(sub), "events/%s/%s/format", tps[t].system, tps[t].name);
+		put_file(dir, sub, tps[t].text, (size_t)tps[t].size);
+		snprintf(buf[t], sizeof(buf[t]), "%s:%s", tps[t].system, tps[t].name);
+		names[t] = buf[t];
+	}
+	assert_int_equal(tracing_meta__read(dir, names, NR_TPS + 1, &m), 0);
+	return m;
+}
+
 static void test_snapshot_own_formats(void **state)
 {
-	struct tracedat_format formats[NR_TPS + 1];
 	struct tracedat_result res = { 0 };
-	struct snapshot *s = build_snapshot();
+	struct snapshot *s = build_snapshot(copied_tracing(), true);
 	char path[PATH_MAX];
 	int fd;
 	struct tracedat_meta meta = {
-		.tracing_dir = "/nonexistent/tracefs",
-		.trace_clock = "mono",
 		.compression = TRACEDAT_COMPRESS_NONE,
 		.nr_cpus = 8,
-		.header_page = header_page,
-		.header_page_size = (size_t)header_page_size,
-		.header_event = header_event,
-		.header_event_size = (size_t)header_event_size,
-		.formats = formats,
-		.nr_formats = NR_TPS + 1,
 		.uname = "Linux elsewhere 6.1.0 x86_64",
 	};
 	const char *args[] = { "dump", "--options", path, NULL };
 	char *out, *err;
 
 	(void)state;
-	for (int t = 0; t <= NR_TPS; t++)
-		formats[t] = (struct tracedat_format){ tps[t].system, tps[t].text,
-						       (size_t)tps[t].size };
 	snprintf(path, sizeof(path), "%s/own.dat", tmpdir);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);

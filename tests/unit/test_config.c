@@ -29,9 +29,28 @@
 #include <tracefs.h>
 
 #include "config.h"
+#include "snapshot.h"
 #include "snapshot_name.h"
+#include "snapshot_tracedat.h"
 
 #define FORMAT(f) SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_##f)
+
+/* The trace.dat clock a snapshot of @cfg's events is written with. */
+static const char *trace_clock_of(const struct perfsnapd_config *cfg)
+{
+	static char name[16];
+	struct snapshot *s = snapshot__new();
+	uint64_t id = 1;
+
+	assert_non_null(s);
+	for (size_t i = 0; i < cfg->nr_events; i++, id++)
+		assert_int_equal(
+			snapshot__add_event(s, &cfg->events[i].attr, cfg->events[i].name, &id, 1),
+			0);
+	snprintf(name, sizeof(name), "%s", snapshot__trace_clock(s));
+	snapshot__delete(s);
+	return name;
+}
 
 #define CONFIG_DATA TEST_DATA_DIR "/config"
 #define CONF_DIR    TEST_DATA_DIR "/../../conf"
@@ -246,7 +265,7 @@ static void check_new_defaults(const struct perfsnapd_config *cfg)
 	size_t i;
 
 	assert_int_equal(cfg->clock, CONFIG_CLOCK_PERF);
-	assert_string_equal(config__trace_clock_name(cfg), "local");
+	assert_string_equal(trace_clock_of(cfg), "local");
 	for (i = 0; i < cfg->nr_events; i++)
 		assert_int_equal(cfg->events[i].attr.use_clockid, 0);
 	assert_int_equal(cfg->history_size, 16 << 20);
@@ -1046,7 +1065,7 @@ static void test_all_keys(void **state)
 	assert_int_equal(load_data("good_all_keys.conf", &path, &cfg, &d), 0);
 	assert_int_equal(cfg->nr_events, 2);
 	assert_int_equal(cfg->clock, CONFIG_CLOCK_BOOTTIME);
-	assert_string_equal(config__trace_clock_name(cfg), "boot");
+	assert_string_equal(trace_clock_of(cfg), "boot");
 	/* Applied to events listed before the clock key. */
 	for (i = 0; i < cfg->nr_events; i++) {
 		assert_int_equal(cfg->events[i].attr.use_clockid, 1);
@@ -1133,7 +1152,7 @@ static void test_clock(void **state)
 						     clocks[i].events, clocks[i].name) > 0);
 			assert_int_equal(load_text(text, &path, &cfg, &d), 0);
 			assert_int_equal(cfg->clock, clocks[i].clock);
-			assert_string_equal(config__trace_clock_name(cfg), clocks[i].trace_clock);
+			assert_string_equal(trace_clock_of(cfg), clocks[i].trace_clock);
 			assert_int_equal(cfg->nr_events, 2);
 			for (j = 0; j < cfg->nr_events; j++) {
 				const struct perf_event_attr *attr = &cfg->events[j].attr;

@@ -25,6 +25,7 @@
 #include "perf_record.h"
 #include "snapshot.h"
 #include "snapshot_files.h"
+#include "tracing_meta.h"
 
 #define TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
@@ -186,9 +187,14 @@ static struct snapshot *new_snapshot(void)
 				     .sample_type = TYPE,
 				     .sample_id_all = 1 };
 	struct snapshot *s = snapshot__new();
+	struct tracing_meta *m = NULL;
 	uint64_t ids[] = { 10, 11 };
 
 	assert_non_null(s);
+	/* What trace.dat needs, read once as the daemon does when recording starts. */
+	assert_int_equal(tracing_meta__read(tracing, NULL, 0, &m), 0);
+	snapshot__set_tracing(s, m);
+	tracing_meta__put(m);
 	assert_int_equal(snapshot__add_event(s, &a, "cpu-clock", ids, 2), 0);
 	assert_int_equal(snapshot__open_spill(s, dir), 0);
 	for (uint32_t cpu = 0; cpu < 2; cpu++) {
@@ -215,7 +221,7 @@ static int write_files(const struct snapshot *s, int compress, struct snapshot_f
 		.stem = "host-20240101-120000.000-1",
 		.formats = SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_PERFDATA) |
 			   SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_TRACEDAT),
-		.perfdata = { .tracing_dir = tracing, .argc = 1, .argv = argv, .clock_res_ns = 1 },
+		.perfdata = { .argc = 1, .argv = argv, .clock_res_ns = 1 },
 		.compress = compress,
 		.nr_cpus = 2,
 		.json = { .stem = "host-20240101-120000.000-1",
