@@ -6,7 +6,6 @@
 
 #include "pb.h"
 
-#define WIRE_VARINT	 0
 #define WIRE_LEN	 2
 #define NESTED_LEN_BYTES 4
 #define NESTED_MAX	 ((1u << (7 * NESTED_LEN_BYTES)) - 1)
@@ -67,17 +66,6 @@ void pb__varint_raw(struct pb_buf *b, uint64_t v)
 
 	if (p)
 		b->len += put_varint(p, v);
-}
-
-void pb__varint(struct pb_buf *b, uint32_t field, uint64_t v)
-{
-	uint8_t *p = pb_buf__reserve(b, 15);
-
-	if (!p)
-		return;
-	p += put_varint(p, (uint64_t)field << 3 | WIRE_VARINT);
-	p += put_varint(p, v);
-	b->len = (size_t)(p - b->data);
 }
 
 void pb__bytes(struct pb_buf *b, uint32_t field, const void *data, size_t len)

@@ -37,8 +37,29 @@ uint8_t *pb_buf__reserve(struct pb_buf *b, size_t n);
 
 void pb__raw(struct pb_buf *b, const void *data, size_t len);
 void pb__varint_raw(struct pb_buf *b, uint64_t v);
-/* Integer, bool and enum fields; a negative int takes 10 bytes. */
-void pb__varint(struct pb_buf *b, uint32_t field, uint64_t v);
+static inline size_t pb__put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/* Integer, bool and enum fields; a negative int takes 10 bytes. Inline: the hot path. */
+static inline void pb__varint(struct pb_buf *b, uint32_t field, uint64_t v)
+{
+	uint8_t *p = b->len + 15 <= b->cap ? b->data + b->len : pb_buf__reserve(b, 15);
+
+	if (!p)
+		return;
+	p += pb__put_varint(p, (uint64_t)field << 3);
+	p += pb__put_varint(p, v);
+	b->len = (size_t)(p - b->data);
+}
 void pb__bytes(struct pb_buf *b, uint32_t field, const void *data, size_t len);
 void pb__str(struct pb_buf *b, uint32_t field, const char *s);
 

@@ -343,11 +343,35 @@ static bool is_number(const struct tep_format_field *f)
 	       (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8);
 }
 
+/* The recording's byte order is this machine's (perfdata_reader reads no other). */
+static uint64_t read_host(const uint8_t *p, int size)
+{
+	uint64_t v8;
+	uint32_t v4;
+	uint16_t v2;
+
+	switch (size) {
+	case 1:
+		return *p;
+	case 2:
+		memcpy(&v2, p, 2);
+		return v2;
+	case 4:
+		memcpy(&v4, p, 4);
+		return v4;
+	case 8:
+		memcpy(&v8, p, 8);
+		return v8;
+	}
+	return 0;
+}
+
 static uint64_t number(const struct ftrace_conv *fc, const struct tep_format_field *f,
 		       const uint8_t *p)
 {
-	uint64_t v = tep_read_number(fc->tep, p, f->size);
+	uint64_t v = read_host(p, f->size);
 
+	(void)fc;
 	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
 		v |= ~0ull << (f->size * 8);
 	return v;
@@ -497,9 +521,7 @@ static void typed(struct ftrace_conv *fc, struct pb_buf *ev, const struct tp *tp
 		    field_bytes(tp->args, d, info->raw_size, &p, &len))
 			for (size_t at = 0; at + tp->args->elementsize <= len;
 			     at += tp->args->elementsize)
-				pb__varint(ev, 2,
-					   tep_read_number(fc->tep, p + at,
-							   (int)tp->args->elementsize));
+				pb__varint(ev, 2, read_host(p + at, (int)tp->args->elementsize));
 	}
 	pb__end(ev, n);
 }

@@ -32,7 +32,7 @@
 #define KIND_NATIVE 1
 #define KIND_KERNEL 2
 
-#define MAX_FRAMES 1024
+#define MAX_FRAMES     1024
 #define MAX_PATH_PARTS 64
 
 enum { T_NAMES, T_PATHS, T_MAPPINGS, T_FRAMES, T_CALLSTACKS, T_TASKS, T_EXECS, NR_TABLES };
@@ -187,8 +187,8 @@ static uint64_t intern_mapping(struct seq *q, const struct symbol_info *si, bool
 		if (!e)
 			e = c + strlen(c);
 		if (e > c)
-			parts[nr++] =
-				intern_string(q, T_PATHS, INT_MAPPING_PATHS, c, (size_t)(e - c));
+			parts[nr++] = intern_string(q, T_PATHS, INT_MAPPING_PATHS, c,
+						    (size_t)(e - c));
 	}
 	n = pb__begin(&q->pending, INT_MAPPINGS);
 	pb__varint(&q->pending, 1, iid);

@@ -28,7 +28,6 @@ struct dso {
 	char *path;
 	bool loaded;
 	struct sym_table syms;
-	char **strtab; /* the names of a file's symbols, per table */
 	struct {
 		uint64_t offset, vaddr, filesz;
 	} * loads;
@@ -48,6 +47,7 @@ struct maps {
 
 struct symbols {
 	struct sym_table kernel;
+	bool kernel_loaded;
 	uint64_t kernel_start, kernel_end;
 	struct dso **dsos;
 	size_t nr_dsos, cap_dsos;
@@ -175,23 +175,33 @@ static int parse_kallsyms(struct symbols *s, const char *text, size_t size)
 struct symbols *symbols__new(const char *kallsyms, size_t size)
 {
 	struct symbols *s = calloc(1, sizeof(*s));
-	char *own = NULL;
-	int r;
 
 	if (!s)
 		return NULL;
 	elf_version(EV_CURRENT);
-	if (!kallsyms) {
-		own = read_file("/proc/kallsyms", &size);
-		kallsyms = own;
-	}
-	r = kallsyms ? parse_kallsyms(s, kallsyms, size) : 0;
-	free(own);
-	if (r) {
+	if (kallsyms && parse_kallsyms(s, kallsyms, size)) {
 		symbols__delete(s);
 		return NULL;
 	}
+	/* This machine's is read at the first kernel address: many traces have none. */
+	s->kernel_loaded = kallsyms != NULL;
 	return s;
+}
+
+/* /proc/kallsyms, once; unreadable or out of memory: kernel frames stay unnamed. */
+static void load_kallsyms(struct symbols *s)
+{
+	size_t size;
+	char *text;
+
+	s->kernel_loaded = true;
+	text = read_file("/proc/kallsyms", &size);
+	if (text && parse_kallsyms(s, text, size)) {
+		free(s->kernel.v);
+		free(s->kernel.names);
+		s->kernel = (struct sym_table){ 0 };
+	}
+	free(text);
 }
 
 static void dso_free(struct dso *d)
@@ -428,7 +438,7 @@ int symbols__fork(struct symbols *s, pid_t child, pid_t parent)
 	p = proc_find(s, parent);
 	free(c->v);
 	c->v = v;
-	c->nr = c->cap = p->nr ? p->nr : 1;
+	c->cap = p->nr ? p->nr : 1;
 	c->nr = p->nr;
 	return 0;
 }
@@ -450,6 +460,8 @@ void symbols__resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
 
 	*ret = (struct symbol_info){ 0 };
 	if (kernel) {
+		if (!s->kernel_loaded)
+			load_kallsyms(s);
 		sym = sym_find(&s->kernel, ip);
 		ret->dso = KERNEL_DSO;
 		ret->dso_start = s->kernel_start;
