@@ -78,4 +78,23 @@ grep -q "^trigger: third" "$WORK/status.txt" && fail "the refused trigger is arm
 grep -q '\.perf\.data$' "$WORK/hand.out" || fail "perfsnapctl trigger printed no files"
 grep -q '"reason": "trigger second"' "$(sed -n 's/\.perf\.data$/.json/p' "$WORK/hand.out")" ||
 	fail "the sidecar of a fire by hand does not name the trigger"
+
+# A fire by hand waits through 'after'; a reload meanwhile drops the armed
+# trigger and answers the client, and so does a stop.
+cp "$WORK/good.conf" "$WORK/p.conf"
+printf '[trigger late]\nafter = 3s\n' >>"$WORK/p.conf"
+"${CTL[@]}" reload >/dev/null || fail "reload with trigger late refused"
+"${CTL[@]}" trigger late >"$WORK/late.out" 2>&1 &
+late=$!
+for _ in $(seq 1 100); do grep -q "^trigger: late .*1 fired" <("${CTL[@]}" status) && break; sleep 0.05; done
+"${CTL[@]}" reload >/dev/null || fail "reload refused"
+wait "$late" && fail "perfsnapctl trigger late succeeded across a reload"
+grep -q "Operation canceled" "$WORK/late.out" || { cat "$WORK/late.out"; fail "no cancel answer"; }
+"${CTL[@]}" trigger late >"$WORK/late2.out" 2>&1 &
+late=$!
+for _ in $(seq 1 100); do grep -q "^trigger: late .*2 fired" <("${CTL[@]}" status) && break; sleep 0.05; done
+kill -TERM "$DAEMON_PID"
+wait "$DAEMON_PID" || fail "perfsnapd did not stop cleanly with a trigger armed"
+DAEMON_PID=
+wait "$late" && fail "perfsnapctl trigger late succeeded across a stop"
 echo "PASS"
