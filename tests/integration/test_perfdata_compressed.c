@@ -27,6 +27,7 @@
 #include <perf/event.h>
 #include <tracefs.h>
 
+#include "test_records.h"
 #include "tool_run.h"
 #include "perfdata_writer.h"
 #include "tracing_data.h"
@@ -76,32 +77,6 @@ struct sched_switch_raw {
 	int32_t next_prio;
 };
 
-static void put(uint8_t **p, const void *v, size_t n)
-{
-	memcpy(*p, v, n);
-	*p += n;
-}
-
-static void put_u32_pair(uint8_t **p, uint32_t a, uint32_t b)
-{
-	put(p, &a, 4);
-	put(p, &b, 4);
-}
-
-static void put_u64(uint8_t **p, uint64_t v)
-{
-	put(p, &v, 8);
-}
-
-/* The sample_id_all trailer for TP_SAMPLE_TYPE: tid, time, cpu, identifier. */
-static void put_trailer(uint8_t **p, uint32_t pid, uint64_t time, uint32_t cpu)
-{
-	put_u32_pair(p, pid, pid);
-	put_u64(p, time);
-	put_u32_pair(p, cpu, 0);
-	put_u64(p, SAMPLE_ID);
-}
-
 /*
  * perf reads a COMM record's trailer from its end, so the big one is the
  * same record with zeros between the name and the trailer.
@@ -114,12 +89,12 @@ static void write_comm(struct perfdata_writer *w, const struct task *t, uint64_t
 	size_t len = strlen(t->comm) + 1;
 
 	assert_non_null(rec);
-	put_u32_pair(&p, t->pid, t->pid);
+	rec_put_u32_pair(&p, t->pid, t->pid);
 	memcpy(p, t->comm, len);
 	p += (len + 7) & ~(size_t)7;
 	if (size)
 		p = (uint8_t *)rec + size - 32;
-	put_trailer(&p, t->pid, time, 0);
+	rec_put_trailer(&p, t->pid, time, 0, SAMPLE_ID);
 	h->type = PERF_RECORD_COMM;
 	h->size = (uint16_t)(p - (uint8_t *)rec);
 	assert_int_equal(perfdata_writer__write_event(w, h), 0);
@@ -147,13 +122,13 @@ static void write_sample(struct perfdata_writer *w, unsigned int i)
 	raw.next_pid = (int32_t)next->pid;
 	raw.next_prio = 120;
 
-	put_u64(&p, SAMPLE_ID);
-	put_u64(&p, 0xffffffff81234560ull + (i % 5) * 16);
-	put_u32_pair(&p, prev->pid, prev->pid);
-	put_u64(&p, FIRST_TIME + i * 1000003ull);
-	put_u32_pair(&p, i % 4, 0);
-	put_u64(&p, 1);
-	put(&p, &raw_size, 4);
+	rec_put_u64(&p, SAMPLE_ID);
+	rec_put_u64(&p, 0xffffffff81234560ull + (i % 5) * 16);
+	rec_put_u32_pair(&p, prev->pid, prev->pid);
+	rec_put_u64(&p, FIRST_TIME + i * 1000003ull);
+	rec_put_u32_pair(&p, i % 4, 0);
+	rec_put_u64(&p, 1);
+	rec_put(&p, &raw_size, 4);
 	memcpy(p, &raw, sizeof(raw));
 	p += raw_size;
 	h->type = PERF_RECORD_SAMPLE;
@@ -227,7 +202,7 @@ static void write_file(const char *path, int level)
 
 static int run_perf(const char *const *args, char **ret_out, char **ret_err)
 {
-	return tool_run(tmpdir, perf_bin, args, ret_out, ret_err);
+	return tool_run__perf(tmpdir, args, ret_out, ret_err);
 }
 
 /* perf script on @path: must succeed quietly. Returns stdout. */

@@ -25,6 +25,7 @@
 #include <perf/event.h>
 #include <tracefs.h>
 
+#include "test_records.h"
 #include "tool_run.h"
 #include "perfdata_writer.h"
 #include "tracing_data.h"
@@ -93,32 +94,6 @@ struct sched_switch_raw {
 	int32_t next_prio;
 };
 
-static void put(uint8_t **p, const void *v, size_t n)
-{
-	memcpy(*p, v, n);
-	*p += n;
-}
-
-static void put_u32_pair(uint8_t **p, uint32_t a, uint32_t b)
-{
-	put(p, &a, 4);
-	put(p, &b, 4);
-}
-
-static void put_u64(uint8_t **p, uint64_t v)
-{
-	put(p, &v, 8);
-}
-
-/* The sample_id_all trailer for TP_SAMPLE_TYPE: tid, time, cpu, identifier. */
-static void put_trailer(uint8_t **p, uint32_t pid, uint64_t time, uint32_t cpu)
-{
-	put_u32_pair(p, pid, pid);
-	put_u64(p, time);
-	put_u32_pair(p, cpu, 0);
-	put_u64(p, SAMPLE_ID);
-}
-
 static void write_comm(struct perfdata_writer *w, const struct task *t, uint64_t time)
 {
 	uint64_t rec[16] = { 0 };
@@ -126,10 +101,10 @@ static void write_comm(struct perfdata_writer *w, const struct task *t, uint64_t
 	uint8_t *p = (uint8_t *)(h + 1);
 	size_t len = strlen(t->comm) + 1;
 
-	put_u32_pair(&p, t->pid, t->pid);
+	rec_put_u32_pair(&p, t->pid, t->pid);
 	memcpy(p, t->comm, len);
 	p += (len + 7) & ~(size_t)7;
-	put_trailer(&p, t->pid, time, 0);
+	rec_put_trailer(&p, t->pid, time, 0, SAMPLE_ID);
 	h->type = PERF_RECORD_COMM;
 	h->misc = 0;
 	h->size = (uint16_t)(p - (uint8_t *)rec);
@@ -158,13 +133,13 @@ static void write_sample(struct perfdata_writer *w, const struct switch_sample *
 	raw.next_pid = (int32_t)next->pid;
 	raw.next_prio = s->next_prio;
 
-	put_u64(&p, SAMPLE_ID);			/* identifier */
-	put_u64(&p, 0xffffffff81234560ull);	/* ip */
-	put_u32_pair(&p, prev->pid, prev->pid); /* pid, tid */
-	put_u64(&p, s->time);			/* time */
-	put_u32_pair(&p, s->cpu, 0);		/* cpu, res */
-	put_u64(&p, 1);				/* period */
-	put(&p, &raw_size, 4);
+	rec_put_u64(&p, SAMPLE_ID);		    /* identifier */
+	rec_put_u64(&p, 0xffffffff81234560ull);	    /* ip */
+	rec_put_u32_pair(&p, prev->pid, prev->pid); /* pid, tid */
+	rec_put_u64(&p, s->time);		    /* time */
+	rec_put_u32_pair(&p, s->cpu, 0);	    /* cpu, res */
+	rec_put_u64(&p, 1);			    /* period */
+	rec_put(&p, &raw_size, 4);
 	memset(p, 0, raw_size);
 	memcpy(p, &raw, sizeof(raw));
 	p += raw_size;
@@ -251,7 +226,7 @@ static void write_file(void)
 
 static int run_perf(const char *const *args, char **ret_out, char **ret_err)
 {
-	return tool_run(tmpdir, perf_bin, args, ret_out, ret_err);
+	return tool_run__perf(tmpdir, args, ret_out, ret_err);
 }
 
 static void expect_line(const char *line, const struct switch_sample *s)

@@ -34,6 +34,7 @@
 #include <trace-seq.h>
 #include <tracefs.h>
 
+#include "test_records.h"
 #include "tool_run.h"
 #include "snapshot.h"
 #include "snapshot_tracedat.h"
@@ -443,32 +444,6 @@ static void test_writer_zstd(void **state)
 			 (unsigned long long)file_size(none));
 }
 
-static uint8_t *put(uint8_t *p, const void *v, size_t n)
-{
-	memcpy(p, v, n);
-	return p + n;
-}
-
-static uint8_t *put_u64(uint8_t *p, uint64_t v)
-{
-	return put(p, &v, 8);
-}
-
-static uint8_t *put_u32_pair(uint8_t *p, uint32_t a, uint32_t b)
-{
-	p = put(p, &a, 4);
-	return put(p, &b, 4);
-}
-
-/* sample_id_all trailer for SAMPLE_TYPE: tid, time, cpu, identifier. */
-static uint8_t *put_trailer(uint8_t *p, uint32_t tid, uint64_t time, uint32_t cpu, uint64_t id)
-{
-	p = put_u32_pair(p, tid, tid);
-	p = put_u64(p, time);
-	p = put_u32_pair(p, cpu, 0);
-	return put_u64(p, id);
-}
-
 static void append_record(struct snapshot *s, uint8_t *buf, uint8_t *end, uint32_t type)
 {
 	struct perf_event_header *h = (void *)buf;
@@ -486,15 +461,15 @@ static void append_sample(struct snapshot *s, const struct gen_event *e, uint64_
 	uint8_t buf[512], *p = buf + sizeof(struct perf_event_header);
 	uint32_t raw_size = (uint32_t)e->raw_size;
 
-	p = put_u64(p, id);
-	p = put_u64(p, 0xffffffff81000000ull);
-	p = put_u32_pair(p, (uint32_t)e->task->pid, (uint32_t)e->task->pid);
-	p = put_u64(p, e->ts);
-	p = put_u32_pair(p, (uint32_t)e->cpu, 0);
-	p = put_u64(p, 1);
+	rec_put_u64(&p, id);
+	rec_put_u64(&p, 0xffffffff81000000ull);
+	rec_put_u32_pair(&p, (uint32_t)e->task->pid, (uint32_t)e->task->pid);
+	rec_put_u64(&p, e->ts);
+	rec_put_u32_pair(&p, (uint32_t)e->cpu, 0);
+	rec_put_u64(&p, 1);
 	if (raw) {
-		p = put(p, &raw_size, 4);
-		p = put(p, e->raw, e->raw_size);
+		rec_put(&p, &raw_size, 4);
+		rec_put(&p, e->raw, e->raw_size);
 	}
 	append_record(s, buf, p, PERF_RECORD_SAMPLE);
 }
@@ -503,9 +478,9 @@ static void append_lost(struct snapshot *s, const struct gen_event *e, uint64_t 
 {
 	uint8_t buf[128], *p = buf + sizeof(struct perf_event_header);
 
-	p = put_u64(p, TP_ID);
-	p = put_u64(p, lost);
-	p = put_trailer(p, 0, e->ts - 1, (uint32_t)e->cpu, TP_ID);
+	rec_put_u64(&p, TP_ID);
+	rec_put_u64(&p, lost);
+	rec_put_trailer(&p, 0, e->ts - 1, (uint32_t)e->cpu, TP_ID);
 	append_record(s, buf, p, PERF_RECORD_LOST);
 }
 
@@ -513,10 +488,10 @@ static void append_comm(struct snapshot *s, uint32_t tid, const char *comm, uint
 {
 	uint8_t buf[128] = { 0 }, *p = buf + sizeof(struct perf_event_header);
 
-	p = put_u32_pair(p, tid, tid);
+	rec_put_u32_pair(&p, tid, tid);
 	memcpy(p, comm, strlen(comm) + 1);
 	p += (strlen(comm) + 1 + 7) & ~(size_t)7;
-	p = put_trailer(p, tid, time, 0, TP_ID);
+	rec_put_trailer(&p, tid, time, 0, TP_ID);
 	append_record(s, buf, p, PERF_RECORD_COMM);
 }
 
@@ -525,10 +500,10 @@ static void append_fork(struct snapshot *s, uint32_t tid, uint32_t parent, uint6
 {
 	uint8_t buf[128] = { 0 }, *p = buf + sizeof(struct perf_event_header);
 
-	p = put_u32_pair(p, tid, parent);
-	p = put_u32_pair(p, tid, parent);
-	p = put_u64(p, time);
-	p = put_trailer(p, tid, time, 0, TP_ID);
+	rec_put_u32_pair(&p, tid, parent);
+	rec_put_u32_pair(&p, tid, parent);
+	rec_put_u64(&p, time);
+	rec_put_trailer(&p, tid, time, 0, TP_ID);
 	append_record(s, buf, p, PERF_RECORD_FORK);
 }
 

@@ -10,7 +10,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <glob.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -32,6 +31,7 @@
 #include "snapshot.h"
 #include "snapshot_name.h"
 #include "snapshot_tracedat.h"
+#include "test_dir.h"
 
 #define FORMAT(f) SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_##f)
 
@@ -295,14 +295,6 @@ static char *print_config(const struct perfsnapd_config *cfg)
 	return text;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int group_setup(void **state)
 {
 	char path[PATH_MAX];
@@ -330,7 +322,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
 	(void)state;
-	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return test_dir__remove(tmpdir);
 }
 
 static void test_default_conf(void **state)

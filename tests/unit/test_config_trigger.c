@@ -6,7 +6,6 @@
  * a PSI threshold). Runs as root with tracefs mounted, like test_config.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +17,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "test_dir.h"
 
 static char tmpdir[] = "/tmp/test_config_trigger.XXXXXX";
 
@@ -222,14 +222,6 @@ static void test_errors_at_their_line(void **state)
 		9, "psi_file: cannot open /nonexistent/memory.pressure", NULL);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
 	(void)state;
@@ -239,7 +231,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return test_dir__remove(tmpdir);
 }
 
 int main(void)

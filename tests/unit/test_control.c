@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <grp.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -28,6 +27,7 @@
 #include <event2/event.h>
 
 #include "control.h"
+#include "test_dir.h"
 
 #define MAX_PENDING  80 /* more than CONTROL_MAX_CLIENTS */
 /* What fake_status() makes of its lines. */
@@ -108,14 +108,6 @@ static void pump(struct fake *f, int ms)
 	event_base_dispatch(f->base);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup_with(void **state, const char *group, unsigned int timeout_ms)
 {
 	struct fake *f = calloc(1, sizeof(*f));
@@ -155,7 +147,7 @@ static int teardown(void **state)
 		if (f->pending[i])
 			control_client__done(f->pending[i], -ECANCELED, NULL);
 	event_base_free(f->base);
-	nftw(f->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	test_dir__remove(f->dir);
 	free(f);
 	return 0;
 }

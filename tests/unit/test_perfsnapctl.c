@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -24,6 +23,7 @@
 #include <event2/event.h>
 
 #include "control.h"
+#include "test_dir.h"
 
 struct fake {
 	struct event_base *base;
@@ -103,14 +103,6 @@ static const struct control_ops fake_ops = {
 	.dump = fake_dump,
 };
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
 	struct fake *f = calloc(1, sizeof(*f));
@@ -139,7 +131,7 @@ static int teardown(void **state)
 		control_client__done(f->client, -ECANCELED, NULL);
 	event_free(f->answer_ev);
 	event_base_free(f->base);
-	nftw(f->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	test_dir__remove(f->dir);
 	free(f);
 	return 0;
 }

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -22,6 +21,7 @@
 #include <cmocka.h>
 
 #include "retention.h"
+#include "test_dir.h"
 
 #define F(file) SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_##file)
 
@@ -29,14 +29,6 @@
 #define SIGNAL_JSON "{\"stem\": \"x\", \"reason\": \"signal\"}"
 
 static char dir[64];
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 static int setup(void **state)
 {
@@ -49,7 +41,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	test_dir__remove(dir);
 	return 0;
 }
 

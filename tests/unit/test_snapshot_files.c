@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -26,6 +25,7 @@
 #include "snapshot.h"
 #include "snapshot_files.h"
 #include "tracing_meta.h"
+#include "test_dir.h"
 
 #define TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
@@ -88,12 +88,17 @@ int __wrap_linkat(int olddirfd, const char *old, int newdirfd, const char *new, 
 	return fail_now("linkat") ? -1 : __real_linkat(olddirfd, old, newdirfd, new, flags);
 }
 
-/* The sidecar goes through stdio, whose buffer reaches the disk at fclose. */
+/*
+ * The sidecar goes through stdio, whose buffer reaches the disk at fclose.
+ * Streams read from (/proc) are not steps: only written ones can fill a disk.
+ */
 int __wrap_fclose(FILE *f)
 {
+	int flags = fcntl(fileno(f), F_GETFL);
+	bool written = flags >= 0 && (flags & O_ACCMODE) != O_RDONLY;
 	int r = __real_fclose(f);
 
-	return fail_now("fclose") ? EOF : r;
+	return written && fail_now("fclose") ? EOF : r;
 }
 
 static int open_common(int (*real)(const char *, int, ...), const char *path, int flags, va_list ap)
@@ -139,14 +144,6 @@ static void write_text(const char *path, const char *text)
 	assert_int_equal(__real_fclose(f), 0);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
 	char path[192];
@@ -175,7 +172,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	return nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	return test_dir__remove(dir);
 }
 
 /* Two CPUs of cpu-clock samples, sealed, spilled outside the output directory. */

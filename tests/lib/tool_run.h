@@ -17,4 +17,7 @@ char *tool_run__slurp(const char *path);
 int tool_run(const char *tmpdir, const char *prog, const char *const *args, char **ret_out,
 	     char **ret_err);
 
+/* tool_run() of perf: $PERF, else "perf" from PATH. */
+int tool_run__perf(const char *tmpdir, const char *const *args, char **ret_out, char **ret_err);
+
 #endif

@@ -69,3 +69,10 @@ int tool_run(const char *tmpdir, const char *prog, const char *const *args, char
 	*ret_err = tool_run__slurp(err_path);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
+
+int tool_run__perf(const char *tmpdir, const char *const *args, char **ret_out, char **ret_err)
+{
+	const char *perf = getenv("PERF");
+
+	return tool_run(tmpdir, perf && *perf ? perf : "perf", args, ret_out, ret_err);
+}
