@@ -26,14 +26,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
+#include <linux/ioprio.h>
 
 #include "config.h"
 #include "log.h"
 #include "upload-internal.h"
+
+#define UPLOAD_NICE 10
 
 struct upload {
 	pthread_mutex_t lock;
@@ -278,10 +283,26 @@ static void settle(struct upload *u, struct upload_item *it, const struct upload
 		  name, it->attempts, error, wait / 1e9);
 }
 
+/*
+ * Background work: the thread yields the CPU and the disk to the dump
+ * worker and the event loop (nice 10, idle I/O class). Best effort.
+ */
+static void lower_priority(void)
+{
+	pid_t tid = syscall(SYS_gettid);
+
+	if (setpriority(PRIO_PROCESS, tid, UPLOAD_NICE) < 0)
+		log_debug("upload: cannot renice its thread: %s", strerror(errno));
+	if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, tid,
+		    IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0)) < 0)
+		log_debug("upload: cannot set its I/O priority: %s", strerror(errno));
+}
+
 static void *upload_main(void *arg)
 {
 	struct upload *u = arg;
 
+	lower_priority();
 	pthread_mutex_lock(&u->lock);
 	while (!atomic_load(&u->stop)) {
 		struct upload_target *t;
