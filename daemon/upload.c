@@ -19,6 +19,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -285,7 +286,8 @@ static void settle(struct upload *u, struct upload_item *it, const struct upload
 
 /*
  * Background work: the thread yields the CPU and the disk to the dump
- * worker and the event loop (nice 10, idle I/O class). Best effort.
+ * worker and the event loop (nice 10, the lowest best-effort I/O level;
+ * not the idle class, which a busy disk could starve for ever). Best effort.
  */
 static void lower_priority(void)
 {
@@ -294,7 +296,7 @@ static void lower_priority(void)
 	if (setpriority(PRIO_PROCESS, tid, UPLOAD_NICE) < 0)
 		log_debug("upload: cannot renice its thread: %s", strerror(errno));
 	if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, tid,
-		    IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0)) < 0)
+		    IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 7)) < 0)
 		log_debug("upload: cannot set its I/O priority: %s", strerror(errno));
 }
 
@@ -375,6 +377,14 @@ static struct upload_item *find(struct upload *u, const char *stem)
 	return NULL;
 }
 
+static bool any_file_left(int dfd, const struct upload_item *it)
+{
+	for (int i = 0; i < it->nr_files; i++)
+		if (faccessat(dfd, it->files[i], F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			return true;
+	return false;
+}
+
 /* Start-up: the state files in @dir; refused ones get another chance. */
 static void scan(struct upload *u, const char *dir)
 {
@@ -397,6 +407,12 @@ static void scan(struct upload *u, const char *dir)
 			if (r < 0 && r != -EINVAL)
 				log_warning("upload: cannot read state file %s/%s: %s", dir,
 					    e->d_name, strerror(-r));
+			free(it);
+			continue;
+		}
+		/* Its snapshot was deleted behind perfsnapd's back: forget it. */
+		if (!any_file_left(dirfd(d), it)) {
+			(void)upload_state__remove(it);
 			free(it);
 			continue;
 		}
