@@ -530,7 +530,8 @@ int upload__set_config(struct upload *u, const struct perfsnapd_config *cfg)
 	u->target = t;
 	snprintf(u->prefix, sizeof(u->prefix), "%s", cfg->upload_prefix);
 	for (struct upload_item *it = u->items; it; it = it->next) {
-		if (it->state == UPLOAD_FAILED || it->state == UPLOAD_FAILING) {
+		/* One in flight is the thread's until it settles: it is not failed. */
+		if (!it->busy && (it->state == UPLOAD_FAILED || it->state == UPLOAD_FAILING)) {
 			it->state = UPLOAD_FAILING;
 			it->refusals = 0;
 			it->next_try_ns = 0;
