@@ -16,6 +16,7 @@
 #include "backward_ring.h"
 #include "perf_record.h"
 #include "snapshot.h"
+#include "snapshot_comm.h"
 #include "snapshot_name.h"
 #include "tracing_meta.h"
 #include "snapshot_merge.h"
@@ -573,36 +574,6 @@ static int cmp_task(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static int cmp_comm(const void *a, const void *b)
-{
-	const struct snapshot_comm *x = a, *y = b;
-
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-static struct snapshot_comm *find_comm(struct snapshot_comm *comms, size_t nr, pid_t tid)
-{
-	struct snapshot_comm key = { .tid = tid };
-
-	return nr ? bsearch(&key, comms, nr, sizeof(*comms), cmp_comm) : NULL;
-}
-
-/* COMM: pid, tid, comm; FORK: pid, ppid, tid, ptid. The task a record names. */
-static pid_t named_tid(const struct perf_event_header *h, pid_t *ret_parent)
-{
-	const uint8_t *p = (const uint8_t *)(h + 1);
-	int32_t ids[4] = { 0 };
-
-	if (h->type == PERF_RECORD_COMM && h->size > sizeof(*h) + 8)
-		memcpy(ids, p, 8);
-	else if (h->type == PERF_RECORD_FORK && h->size >= sizeof(*h) + 16)
-		memcpy(ids, p, 16);
-	else
-		return 0;
-	*ret_parent = h->type == PERF_RECORD_FORK ? ids[3] : 0;
-	return h->type == PERF_RECORD_FORK ? ids[2] : ids[1];
-}
-
 static int cmp_name(const void *a, const void *b)
 {
 	const struct name_entry *x = a, *y = b;
@@ -620,12 +591,11 @@ static const struct perf_event_header *name_record(const struct snapshot *s,
 	return (const void *)(chunk_base(s, &s->chunks[n->chunk]) + n->off);
 }
 
-/* Replays the COMM and FORK records in time order into the name table. */
+/* The name table, from the COMM and FORK records in time order. */
 static int build_comms(struct snapshot *s)
 {
-	struct snapshot_comm *comms;
-	size_t n = 0, out = 0;
-	pid_t parent = 0;
+	const struct perf_event_header **recs;
+	int r;
 
 	free(s->comms);
 	s->comms = NULL;
@@ -633,40 +603,14 @@ static int build_comms(struct snapshot *s)
 	if (!s->nr_names)
 		return 0;
 	qsort(s->names, s->nr_names, sizeof(*s->names), cmp_name);
-	comms = calloc(s->nr_names, sizeof(*comms));
-	if (!comms)
+	recs = malloc(s->nr_names * sizeof(*recs));
+	if (!recs)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->nr_names; i++) {
-		pid_t tid = named_tid(name_record(s, &s->names[i]), &parent);
-
-		if (tid > 0)
-			comms[n++].tid = tid;
-	}
-	if (n)
-		qsort(comms, n, sizeof(*comms), cmp_comm);
-	for (size_t i = 0; i < n; i++)
-		if (!out || comms[out - 1].tid != comms[i].tid)
-			comms[out++] = comms[i];
-	for (size_t i = 0; i < s->nr_names; i++) {
-		const struct perf_event_header *h = name_record(s, &s->names[i]);
-		struct snapshot_comm *c = find_comm(comms, out, named_tid(h, &parent)), *pc;
-		const char *name = (const char *)(h + 1) + 8;
-
-		if (!c)
-			continue;
-		if (h->type == PERF_RECORD_COMM)
-			snprintf(c->comm, sizeof(c->comm), "%.*s",
-				 (int)strnlen(name, h->size - sizeof(*h) - 8), name);
-		else if ((pc = find_comm(comms, out, parent)) && pc->comm[0])
-			memcpy(c->comm, pc->comm, sizeof(c->comm));
-	}
-	n = 0;
-	for (size_t i = 0; i < out; i++)
-		if (comms[i].comm[0])
-			comms[n++] = comms[i];
-	s->comms = comms;
-	s->nr_comms = n;
-	return 0;
+	for (size_t i = 0; i < s->nr_names; i++)
+		recs[i] = name_record(s, &s->names[i]);
+	r = snapshot_comm__build(recs, s->nr_names, &s->comms, &s->nr_comms);
+	free(recs);
+	return r;
 }
 
 static int map_spill(struct snapshot *s)
@@ -879,7 +823,7 @@ const struct snapshot_comm *snapshot__comm_entry(const struct snapshot *s, size_
  */
 const char *snapshot__comm(const struct snapshot *s, pid_t tid)
 {
-	const struct snapshot_comm *c = find_comm(s->comms, s->nr_comms, tid);
+	const struct snapshot_comm *c = snapshot_comm__find(s->comms, s->nr_comms, tid);
 
 	return c ? c->comm : NULL;
 }
