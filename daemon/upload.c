@@ -37,6 +37,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "snapshot_name.h"
 #include "upload-internal.h"
 
 #define UPLOAD_NICE 10
@@ -546,11 +547,13 @@ int upload__set_config(struct upload *u, const struct perfsnapd_config *cfg)
 	return 0;
 }
 
-static bool is_json(const char *path)
+/* The kind of snapshot file @path is (snapshot_name), or SNAPSHOT_NR_FILES. */
+static enum snapshot_file file_kind(const char *path)
 {
-	size_t len = strlen(path);
+	const char *base = strrchr(path, '/');
+	struct snapshot_name n;
 
-	return len > 5 && !strcmp(path + len - 5, ".json");
+	return snapshot_name__parse(base ? base + 1 : path, &n) < 0 ? SNAPSHOT_NR_FILES : n.file;
 }
 
 int upload__add(struct upload *u, const char *dir, const char *stem, const char *const *paths,
@@ -566,12 +569,12 @@ int upload__add(struct upload *u, const char *dir, const char *stem, const char 
 	pthread_mutex_lock(&u->lock);
 	expand_prefix(u->prefix, u->host, when, it->key, sizeof(it->key));
 	pthread_mutex_unlock(&u->lock);
-	/* The data files in their order, then the JSON. */
-	for (int pass = 0; pass < 2; pass++)
+	/* In snapshot_name's order of files: the data files, the sidecar last. */
+	for (enum snapshot_file f = 0; f < SNAPSHOT_NR_FILES; f++)
 		for (int i = 0; i < nr && it->nr_files < UPLOAD_MAX_FILES; i++) {
 			const char *base = strrchr(paths[i], '/');
 
-			if (is_json(paths[i]) == (pass == 1))
+			if (file_kind(paths[i]) == f)
 				snprintf(it->files[it->nr_files++], NAME_MAX + 1, "%s",
 					 base ? base + 1 : paths[i]);
 		}

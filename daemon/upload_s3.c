@@ -20,6 +20,7 @@
 
 #include <curl/curl.h>
 
+#include "snapshot_name.h"
 #include "upload-internal.h"
 
 #define CONNECT_TIMEOUT_S 10
@@ -106,6 +107,15 @@ static void xml_field(const char *body, const char *tag, char *buf, size_t size)
 void upload_s3__name(const struct upload_target *t, const char *key, char *buf, size_t size)
 {
 	snprintf(buf, size, "s3://%s/%s", t->bucket, key);
+}
+
+static bool is_sidecar(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	struct snapshot_name n;
+
+	return snapshot_name__parse(base ? base + 1 : path, &n) == 0 &&
+	       n.file == SNAPSHOT_FILE_JSON;
 }
 
 static int object_url(const struct upload_target *t, const char *key, char *buf, size_t size)
@@ -215,7 +225,7 @@ enum upload_outcome upload_s3__put(struct upload_s3 *s, const struct upload_targ
 		h = token ? curl_slist_append(headers, token) : NULL;
 	}
 	if (h)
-		h = curl_slist_append(h, strstr(path, ".json") ?
+		h = curl_slist_append(h, is_sidecar(path) ?
 						 "Content-Type: application/json" :
 						 "Content-Type: application/octet-stream");
 	if (!h) {

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "snapshot_name.h"
 #include "upload-internal.h"
 
 #define MAGIC "perfsnapd-upload 1"
@@ -116,18 +117,19 @@ fail:
 static int parse_line(struct upload_item *it, char *line)
 {
 	char *value = strchr(line, ' ');
-	unsigned int n;
+	struct snapshot_name n;
+	unsigned int k;
 
 	if (!value)
 		return -EINVAL;
 	*value++ = '\0';
 	if (!strcmp(line, "state")) {
-		for (n = UPLOAD_PENDING; n <= UPLOAD_UPLOADED; n++)
-			if (!strcmp(value, state_names[n]))
+		for (k = UPLOAD_PENDING; k <= UPLOAD_UPLOADED; k++)
+			if (!strcmp(value, state_names[k]))
 				break;
-		if (n > UPLOAD_UPLOADED)
+		if (k > UPLOAD_UPLOADED)
 			return -EINVAL;
-		it->state = n;
+		it->state = k;
 	} else if (!strcmp(line, "key")) {
 		snprintf(it->key, sizeof(it->key), "%s", value);
 	} else if (!strcmp(line, "attempts")) {
@@ -142,7 +144,9 @@ static int parse_line(struct upload_item *it, char *line)
 		if (!flag || it->nr_files >= UPLOAD_MAX_FILES || strchr(value, '/'))
 			return -EINVAL;
 		*flag++ = '\0';
-		if (strlen(value) > NAME_MAX || !*value || value[0] == '.')
+		/* Only a file of this very snapshot (snapshot_name's shapes). */
+		if (strlen(value) > NAME_MAX || snapshot_name__parse(value, &n) < 0 ||
+		    n.stem_len != strlen(it->stem) || strncmp(value, it->stem, n.stem_len))
 			return -EINVAL;
 		strcpy(it->files[it->nr_files], value);
 		it->done[it->nr_files++] = !strcmp(flag, "1");
@@ -163,6 +167,7 @@ int upload_state__read(const char *dir, const char *name, struct upload_item *it
 {
 	size_t len = strlen(name), suffix = strlen(UPLOAD_STATE_SUFFIX);
 	char path[PATH_MAX], *line = NULL;
+	struct snapshot_name parsed;
 	size_t size = 0;
 	ssize_t n;
 	int fd, r = 0;
@@ -174,6 +179,8 @@ int upload_state__read(const char *dir, const char *name, struct upload_item *it
 		return -EINVAL;
 	snprintf(it->dir, sizeof(it->dir), "%s", dir);
 	memcpy(it->stem, name + 1, len - suffix - 1);
+	if (snapshot_name__parse_stem(it->stem, strlen(it->stem), &parsed) < 0)
+		return -EINVAL;
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
 		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);

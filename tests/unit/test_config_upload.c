@@ -143,6 +143,19 @@ static void test_upload_bad(void **state)
 	free(path);
 	free(text);
 
+	/* Not root's: refused, with the fix. */
+	assert_int_equal(chmod(open_cred, 0600), 0);
+	assert_int_equal(chown(open_cred, 65534, 65534), 0);
+	assert_true(asprintf(&text, UPLOAD_HEAD "url = s3://bucket/x/\ncredentials = %s\n",
+			     open_cred) > 0);
+	assert_int_equal(load_text(text, &path, &cfg, &d), -EINVAL);
+	assert_int_equal(d.nr, 1);
+	expect_diag(&d, path, 7, "[upload] credentials:", "is owned by uid 65534, not root",
+		    "chown root:root");
+	config_diags__clear(&d);
+	free(path);
+	free(text);
+
 	/* A missing key is reported at the [default] line of the credentials file, no value quoted. */
 	assert_true(asprintf(&text, UPLOAD_HEAD "url = s3://bucket/x/\ncredentials = %s\n", nokey) >
 		    0);

@@ -110,34 +110,46 @@ static void test_round_trip(void **state)
 	assert_int_equal(upload_state__remove(&it), 0);
 }
 
+#define ST(n) "h-20261201-101500.123-" #n
+
 static void test_refused(void **state)
 {
 	struct upload_item it;
 
 	(void)state;
-	/* Not a state file's name. */
-	assert_int_equal(upload_state__read(dir, "h1.upload", &it), -EINVAL);
-	assert_int_equal(upload_state__read(dir, ".h1.json", &it), -EINVAL);
+	/* Not a state file's name, or not a snapshot's stem. */
+	assert_int_equal(upload_state__read(dir, ST(1) ".upload", &it), -EINVAL);
+	assert_int_equal(upload_state__read(dir, "." ST(1) ".json", &it), -EINVAL);
 	assert_int_equal(upload_state__read(dir, ".upload", &it), -EINVAL);
-	assert_int_equal(upload_state__read(dir, ".gone.upload", &it), -ENOENT);
-	/* Wrong magic, no state, no file, a file with a path, a hidden file. */
-	write_file(".a.upload", "perfsnapd-upload 2\nstate pending\nfile a.json 0\n");
-	assert_int_equal(upload_state__read(dir, ".a.upload", &it), -EINVAL);
-	write_file(".b.upload", "perfsnapd-upload 1\nfile b.json 0\n");
-	assert_int_equal(upload_state__read(dir, ".b.upload", &it), -EINVAL);
-	write_file(".c.upload", "perfsnapd-upload 1\nstate pending\n");
-	assert_int_equal(upload_state__read(dir, ".c.upload", &it), -EINVAL);
-	write_file(".d.upload", "perfsnapd-upload 1\nstate pending\nfile ../etc/passwd 0\n");
-	assert_int_equal(upload_state__read(dir, ".d.upload", &it), -EINVAL);
-	write_file(".e.upload", "perfsnapd-upload 1\nstate pending\nfile .e.upload 0\n");
-	assert_int_equal(upload_state__read(dir, ".e.upload", &it), -EINVAL);
-	write_file(".f.upload", "perfsnapd-upload 1\nstate bogus\nfile f.json 0\n");
-	assert_int_equal(upload_state__read(dir, ".f.upload", &it), -EINVAL);
-	write_file(".g.upload", "");
-	assert_int_equal(upload_state__read(dir, ".g.upload", &it), -EINVAL);
+	write_file(".notes.upload", "perfsnapd-upload 1\nstate pending\nfile notes.json 0\n");
+	assert_int_equal(upload_state__read(dir, ".notes.upload", &it), -EINVAL);
+	assert_int_equal(upload_state__read(dir, "." ST(1) ".upload", &it), -ENOENT);
+	/* Wrong magic, no state, no file, a file with a path, a hidden file,
+	 * another snapshot's file, a bad state, an empty file. */
+	write_file("." ST(2) ".upload",
+		   "perfsnapd-upload 2\nstate pending\nfile " ST(2) ".json 0\n");
+	assert_int_equal(upload_state__read(dir, "." ST(2) ".upload", &it), -EINVAL);
+	write_file("." ST(3) ".upload", "perfsnapd-upload 1\nfile " ST(3) ".json 0\n");
+	assert_int_equal(upload_state__read(dir, "." ST(3) ".upload", &it), -EINVAL);
+	write_file("." ST(4) ".upload", "perfsnapd-upload 1\nstate pending\n");
+	assert_int_equal(upload_state__read(dir, "." ST(4) ".upload", &it), -EINVAL);
+	write_file("." ST(5) ".upload",
+		   "perfsnapd-upload 1\nstate pending\nfile ../etc/passwd 0\n");
+	assert_int_equal(upload_state__read(dir, "." ST(5) ".upload", &it), -EINVAL);
+	write_file("." ST(6) ".upload",
+		   "perfsnapd-upload 1\nstate pending\nfile ." ST(6) ".upload 0\n");
+	assert_int_equal(upload_state__read(dir, "." ST(6) ".upload", &it), -EINVAL);
+	write_file("." ST(7) ".upload",
+		   "perfsnapd-upload 1\nstate pending\nfile " ST(1) ".json 0\n");
+	assert_int_equal(upload_state__read(dir, "." ST(7) ".upload", &it), -EINVAL);
+	write_file("." ST(8) ".upload", "perfsnapd-upload 1\nstate bogus\nfile " ST(8) ".json 0\n");
+	assert_int_equal(upload_state__read(dir, "." ST(8) ".upload", &it), -EINVAL);
+	write_file("." ST(9) ".upload", "");
+	assert_int_equal(upload_state__read(dir, "." ST(9) ".upload", &it), -EINVAL);
 	/* Unknown lines (a newer perfsnapd's) are skipped. */
-	write_file(".h.upload", "perfsnapd-upload 1\nstate pending\nnewer thing\nfile h.json 1\n");
-	assert_int_equal(upload_state__read(dir, ".h.upload", &it), 0);
+	write_file("." ST(10) ".upload",
+		   "perfsnapd-upload 1\nstate pending\nnewer thing\nfile " ST(10) ".json 1\n");
+	assert_int_equal(upload_state__read(dir, "." ST(10) ".upload", &it), 0);
 	assert_int_equal(it.nr_files, 1);
 	assert_true(it.done[0]);
 }
