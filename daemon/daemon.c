@@ -14,6 +14,7 @@
 #include <event2/event.h>
 
 #include "capture.h"
+#include "cleanup.h"
 #include "config.h"
 #include "control.h"
 #include "daemon.h"
@@ -46,7 +47,8 @@ static void update_status(struct daemon *d)
  */
 static int read_tracing(const struct perfsnapd_config *cfg, struct tracing_meta **ret)
 {
-	const char **names = calloc(cfg->nr_events + cfg->nr_triggers + 1, sizeof(*names));
+	_cleanup_free_ const char **names = calloc(cfg->nr_events + cfg->nr_triggers + 1,
+						   sizeof(*names));
 	size_t nr = 0;
 	int r = 0;
 
@@ -61,7 +63,6 @@ static int read_tracing(const struct perfsnapd_config *cfg, struct tracing_meta 
 			names[nr++] = cfg->triggers[i].event.name;
 	if (nr || (cfg->formats & SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_TRACEDAT)))
 		r = tracing_meta__read(NULL, names, nr, ret);
-	free(names);
 	return r < 0 ? log_errno(r, "cannot read the tracepoint formats from tracefs") : 0;
 }
 

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "retention.h"
 #include "snapshot_name.h"
 
@@ -125,19 +126,18 @@ static char *json_reason(const char *buf, size_t len)
 
 static char *read_reason(int dfd, const char *stem)
 {
-	char name[NAME_MAX + 1], *buf;
-	ssize_t n;
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	char name[NAME_MAX + 1];
 	size_t len = 0;
-	char *reason = NULL;
-	int fd;
+	ssize_t n;
 
 	if (snapshot_name__file(name, sizeof(name), stem, SNAPSHOT_FILE_JSON) < 0)
 		return NULL;
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0 || !(buf = malloc(MAX_JSON)))
 		return NULL;
-	buf = malloc(MAX_JSON);
-	while (buf && len < MAX_JSON) {
+	while (len < MAX_JSON) {
 		n = read(fd, buf + len, MAX_JSON - len);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -145,11 +145,7 @@ static char *read_reason(int dfd, const char *stem)
 			break;
 		len += (size_t)n;
 	}
-	if (buf)
-		reason = json_reason(buf, len);
-	free(buf);
-	close(fd);
-	return reason;
+	return json_reason(buf, len);
 }
 
 static int by_stem(const void *a, const void *b)

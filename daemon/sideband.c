@@ -15,6 +15,7 @@
 
 #include "byte_buffer.h"
 #include "capture.h"
+#include "cleanup.h"
 #include "config.h"
 #include "log.h"
 #include "perf_record.h"
@@ -286,7 +287,7 @@ int sideband__name_tasks(struct sideband *sb, struct snapshot *s, uint64_t *ret_
 		.id = sb->event->ids[0],
 	};
 	struct byte_buffer b = { 0 };
-	struct snapshot_task *missing = NULL;
+	_cleanup_free_ struct snapshot_task *missing = NULL;
 	size_t unknown = 0, nr_missing = 0;
 	int r;
 
@@ -305,7 +306,6 @@ int sideband__name_tasks(struct sideband *sb, struct snapshot *s, uint64_t *ret_
 	for (size_t pos = 0; r == 0 && pos < b.len; (*ret_added)++)
 		pos += ((const struct perf_event_header *)(b.data + pos))->size;
 	*ret_unknown = unknown;
-	free(missing);
 	byte_buffer__fini(&b);
 	return r;
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "config.h"
 #include "snapshot.h"
 #include "snapshot_files.h"
@@ -48,15 +49,11 @@ struct pending_file {
 
 static int fsync_dir(const char *dir)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int r = 0;
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (fd < 0)
+	if (fd < 0 || fsync(fd) < 0)
 		return -errno;
-	if (fsync(fd) < 0)
-		r = -errno;
-	close(fd);
-	return r;
+	return 0;
 }
 
 static int write_perfdata(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
@@ -83,8 +80,8 @@ static int write_tracedat(const struct snapshot *s, const struct snapshot_files_
 	return r;
 }
 
-static int write_perfetto(const struct snapshot *s, const struct snapshot_files_params *p,
-			  int fd, struct snapshot_files_result *res)
+static int write_perfetto(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
+			  struct snapshot_files_result *res)
 {
 	struct perfetto_meta pfmeta = {
 		.compression = p->compress ? PFTRACE_COMPRESS_ZSTD : PFTRACE_COMPRESS_NONE,

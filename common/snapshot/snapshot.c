@@ -15,6 +15,7 @@
 
 #include "backward_ring.h"
 #include "perf_record.h"
+#include "cleanup.h"
 #include "snapshot.h"
 #include "snapshot_comm.h"
 #include "snapshot_name.h"
@@ -594,8 +595,7 @@ static const struct perf_event_header *name_record(const struct snapshot *s,
 /* The name table, from the COMM and FORK records in time order. */
 static int build_comms(struct snapshot *s)
 {
-	const struct perf_event_header **recs;
-	int r;
+	_cleanup_free_ const struct perf_event_header **recs = NULL;
 
 	free(s->comms);
 	s->comms = NULL;
@@ -608,9 +608,7 @@ static int build_comms(struct snapshot *s)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->nr_names; i++)
 		recs[i] = name_record(s, &s->names[i]);
-	r = snapshot_comm__build(recs, s->nr_names, &s->comms, &s->nr_comms);
-	free(recs);
-	return r;
+	return snapshot_comm__build(recs, s->nr_names, &s->comms, &s->nr_comms);
 }
 
 static int map_spill(struct snapshot *s)
