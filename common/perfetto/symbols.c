@@ -6,6 +6,7 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symbols.h"
@@ -269,13 +270,19 @@ static void dso_load(struct dso *d)
 	Elf_Scn *scn = NULL, *dynsym = NULL, *symtab = NULL;
 	GElf_Shdr sh, use_sh;
 	size_t nr_ph = 0;
+	struct stat st;
 	Elf *elf = NULL;
 	int fd;
 
 	d->loaded = true;
-	fd = open(d->path, O_RDONLY | O_CLOEXEC);
+	/* A path may now be a FIFO or a device: never block on it, read regular files only. */
+	fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return;
+	}
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nr_ph))
 		goto out;
