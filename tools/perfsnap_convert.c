@@ -64,7 +64,8 @@ static volatile sig_atomic_t tmp_live;
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: " PROG " --to-trace-dat OUT [-i INPUT] [--time START,END] [--force]\n"
+		"usage: " PROG " --to-trace-dat OUT [-i INPUT] [--compression none|zstd]\n"
+		"                        [--time START,END] [--force]\n"
 		"       " PROG " --to-perfetto OUT [-i INPUT] [--compression none|gzip|zstd]\n"
 		"                        [--open [--origin URL]] [--time START,END] [--force]\n"
 		"\n"
