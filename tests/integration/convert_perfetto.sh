@@ -29,7 +29,7 @@ convert_ok() { # OUT ARGS...: must succeed with nothing on stderr (not a termina
 #    wide, while a short-lived program runs and exits.
 perf record -q -e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup_new \
 	-e sched:sched_process_fork -e sched:sched_process_exit -e sched:sched_process_exec \
-	-e raw_syscalls:sys_enter -e raw_syscalls:sys_exit -e timer:hrtimer_start -a -o tp.data \
+	-e raw_syscalls:sys_enter -e raw_syscalls:sys_exit -e timer:hrtimer_start -a -m 8M -o tp.data \
 	-- sh -c "'$PROGS/shortlived_xyz' 0.3; sleep 0.2" >/dev/null 2>&1 ||
 	fail "perf record -o tp.data"
 convert_ok tp.pftrace -i tp.data
@@ -48,7 +48,7 @@ note "exited task $tid is named"
 
 # 2. Pipe mode, kept with tee so perf script reads the same stream.
 set -o pipefail
-perf record -q -e sched:sched_switch -e raw_syscalls:sys_enter -a -o - sleep 0.5 2>/dev/null |
+perf record -q -e sched:sched_switch -e raw_syscalls:sys_enter -a -m 8M -o - sleep 0.5 2>/dev/null |
 	tee p.pipe | "$CONVERT" --to-perfetto p.pftrace -i - >conv.out 2>conv.err ||
 	{ cat conv.err >&2; fail "pipe conversion failed"; }
 set +o pipefail
