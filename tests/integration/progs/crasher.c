@@ -4,7 +4,8 @@
  * COUNT marked system calls (number MARK_NR, as marker.c, with the sequence
  * number as first argument) under the comm NAME, then the signal.
  *
- * usage: crasher NAME COUNT segv|abort|usr1 [CHILDREN [SPREAD_MS]]
+ * usage: crasher NAME COUNT segv|abort|usr1|oom [CHILDREN [SPREAD_MS]]
+ * (oom: allocates until the OOM killer kills it; run it in a memory cgroup)
  * With CHILDREN, forks that many crashers one after the other, SPREAD_MS
  * apart in all (default 0), waits for them all and prints how many died of
  * the signal; else it is the one that dies.
@@ -29,6 +30,15 @@ static void crash(const char *name, long count, const char *how)
 	prctl(PR_SET_NAME, name, 0, 0, 0);
 	for (long i = 0; i < count; i++)
 		syscall(MARK_NR, i, 0, 0);
+	if (!strcmp(how, "oom")) {
+		/* Touch memory until the OOM killer takes this task (SIGKILL). */
+		for (;;) {
+			char *p = malloc(1 << 20);
+
+			if (p)
+				memset(p, 1, 1 << 20);
+		}
+	}
 	if (!strcmp(how, "usr1")) {
 		signal(SIGUSR1, SIG_DFL);
 		raise(SIGUSR1);
@@ -49,7 +59,7 @@ int main(int argc, char **argv)
 
 	if (argc < 4) {
 		fprintf(stderr,
-			"usage: crasher NAME COUNT segv|abort|usr1 [CHILDREN [SPREAD_MS]]\n");
+			"usage: crasher NAME COUNT segv|abort|usr1|oom [CHILDREN [SPREAD_MS]]\n");
 		return 2;
 	}
 	count = strtol(argv[2], NULL, 10);
