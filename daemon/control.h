@@ -11,6 +11,7 @@
 #define PERFSNAPD_CONTROL_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "control_protocol.h"
 

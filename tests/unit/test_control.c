@@ -27,76 +27,30 @@
 #include <event2/event.h>
 
 #include "control.h"
+#include "fake_control.h"
 #include "test_dir.h"
 
-#define MAX_PENDING  80 /* more than CONTROL_MAX_CLIENTS */
 /* What fake_status() makes of its lines. */
+#define ZEROS_100 \
+	"0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
 #define STATUS_REPLY "state: recording\n ok\n error trap\ntab?here\nok\n"
 
+static const char *const status_lines[] = {
+	"state: recording",
+	"ok",	      /* escaped */
+	"error trap", /* escaped */
+	"tab\there",  /* sanitized */
+	NULL,
+};
+static const char *const reload_lines[] = { "perfsnapd.conf:3: bad size", NULL };
+
 struct fake {
+	struct fake_control fc; /* the control's ctx */
 	struct event_base *base;
 	struct control *ctl;
 	struct control_config cfg;
 	char dir[64];
 	char path[100];
-	struct control_client *pending[MAX_PENDING];
-	char reasons[MAX_PENDING][CONTROL_MAX_LINE];
-	int nr_pending;
-	int status_calls, list_calls, reload_calls;
-	size_t list_lines;
-	int sync_dump_error; /* nonzero: dump answers at once */
-};
-
-static int fake_status(void *ctx, struct control_reply *reply)
-{
-	struct fake *f = ctx;
-
-	f->status_calls++;
-	control_reply__add(reply, "state: recording");
-	control_reply__add(reply, "ok");	 /* escaped */
-	control_reply__add(reply, "error trap"); /* escaped */
-	control_reply__add(reply, "tab\there");	 /* sanitized */
-	return 0;
-}
-
-static int fake_list(void *ctx, struct control_reply *reply)
-{
-	struct fake *f = ctx;
-	int r = 0;
-
-	f->list_calls++;
-	for (size_t i = 0; i < f->list_lines && r == 0; i++)
-		r = control_reply__add(reply, "host-20240101-000000.000-%zu 4096 %0100d", i, 0);
-	return 0;
-}
-
-static int fake_reload(void *ctx, struct control_reply *reply)
-{
-	struct fake *f = ctx;
-
-	f->reload_calls++;
-	control_reply__add(reply, "perfsnapd.conf:3: bad size");
-	return control_reply__fail(reply, -EINVAL, "configuration has %d error", 1);
-}
-
-static void fake_dump(void *ctx, const char *reason, struct control_client *client)
-{
-	struct fake *f = ctx;
-
-	if (f->sync_dump_error) {
-		control_client__done(client, f->sync_dump_error, "refused: %s", reason);
-		return;
-	}
-	assert_true(f->nr_pending < MAX_PENDING);
-	snprintf(f->reasons[f->nr_pending], CONTROL_MAX_LINE, "%s", reason);
-	f->pending[f->nr_pending++] = client;
-}
-
-static const struct control_ops fake_ops = {
-	.status = fake_status,
-	.list = fake_list,
-	.reload = fake_reload,
-	.dump = fake_dump,
 };
 
 /* Runs the loop for about @ms milliseconds. */
@@ -122,7 +76,11 @@ static int setup_with(void **state, const char *group, unsigned int timeout_ms)
 	f->cfg.path = f->path;
 	f->cfg.group = group;
 	f->cfg.timeout_ms = timeout_ms;
-	assert_int_equal(control__new(f->base, &f->cfg, &fake_ops, f, &f->ctl), 0);
+	f->fc.status_lines = status_lines;
+	f->fc.list_format = "host-20240101-000000.000-%1$zu 4096 " ZEROS_100;
+	f->fc.reload_lines = reload_lines;
+	f->fc.reload_error = "configuration has 1 error";
+	assert_int_equal(control__new(f->base, &f->cfg, &fake_control_ops, &f->fc, &f->ctl), 0);
 	*state = f;
 	return 0;
 }
@@ -143,9 +101,7 @@ static int teardown(void **state)
 
 	control__delete(f->ctl);
 	/* Clients the test never gave back. */
-	for (int i = 0; i < f->nr_pending; i++)
-		if (f->pending[i])
-			control_client__done(f->pending[i], -ECANCELED, NULL);
+	fake_control__cancel(&f->fc);
 	event_base_free(f->base);
 	test_dir__remove(f->dir);
 	free(f);
@@ -259,7 +215,7 @@ static void test_status(void **state)
 	expect_reply(f, "status\n", STATUS_REPLY);
 	/* CRLF and surrounding blanks are fine. */
 	expect_reply(f, "  status \r\n", STATUS_REPLY);
-	assert_int_equal(f->status_calls, 2);
+	assert_int_equal(f->fc.status_calls, 2);
 }
 
 static void test_list(void **state)
@@ -268,14 +224,14 @@ static void test_list(void **state)
 	char *got;
 
 	expect_reply(f, "list\n", "ok\n");
-	f->list_lines = 2;
+	f->fc.list_lines = 2;
 	got = request(f, "list\n");
-	assert_non_null(strstr(got, "host-20240101-000000.000-0 4096 "));
 	assert_non_null(strstr(got, "host-20240101-000000.000-1 4096 "));
+	assert_non_null(strstr(got, "host-20240101-000000.000-2 4096 "));
 	assert_non_null(strstr(got, "\nok\n"));
 	free(got);
 	/* Over CONTROL_MAX_REPLY: the lines stop and the reply ends in an error. */
-	f->list_lines = CONTROL_MAX_REPLY / 100;
+	f->fc.list_lines = CONTROL_MAX_REPLY / 100;
 	got = request(f, "list\n");
 	assert_true(strlen(got) <= CONTROL_MAX_REPLY + 100);
 	assert_non_null(strstr(got, "\nerror reply too long"));
@@ -288,7 +244,7 @@ static void test_reload_error(void **state)
 
 	expect_reply(f, "reload\n",
 		     "perfsnapd.conf:3: bad size\nerror configuration has 1 error\n");
-	assert_int_equal(f->reload_calls, 1);
+	assert_int_equal(f->fc.reload_calls, 1);
 }
 
 static void test_bad_requests(void **state)
@@ -307,7 +263,7 @@ static void test_bad_requests(void **state)
 	assert_string_equal(got, "error bad request: NUL byte\n");
 	free(got);
 	close(fd);
-	assert_int_equal(f->status_calls, 0);
+	assert_int_equal(f->fc.status_calls, 0);
 }
 
 static void test_line_too_long(void **state)
@@ -324,10 +280,10 @@ static void test_line_too_long(void **state)
 	fd = connect_to(f->path);
 	send_str(fd, line, CONTROL_MAX_LINE);
 	pump(f, 50);
-	assert_int_equal(f->nr_pending, 1);
-	assert_int_equal(strlen(f->reasons[0]), CONTROL_MAX_LINE - 1 - 5);
-	control_client__done(f->pending[0], 0, NULL);
-	f->pending[0] = NULL;
+	assert_int_equal(f->fc.nr_pending, 1);
+	assert_int_equal(strlen(f->fc.reasons[0]), CONTROL_MAX_LINE - 1 - 5);
+	control_client__done(f->fc.pending[0], 0, NULL);
+	f->fc.pending[0] = NULL;
 	got = converse(f, fd, 3000);
 	assert_string_equal(got, "ok\n");
 	free(got);
@@ -348,7 +304,7 @@ static void test_line_too_long(void **state)
 	assert_string_equal(got, "error request line too long (max 1023 bytes)\n");
 	free(got);
 	close(fd);
-	assert_int_equal(f->nr_pending, 1);
+	assert_int_equal(f->fc.nr_pending, 1);
 	pump(f, 20);
 	assert_int_equal(control__nr_clients(f->ctl), 0);
 }
@@ -363,16 +319,16 @@ static void test_dump_answered_later(void **state)
 	fd = connect_to(f->path);
 	send_str(fd, "dump  disk full on /var \n", 25);
 	pump(f, 50);
-	assert_int_equal(f->nr_pending, 1);
-	assert_string_equal(f->reasons[0], "disk full on /var");
+	assert_int_equal(f->fc.nr_pending, 1);
+	assert_string_equal(f->fc.reasons[0], "disk full on /var");
 	/* Nothing yet: no idle timeout while the dump runs. */
 	assert_int_equal(recv(fd, buf, sizeof(buf), MSG_DONTWAIT), -1);
 	assert_int_equal(errno, EAGAIN);
-	assert_true(control_client__connected(f->pending[0]));
-	assert_int_equal(control_client__add_line(f->pending[0], "/snap/a.perf.data"), 0);
-	assert_int_equal(control_client__add_line(f->pending[0], "/snap/a.json"), 0);
-	control_client__done(f->pending[0], 0, NULL);
-	f->pending[0] = NULL;
+	assert_true(control_client__connected(f->fc.pending[0]));
+	assert_int_equal(control_client__add_line(f->fc.pending[0], "/snap/a.perf.data"), 0);
+	assert_int_equal(control_client__add_line(f->fc.pending[0], "/snap/a.json"), 0);
+	control_client__done(f->fc.pending[0], 0, NULL);
+	f->fc.pending[0] = NULL;
 	got = converse(f, fd, 3000);
 	assert_string_equal(got, "/snap/a.perf.data\n/snap/a.json\nok\n");
 	free(got);
@@ -382,10 +338,10 @@ static void test_dump_answered_later(void **state)
 	fd = connect_to(f->path);
 	send_str(fd, "dump\n", 5);
 	pump(f, 50);
-	assert_int_equal(f->nr_pending, 2);
-	assert_string_equal(f->reasons[1], "control");
-	control_client__done(f->pending[1], -ENOSPC, NULL);
-	f->pending[1] = NULL;
+	assert_int_equal(f->fc.nr_pending, 2);
+	assert_string_equal(f->fc.reasons[1], "control");
+	control_client__done(f->fc.pending[1], -ENOSPC, NULL);
+	f->fc.pending[1] = NULL;
 	got = converse(f, fd, 3000);
 	assert_string_equal(got, "error No space left on device\n");
 	free(got);
@@ -396,9 +352,9 @@ static void test_dump_answered_at_once(void **state)
 {
 	struct fake *f = *state;
 
-	f->sync_dump_error = -EAGAIN;
+	f->fc.sync_dump_error = -EAGAIN;
 	expect_reply(f, "dump now\n", "error refused: now\n");
-	assert_int_equal(f->nr_pending, 0);
+	assert_int_equal(f->fc.nr_pending, 0);
 	pump(f, 20);
 	assert_int_equal(control__nr_clients(f->ctl), 0);
 }
@@ -411,15 +367,15 @@ static void test_dump_client_gone(void **state)
 	fd = connect_to(f->path);
 	send_str(fd, "dump\n", 5);
 	pump(f, 50);
-	assert_int_equal(f->nr_pending, 1);
+	assert_int_equal(f->fc.nr_pending, 1);
 	close(fd);
 	pump(f, 50);
 	/* The connection is gone, the handle still valid. */
 	assert_int_equal(control__nr_clients(f->ctl), 0);
-	assert_false(control_client__connected(f->pending[0]));
-	assert_int_equal(control_client__add_line(f->pending[0], "/snap/b.perf.data"), 0);
-	control_client__done(f->pending[0], 0, NULL);
-	f->pending[0] = NULL;
+	assert_false(control_client__connected(f->fc.pending[0]));
+	assert_int_equal(control_client__add_line(f->fc.pending[0], "/snap/b.perf.data"), 0);
+	control_client__done(f->fc.pending[0], 0, NULL);
+	f->fc.pending[0] = NULL;
 	pump(f, 20);
 }
 
@@ -434,11 +390,11 @@ static void test_dump_half_close(void **state)
 	send_str(fd, "dump x", 6);
 	assert_int_equal(shutdown(fd, SHUT_WR), 0);
 	pump(f, 50);
-	assert_int_equal(f->nr_pending, 1);
-	assert_string_equal(f->reasons[0], "x");
-	assert_true(control_client__connected(f->pending[0]));
-	control_client__done(f->pending[0], 0, NULL);
-	f->pending[0] = NULL;
+	assert_int_equal(f->fc.nr_pending, 1);
+	assert_string_equal(f->fc.reasons[0], "x");
+	assert_true(control_client__connected(f->fc.pending[0]));
+	control_client__done(f->fc.pending[0], 0, NULL);
+	f->fc.pending[0] = NULL;
 	got = converse(f, fd, 3000);
 	assert_string_equal(got, "ok\n");
 	free(got);
@@ -454,13 +410,13 @@ static void test_control_deleted_first(void **state)
 	fd = connect_to(f->path);
 	send_str(fd, "dump\n", 5);
 	pump(f, 50);
-	assert_int_equal(f->nr_pending, 1);
+	assert_int_equal(f->fc.nr_pending, 1);
 	/* Shutdown: the daemon gives the client back after the socket is gone. */
 	control__delete(f->ctl);
 	f->ctl = NULL;
-	assert_false(control_client__connected(f->pending[0]));
-	control_client__done(f->pending[0], 0, NULL);
-	f->pending[0] = NULL;
+	assert_false(control_client__connected(f->fc.pending[0]));
+	control_client__done(f->fc.pending[0], 0, NULL);
+	f->fc.pending[0] = NULL;
 	got = converse(f, fd, 200);
 	assert_string_equal(got, "");
 	free(got);
@@ -487,10 +443,10 @@ static void test_idle_timeout(void **state)
 	fd = connect_to(f->path);
 	send_str(fd, "dump\n", 5);
 	pump(f, 500);
-	assert_int_equal(f->nr_pending, 1);
-	assert_true(control_client__connected(f->pending[0]));
-	control_client__done(f->pending[0], 0, NULL);
-	f->pending[0] = NULL;
+	assert_int_equal(f->fc.nr_pending, 1);
+	assert_true(control_client__connected(f->fc.pending[0]));
+	control_client__done(f->fc.pending[0], 0, NULL);
+	f->fc.pending[0] = NULL;
 	got = converse(f, fd, 3000);
 	assert_string_equal(got, "ok\n");
 	free(got);
@@ -534,16 +490,16 @@ static void test_many_clients(void **state)
 		pump(f, 1);
 	}
 	pump(f, 50);
-	assert_int_equal(f->nr_pending, CONTROL_MAX_CLIENTS);
+	assert_int_equal(f->fc.nr_pending, CONTROL_MAX_CLIENTS);
 	fd[CONTROL_MAX_CLIENTS] = connect_to(f->path);
 	got = converse(f, fd[CONTROL_MAX_CLIENTS], 3000);
 	assert_string_equal(got, "error too many connections, try again\n");
 	free(got);
-	for (int i = 0; i < f->nr_pending; i++) {
-		control_client__done(f->pending[i], 0, NULL);
-		f->pending[i] = NULL;
+	for (int i = 0; i < f->fc.nr_pending; i++) {
+		control_client__done(f->fc.pending[i], 0, NULL);
+		f->fc.pending[i] = NULL;
 	}
-	f->nr_pending = 0;
+	f->fc.nr_pending = 0;
 	for (int i = 0; i <= CONTROL_MAX_CLIENTS; i++)
 		close(fd[i]);
 	pump(f, 20);
@@ -559,25 +515,26 @@ static void test_existing_files(void **state)
 	int fd;
 
 	/* A live socket is not taken over. */
-	assert_int_equal(control__new(f->base, &cfg, &fake_ops, f, &other), -EADDRINUSE);
+	assert_int_equal(control__new(f->base, &cfg, &fake_control_ops, &f->fc, &other),
+			 -EADDRINUSE);
 	control__delete(f->ctl);
 	f->ctl = NULL;
 	/* Anything but a socket is left alone. */
 	fd = open(f->path, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	assert_true(fd >= 0);
 	close(fd);
-	assert_int_equal(control__new(f->base, &cfg, &fake_ops, f, &other), -EEXIST);
+	assert_int_equal(control__new(f->base, &cfg, &fake_control_ops, &f->fc, &other), -EEXIST);
 	assert_int_equal(unlink(f->path), 0);
 	/* A stale socket is replaced. */
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", f->path);
 	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	close(fd);
-	assert_int_equal(control__new(f->base, &cfg, &fake_ops, f, &f->ctl), 0);
+	assert_int_equal(control__new(f->base, &cfg, &fake_control_ops, &f->fc, &f->ctl), 0);
 	expect_reply(f, "status\n", STATUS_REPLY);
 	/* Bad paths (unknown groups are the configuration's to refuse). */
 	cfg.path = "relative.sock";
-	assert_int_equal(control__new(f->base, &cfg, &fake_ops, f, &other), -EINVAL);
+	assert_int_equal(control__new(f->base, &cfg, &fake_control_ops, &f->fc, &other), -EINVAL);
 	cfg.path = f->path;
 }
 
@@ -663,7 +620,7 @@ static void test_peer_credentials(void **state)
 			 0);
 	assert_int_equal(child_request(f, nobody, both, 2, STATUS_REPLY), 0);
 	assert_int_equal(child_request(f, users->gr_gid, NULL, 0, STATUS_REPLY), 0);
-	assert_int_equal(f->status_calls, 2);
+	assert_int_equal(f->fc.status_calls, 2);
 	/* The socket file goes to the group (0660 again), and back. */
 	assert_int_equal(control__set_group(f->ctl, "users", users->gr_gid), 0);
 	assert_int_equal(lstat(f->path, &st), 0);
@@ -718,7 +675,7 @@ static void test_socket_activation(void **state)
 	setenv("LISTEN_PID", pid, 1);
 	setenv("LISTEN_FDS", "1", 1);
 	/* With no path it would be /run/perfsnapd/control.sock: nothing is made there. */
-	assert_int_equal(control__new(f->base, &cfg, &fake_ops, f, &f->ctl), 0);
+	assert_int_equal(control__new(f->base, &cfg, &fake_control_ops, &f->fc, &f->ctl), 0);
 	unsetenv("LISTEN_PID");
 	unsetenv("LISTEN_FDS");
 	assert_true(control__socket_activated(f->ctl));
@@ -744,11 +701,12 @@ static void test_socket_activation_wrong(void **state)
 	setenv("LISTEN_PID", pid, 1);
 	/* Two sockets, or one that is not a listening Unix stream socket: refused. */
 	setenv("LISTEN_FDS", "2", 1);
-	assert_int_equal(control__new(f->base, &cfg, &fake_ops, f, &f->ctl), -EINVAL);
+	assert_int_equal(control__new(f->base, &cfg, &fake_control_ops, &f->fc, &f->ctl), -EINVAL);
 	assert_int_equal(close(3), 0);
 	assert_int_equal(open("/dev/null", O_RDONLY), 3);
 	setenv("LISTEN_FDS", "1", 1);
-	assert_int_equal(control__new(f->base, &cfg, &fake_ops, f, &f->ctl), -ENOTSOCK);
+	assert_int_equal(control__new(f->base, &cfg, &fake_control_ops, &f->fc, &f->ctl),
+			 -ENOTSOCK);
 	unsetenv("LISTEN_PID");
 	unsetenv("LISTEN_FDS");
 	assert_null(f->ctl);

@@ -23,15 +23,15 @@
 #include <event2/event.h>
 
 #include "control.h"
+#include "fake_control.h"
 #include "test_dir.h"
 
 struct fake {
+	struct fake_control fc; /* the control's ctx */
 	struct event_base *base;
 	struct control *ctl;
 	char dir[64];
 	char path[128];
-	char reason[CONTROL_MAX_LINE];
-	struct control_client *client; /* a dump to answer */
 	struct event *answer_ev;
 	int dump_error; /* how the dump ends */
 	bool never_answer;
@@ -43,28 +43,8 @@ struct result {
 	char err[8192];
 };
 
-static int fake_status(void *ctx, struct control_reply *reply)
-{
-	(void)ctx;
-	control_reply__add(reply, "state: recording");
-	control_reply__add(reply, "ok");
-	return 0;
-}
-
-static int fake_list(void *ctx, struct control_reply *reply)
-{
-	(void)ctx;
-	for (int i = 1; i <= 100; i++)
-		control_reply__add(reply, "h-20240101-000000.000-%d %d signal", i, i * 1000);
-	return 0;
-}
-
-static int fake_reload(void *ctx, struct control_reply *reply)
-{
-	(void)ctx;
-	control_reply__add(reply, "perfsnapd.conf:3: bad size '4Q'");
-	return control_reply__fail(reply, -EINVAL, "configuration not reloaded");
-}
+static const char *const status_lines[] = { "state: recording", "ok", NULL };
+static const char *const reload_lines[] = { "perfsnapd.conf:3: bad size '4Q'", NULL };
 
 static void answer_dump(evutil_socket_t fd, short what, void *arg)
 {
@@ -73,35 +53,27 @@ static void answer_dump(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	if (f->dump_error) {
-		control_client__done(f->client, f->dump_error, "snapshot failed: %s",
+		control_client__done(f->fc.pending[0], f->dump_error, "snapshot failed: %s",
 				     strerror(-f->dump_error));
 	} else {
-		control_client__add_line(f->client, "%s/h-1.perf.data", f->dir);
-		control_client__add_line(f->client, "%s/h-1.json", f->dir);
-		control_client__done(f->client, 0, NULL);
+		control_client__add_line(f->fc.pending[0], "%s/h-1.perf.data", f->dir);
+		control_client__add_line(f->fc.pending[0], "%s/h-1.json", f->dir);
+		control_client__done(f->fc.pending[0], 0, NULL);
 	}
-	f->client = NULL;
+	f->fc.pending[0] = NULL;
+	f->fc.nr_pending = 0;
 }
 
 /* Answers 100 ms later, as a real dump would. */
-static void fake_dump(void *ctx, const char *reason, struct control_client *client)
+static void answer_later(struct fake_control *fc)
 {
-	struct fake *f = ctx;
+	struct fake *f = fc->ctx;
 	struct timeval later = { .tv_usec = 100000 };
 
-	snprintf(f->reason, sizeof(f->reason), "%s", reason);
-	assert_null(f->client);
-	f->client = client;
+	assert_int_equal(fc->nr_pending, 1);
 	if (!f->never_answer)
 		evtimer_add(f->answer_ev, &later);
 }
-
-static const struct control_ops fake_ops = {
-	.status = fake_status,
-	.list = fake_list,
-	.reload = fake_reload,
-	.dump = fake_dump,
-};
 
 static int setup(void **state)
 {
@@ -117,7 +89,15 @@ static int setup(void **state)
 	f->answer_ev = evtimer_new(f->base, answer_dump, f);
 	assert_non_null(f->answer_ev);
 	cfg.path = f->path;
-	assert_int_equal(control__new(f->base, &cfg, &fake_ops, f, &f->ctl), 0);
+	f->fc.status_lines = status_lines;
+	/* 100 snapshots, the i-th of (i + 1) * 1000 bytes. */
+	f->fc.list_format = "h-20240101-000000.000-%1$zu %1$zu000 signal";
+	f->fc.list_lines = 100;
+	f->fc.reload_lines = reload_lines;
+	f->fc.reload_error = "configuration not reloaded";
+	f->fc.on_dump = answer_later;
+	f->fc.ctx = f;
+	assert_int_equal(control__new(f->base, &cfg, &fake_control_ops, &f->fc, &f->ctl), 0);
 	*state = f;
 	return 0;
 }
@@ -127,8 +107,7 @@ static int teardown(void **state)
 	struct fake *f = *state;
 
 	control__delete(f->ctl);
-	if (f->client)
-		control_client__done(f->client, -ECANCELED, NULL);
+	fake_control__cancel(&f->fc);
 	event_free(f->answer_ev);
 	event_base_free(f->base);
 	test_dir__remove(f->dir);
@@ -230,11 +209,11 @@ static void test_dump(void **state)
 	snprintf(want, sizeof(want), "%s/h-1.perf.data\n%s/h-1.json\n", f->dir, f->dir);
 	assert_string_equal(res.out, want);
 	assert_string_equal(res.err, "");
-	assert_string_equal(f->reason, "latency spike on db1");
+	assert_string_equal(f->fc.reasons[0], "latency spike on db1");
 
 	run_ctl(f, &res, "-s", f->path, "dump", NULL);
 	assert_int_equal(res.status, 0);
-	assert_string_equal(f->reason, "control");
+	assert_string_equal(f->fc.reasons[0], "control");
 }
 
 static void test_dump_fails(void **state)
@@ -271,9 +250,9 @@ static void test_timeout(void **state)
 	assert_string_equal(res.out, "");
 	assert_string_equal(res.err, "perfsnapctl: no answer from perfsnapd within 1 s\n");
 	/* The daemon may answer after the client left. */
-	assert_non_null(f->client);
-	control_client__done(f->client, 0, NULL);
-	f->client = NULL;
+	assert_int_equal(f->fc.nr_pending, 1);
+	control_client__done(f->fc.pending[0], 0, NULL);
+	f->fc.nr_pending = 0;
 }
 
 static void test_no_daemon(void **state)
@@ -330,7 +309,7 @@ static void test_usage(void **state)
 	long_reason[1018] = '\0';
 	run_ctl(f, &res, "--socket", f->path, "dump", "--reason", long_reason, NULL);
 	assert_int_equal(res.status, 0);
-	assert_int_equal(strlen(f->reason), 1018);
+	assert_int_equal(strlen(f->fc.reasons[0]), 1018);
 	run_ctl(f, &res, "--help", NULL);
 	assert_int_equal(res.status, 0);
 	assert_non_null(strstr(res.out, "usage: perfsnapctl"));
