@@ -8,8 +8,9 @@
 # byte-identical to the local files. Then the faults: the server down during
 # a dump (uploaded once it is back), 500s (retried with backoff), a 403 from
 # the real server for a bad access key (a clear error, not retried forever,
-# uploaded after the credentials are fixed and perfsnapd reloaded), and a
-# restart with uploads pending (they complete). The secret never shows in
+# uploaded after the credentials are fixed and perfsnapd reloaded), a server
+# that stalls (dumps answered, SIGTERM honoured), and a restart with
+# uploads pending (they complete). The secret never shows in
 # logs, status or argv. All traffic is to 127.0.0.1; every wait is bounded.
 . "$(dirname "$0")/lib.sh"
 require_env
@@ -115,7 +116,7 @@ start_host() { # NAME
 }
 stop_host() { # NAME: SIGTERM, and it must exit 0
 	local h=$1 rc=0
-	kill -TERM "${PID[$h]}"
+	kill -TERM "${PID[$h]}" 2>/dev/null
 	wait "${PID[$h]}" || rc=$?
 	PID[$h]=
 	[ "$rc" = 0 ] || { tail -n 20 "$WORK/$h/daemon.log" >&2; fail "$h: exit $rc on SIGTERM"; }
@@ -257,6 +258,27 @@ wait_state charlie "$stem" uploaded 30
 in_bucket charlie "$stem"
 note "403: 3 attempts, a clear error, no more tries; uploaded after the fix and a reload"
 
+# --- a stalled server: the dump is not held up, a stop is not either --------
+echo hang >"$WORK/mode"
+ctl bravo dump --reason "stalled server" >"$WORK/hang.out" || fail "dump with a stalled server"
+stem=$(stem_of "$(grep '\.perf\.data$' "$WORK/hang.out")")
+for _ in $(seq 1 100); do
+	grep -q "PUT /$BUCKET/perfsnap/bravo/$stem.* hang" "$WORK/proxy.log" && break
+	sleep 0.1
+done
+grep -q "PUT /$BUCKET/perfsnap/bravo/$stem.* hang" "$WORK/proxy.log" || fail "no PUT reached the stall"
+[ "$(upload_state bravo "$stem")" = pending ] || fail "a stalled upload is not pending"
+ctl bravo dump --reason "during the stall" >/dev/null || fail "a second dump during the stall"
+kill -TERM "${PID[bravo]}"
+for _ in $(seq 1 200); do kill -0 "${PID[bravo]}" 2>/dev/null || break; sleep 0.1; done
+kill -0 "${PID[bravo]}" 2>/dev/null && fail "bravo did not stop within 20 s of SIGTERM during a stalled upload"
+stop_host bravo
+: >"$WORK/mode"
+start_host bravo
+wait_state bravo "$stem" uploaded 30
+in_bucket bravo "$stem"
+note "stalled server: dumps answered, SIGTERM stopped it, uploaded after the restart"
+
 # --- restart with uploads pending -------------------------------------------
 port=$PROXY_PORT
 stop_proxy
@@ -283,4 +305,4 @@ done
 grep -q badsig "$WORK/proxy.log" && fail "a request had a bad SigV4 signature"
 
 for h in "${HOSTS[@]}"; do stop_host "$h"; done
-echo "PASS: fleet trigger, byte-identical uploads, server down, 500s, 403, restart"
+echo "PASS: fleet trigger, byte-identical uploads, server down, 500s, 403, stalled server, restart"

@@ -10,6 +10,8 @@ Listens on 127.0.0.1 (port 0 unless --port: the port it got goes to
   - answers the next N requests with an injected status when --mode-file
     says "STATUS N" (e.g. "500 3"), then forwards again; "STATUS" alone
     injects forever;
+  - with "hang" in --mode-file, reads each request and never answers (a
+    stalled server), logging "METHOD PATH hang";
   - appends one line per request to --log: "METHOD PATH STATUS [injected]".
 Test use only; 127.0.0.1 only.
 """
@@ -64,6 +66,8 @@ def take_injection():
             return None
         if not words:
             return None
+        if words[0] == "hang":
+            return "hang"
         status = int(words[0])
         if len(words) > 1:
             left = int(words[1])
@@ -118,6 +122,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                           "bad signature (test proxy)")).encode())
             return
         status = take_injection()
+        if status == "hang":
+            log("%s %s hang" % (self.command, self.path))
+            threading.Event().wait(3600)
+            return
         if status:
             code, msg = CODES.get(status, ("Injected", "injected"))
             log("%s %s %d injected" % (self.command, self.path, status))
