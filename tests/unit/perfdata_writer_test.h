@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* perfdata_writer_test: helpers of test_perfdata_writer*.c (see perfdata_writer_test.c). */
+#ifndef PERFSNAPD_PERFDATA_WRITER_TEST_H
+#define PERFSNAPD_PERFDATA_WRITER_TEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#define HEADER_SIZE 104
+#define ATTR_SIZE   128
+#define ATTR_ENTRY  (ATTR_SIZE + 16)
+
+/* Fault injection in the wrapped pwrite(), set per test and reset by reset_inject(). */
+struct inject {
+	size_t max_len; /* cut every write to this many bytes (0: no cut) */
+	int eintr;	/* fail every other call with EINTR */
+	int fail_errno; /* fail with this errno ... */
+	int fail_after; /* ... once this many calls succeeded */
+	int calls;
+};
+extern struct inject inject;
+
+struct file {
+	unsigned char *data;
+	size_t size;
+};
+
+int new_fd(void);
+struct file read_file(int fd);
+uint64_t file_size(int fd);
+uint64_t u64_at(const struct file *f, uint64_t off);
+uint32_t u32_at(const struct file *f, uint64_t off);
+void tp_attr(struct perf_event_attr *attr, uint64_t config);
+struct perf_event_header *make_event(uint64_t *buf, uint16_t size, uint32_t seed);
+int reset_inject(void **state);
+
+#endif
