@@ -129,11 +129,13 @@ void daemon__log_recording(struct daemon *d)
 				      (unsigned long long)sysconf(_SC_PAGESIZE) / 1024;
 
 	log_notice("recording %zu events on %d CPUs into %d overwrite rings of %llu KiB "
-		   "(%u pages) each; copy buffer %llu KiB; side-band %s; snapshots go to %s",
+		   "(%u pages) each; ring copies in up to %llu KiB of memory (%s); side-band %s; "
+		   "snapshots go to %s",
 		   cfg->nr_events, capture__nr_cpus(d->cap), capture__nr_rings(d->cap, true),
 		   ring_kib, cfg->buffer_pages,
-		   (unsigned long long)dump__copy_buffer_size(d->dump) / 1024, d->sb ? "on" : "off",
-		   cfg->directory);
+		   (unsigned long long)dump__copy_budget(d->dump) / 1024,
+		   dump__copy_buffer_size(d->dump) ? "held between dumps" : "taken at each dump",
+		   d->sb ? "on" : "off", cfg->directory);
 }
 
 /**
@@ -231,13 +233,17 @@ static void enforce_retention(struct daemon *d)
 
 static void log_snapshot(const struct dump_report *rep)
 {
-	char events[32], bytes[32], paused[32], dumped[32];
+	char events[32], bytes[32], paused[32], dumped[32], spread[32], pspread[32];
 	struct log_field fields[] = {
 		{ "SNAPSHOT_PATH", rep->files.paths[0] },
 		{ "SNAPSHOT_EVENTS", events },
 		{ "SNAPSHOT_BYTES", bytes },
 		{ "PAUSED_USEC", paused },
 		{ "DUMP_USEC", dumped },
+		{ "RING_PAUSE_USEC", rep->ring_pauses },
+		{ "RING_NEWEST_NS", rep->ring_newest },
+		{ "NEWEST_SPREAD_USEC", spread },
+		{ "PAUSE_SPREAD_USEC", pspread },
 		{ "REASON", rep->reason },
 		{ "TRIGGER", rep->trigger.name }, /* last: only for a trigger's snapshot */
 	};
@@ -247,14 +253,20 @@ static void log_snapshot(const struct dump_report *rep)
 	snprintf(bytes, sizeof(bytes), "%" PRIu64, rep->files.bytes);
 	snprintf(paused, sizeof(paused), "%" PRIu64, rep->blind_max_ns / 1000);
 	snprintf(dumped, sizeof(dumped), "%" PRIu64, rep->dump_ns / 1000);
+	snprintf(spread, sizeof(spread), "%" PRIu64, rep->newest_spread_ns / 1000);
+	snprintf(pspread, sizeof(pspread), "%" PRIu64,
+		 (rep->last_pause_ns - rep->first_pause_ns) / 1000);
 	log_fields(LOG_NOTICE, fields, nr_fields,
 		   "snapshot %s: %" PRIu64 " events, %" PRIu64 " bytes, blind window %" PRIu64
 		   " us (longest ring pause; %" PRIu64 " us over all rings), dump %" PRIu64
-		   " ms, reason %s%s%s",
+		   " ms, reason %s%s%s; rings paused %" PRIu64
+		   " us after the trigger, within %s us, "
+		   "newest records within %s us; pause per ring (CPU:us) %s",
 		   rep->files.paths[0], rep->nr_records, rep->files.bytes, rep->blind_max_ns / 1000,
 		   rep->blind_total_ns / 1000, rep->dump_ns / 1000000, rep->reason,
 		   rep->files.nr_paths > 2 ? ", also " : "",
-		   rep->files.nr_paths > 2 ? rep->files.paths[1] : "");
+		   rep->files.nr_paths > 2 ? rep->files.paths[1] : "", rep->pause_delay_ns / 1000,
+		   pspread, spread, rep->ring_pauses);
 }
 
 static int host_request(void *ctx, const char *reason, const struct snapshot_trigger *what,

@@ -165,6 +165,20 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 	control_reply__add(reply,
 			   "last paused: %" PRIu64 " us (longest ring), %" PRIu64 " us (all rings)",
 			   last->blind_max_ns / 1000, last->blind_total_ns / 1000);
+	control_reply__add(reply, "last pause per ring (CPU:us): %s", last->ring_pauses);
+	control_reply__add(
+		reply,
+		"last spread: rings paused %" PRIu64 " us after the trigger, within %" PRIu64
+		" us, newest records within %" PRIu64 " us",
+		last->pause_delay_ns / 1000, (last->last_pause_ns - last->first_pause_ns) / 1000,
+		last->newest_spread_ns / 1000);
+	control_reply__add(reply,
+			   "last copy: %" PRIu64 " KiB in memory, %" PRIu64
+			   " KiB spilled, %u round%s, %d threads, %s, %" PRIu64 " us to fault in",
+			   last->copy_memory_bytes / 1024, last->copy_spilled_bytes / 1024,
+			   last->rounds, last->rounds == 1 ? "" : "s", last->copy_threads,
+			   last->rt_error ? "normal priority (SCHED_FIFO refused)" : "SCHED_FIFO",
+			   last->fault_ns / 1000);
 	control_reply__add(reply, "last dump: %" PRIu64 " ms", last->dump_ns / 1000000);
 	control_reply__add(reply, "last bytes: %" PRIu64, last->files.bytes);
 	control_reply__add(reply, "last events: %" PRIu64, last->nr_records);

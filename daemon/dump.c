@@ -5,6 +5,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,11 +18,11 @@
 
 #include <event2/event.h>
 
-#include "backward_ring.h"
 #include "capture.h"
 #include "config.h"
 #include "dump.h"
 #include "log.h"
+#include "ring_copy.h"
 #include "sideband.h"
 #include "snapshot.h"
 #include "snapshot_name.h"
@@ -38,7 +40,8 @@ enum job_stage {
 struct dump_job {
 	enum job_stage stage;
 	pthread_t thread;
-	int notify_fd; /* the dumper's pipe: one byte when a stage is done */
+	struct dump *dumper; /* for its resident copy memory only */
+	int notify_fd;	     /* the dumper's pipe: one byte when a stage is done */
 
 	char *directory;
 	unsigned int formats;
@@ -51,7 +54,15 @@ struct dump_job {
 	/* Borrowed: open while the job runs (see dump__new). */
 	struct capture *cap;
 	struct sideband *sb;
-	void *copy_buf;
+
+	/* Ring copies: within copy_budget in memory, beyond it spilled. */
+	uint64_t copy_budget;
+	bool realtime;
+	void *mem; /* the copies of the last round (the snapshot points into it) */
+	size_t mem_size;
+	bool mem_owned;	    /* unmapped with the job; else the dumper's resident buffer */
+	uint64_t *pause_ns; /* per overwrite ring, in ring (= chunk) order */
+	int nr_rings;
 
 	struct snapshot *snap;
 	uint64_t trigger_ns;
@@ -69,8 +80,10 @@ struct dump {
 	void *done_ctx;
 	char hostname[128];
 
-	void *copy_buf;
-	size_t copy_buf_size;
+	/* copy_memory_resident: held between dumps, faulted in once. */
+	void *resident;
+	size_t resident_size;
+	bool rt_warned;
 
 	struct event_base *base;
 	int notify_pipe[2];
@@ -82,7 +95,7 @@ struct dump {
 	struct snapshot_trigger pending_trigger;
 	dump_collect_fn collect_fn;
 	void *collect_ctx;
-	struct dump_job *job; /* the dump in flight, or NULL */
+	struct dump_job *job;	      /* the dump in flight, or NULL */
 	struct tracing_meta *tracing; /* handed to every snapshot */
 };
 
@@ -99,11 +112,23 @@ static void job_free(struct dump_job *job)
 	if (!job)
 		return;
 	snapshot__delete(job->snap);
+	if (job->mem_owned && job->mem)
+		munmap(job->mem, job->mem_size);
+	free(job->pause_ns);
 	free(job->directory);
 	for (int i = 0; job->argv && i < job->argc; i++)
 		free(job->argv[i]);
 	free(job->argv);
 	free(job);
+}
+
+static uint64_t rings_bytes(const struct capture *cap)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < capture__nr_rings(cap, true); i++)
+		sum += capture__ring(cap, true, i)->data_size;
+	return sum;
 }
 
 static struct dump_job *job_new(const struct dump *d)
@@ -114,6 +139,7 @@ static struct dump_job *job_new(const struct dump *d)
 	if (!job)
 		return NULL;
 	job->notify_fd = d->notify_pipe[1];
+	job->dumper = (struct dump *)d;
 	job->directory = strdup(cfg->directory);
 	job->formats = cfg->formats;
 	job->compress = cfg->compression == CONFIG_COMPRESSION_ZSTD;
@@ -122,9 +148,12 @@ static struct dump_job *job_new(const struct dump *d)
 	memcpy(job->hostname, d->hostname, sizeof(job->hostname));
 	job->cap = d->cap;
 	job->sb = d->sb;
-	job->copy_buf = d->copy_buf;
+	job->nr_rings = capture__nr_rings(d->cap, true);
+	job->copy_budget = config__copy_memory(d->cfg, rings_bytes(d->cap));
+	job->realtime = true;
+	job->pause_ns = calloc(job->nr_rings ? (size_t)job->nr_rings : 1, sizeof(*job->pause_ns));
 	job->snap = snapshot__new();
-	if (!job->directory || !job->argv || !job->snap) {
+	if (!job->directory || !job->argv || !job->snap || !job->pause_ns) {
 		job_free(job);
 		return NULL;
 	}
@@ -138,78 +167,144 @@ static struct dump_job *job_new(const struct dump *d)
 	return job;
 }
 
-static uint64_t ring_head(const struct ring_view *ring)
-{
-	const struct perf_event_mmap_page *pc = ring->base;
-
-	return __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
-}
-
 /*
- * Pause, copy, resume one backward ring. A record the kernel was writing
- * when the pause landed is published after the copy as a further drop of
- * data_head; the bytes it took were the oldest ones in the copy, so they
- * are cut off rather than trusted.
+ * The copies of one round: spilled when more rounds follow (the memory is
+ * reused), else left in memory for the snapshot to point at.
  */
-static int copy_backward_ring(struct dump_job *job, const struct ring_view *ring, size_t *ret_len,
-			      bool *ret_wrapped)
-{
-	uint64_t head, head_after, t0 = now_ns(), blind;
-	size_t len;
-	int r;
-
-	r = capture__pause_ring(ring, true);
-	if (r < 0)
-		return r;
-	head = ring_head(ring);
-	len = backward_ring__copy(job->copy_buf, ring->data, ring->data_size, head);
-	head_after = ring_head(ring);
-	r = capture__pause_ring(ring, false);
-	blind = now_ns() - t0;
-	if (head_after != head) {
-		uint64_t clobbered = head - head_after;
-
-		len = clobbered >= ring->data_size ?
-			      0 :
-			      (len > ring->data_size - clobbered ? ring->data_size - clobbered :
-								   len);
-	}
-	/* data_head counts down from 0: -head is what was ever written. */
-	*ret_wrapped = (uint64_t)0 - head > ring->data_size;
-	job->report.blind_total_ns += blind;
-	if (blind > job->report.blind_max_ns)
-		job->report.blind_max_ns = blind;
-	job->report.copy_bytes += len;
-	*ret_len = len;
-	return r;
-}
-
-static int copy_rings(struct dump_job *job)
+static int keep_round(struct dump_job *job, const struct ring_copy_item *items, size_t nr,
+		      bool spill)
 {
 	struct snapshot *s = job->snap;
-	int r;
+	int r = 0;
 
-	r = snapshot__open_spill(s, job->directory);
-	if (r < 0)
-		return r;
-	for (int i = 0; i < capture__nr_rings(job->cap, true); i++) {
-		const struct ring_view *ring = capture__ring(job->cap, true, i);
-		bool wrapped;
-		size_t len;
+	for (size_t i = 0; i < nr && r == 0; i++) {
+		const struct ring_copy_item *it = &items[i];
 
-		r = copy_backward_ring(job, ring, &len, &wrapped);
+		if (!spill) {
+			r = snapshot__add_chunk_memory(s, it->ring->cpu, true, it->buf, it->len,
+						       it->wrapped);
+			job->report.copy_memory_bytes += it->len;
+			continue;
+		}
+		r = snapshot__begin_chunk(s, it->ring->cpu, true);
 		if (r == 0)
-			r = snapshot__begin_chunk(s, ring->cpu, true);
-		if (r == 0)
-			r = snapshot__append(s, job->copy_buf, len);
-		if (r == 0 && wrapped)
+			r = snapshot__append(s, it->buf, it->len);
+		if (r == 0 && it->wrapped)
 			r = snapshot__set_chunk_overwritten(s);
 		if (r == 0)
 			r = snapshot__end_chunk(s);
-		if (r < 0)
-			return r;
+		job->report.copy_spilled_bytes += it->len;
 	}
+	return r;
+}
+
+/* The rings of the round that starts at @first: as many as the budget holds, at least one. */
+static size_t round_size(const struct ring_copy_item *items, size_t first, size_t nr,
+			 uint64_t budget, uint64_t *ret_bytes)
+{
+	uint64_t bytes = items[first].ring->data_size;
+	size_t n = 1;
+
+	while (first + n < nr && bytes + items[first + n].ring->data_size <= budget)
+		bytes += items[first + n++].ring->data_size;
+	*ret_bytes = bytes;
+	return n;
+}
+
+/*
+ * Anonymous memory for ring copies. Not faulted in here: the copy threads
+ * do that, each for its rings, before the pause. NULL on ENOMEM.
+ */
+static void *map_copy_memory(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * Memory for the largest round: the dumper's resident memory, or mapped
+ * for this dump (and faulted in by the copy threads before the pause).
+ */
+static int get_copy_memory(struct dump_job *job, struct dump *d, size_t size)
+{
+	uint64_t t0 = now_ns();
+
+	if (d->resident && d->resident_size >= size) {
+		job->mem = d->resident;
+		job->mem_size = d->resident_size;
+		return 0;
+	}
+	job->mem = map_copy_memory(size);
+	if (!job->mem)
+		return -ENOMEM;
+	job->mem_size = size;
+	job->mem_owned = true;
+	job->report.fault_ns = now_ns() - t0; /* the mapping; the faults come with the round */
 	return 0;
+}
+
+static int copy_rings(struct dump_job *job, struct dump *d)
+{
+	size_t nr = (size_t)job->nr_rings, largest = 0;
+	struct ring_copy_item *items = calloc(nr ? nr : 1, sizeof(*items));
+	int r;
+
+	if (!items)
+		return -ENOMEM;
+	/* Side-band history and task names may need it; opening it writes nothing. */
+	r = snapshot__open_spill(job->snap, job->directory);
+	for (size_t i = 0; i < nr; i++)
+		items[i].ring = capture__ring(job->cap, true, (int)i);
+	for (size_t first = 0; r == 0 && first < nr;) {
+		uint64_t bytes;
+		size_t n = round_size(items, first, nr, job->copy_budget, &bytes);
+
+		if (bytes > largest)
+			largest = bytes;
+		first += n;
+	}
+	if (r == 0 && nr)
+		r = get_copy_memory(job, d, largest);
+	for (size_t first = 0; r == 0 && first < nr;) {
+		struct ring_copy_stats st;
+		uint64_t bytes, off = 0;
+		size_t n = round_size(items, first, nr, job->copy_budget, &bytes);
+
+		for (size_t i = first; i < first + n; i++) {
+			items[i].buf = (uint8_t *)job->mem + off;
+			off += items[i].ring->data_size;
+		}
+		r = ring_copy__round(items + first, n, job->realtime, &st);
+		job->report.rounds++;
+		job->report.fault_ns += st.prepare_ns;
+		job->report.copy_threads = st.nr_threads;
+		if (st.rt_error)
+			job->report.rt_error = st.rt_error;
+		for (size_t i = first; r == 0 && i < first + n; i++) {
+			uint64_t pause = items[i].resumed_ns - items[i].paused_ns;
+
+			if ((r = items[i].error) < 0)
+				break;
+			job->pause_ns[i] = pause;
+			job->report.blind_total_ns += pause;
+			if (pause > job->report.blind_max_ns)
+				job->report.blind_max_ns = pause;
+			job->report.copy_bytes += items[i].len;
+			if (!job->report.first_pause_ns ||
+			    items[i].paused_ns < job->report.first_pause_ns)
+				job->report.first_pause_ns = items[i].paused_ns;
+			if (items[i].paused_ns > job->report.last_pause_ns)
+				job->report.last_pause_ns = items[i].paused_ns;
+		}
+		if (r == 0)
+			r = keep_round(job, items + first, n, first + n < nr);
+		if (r == 0 && first == 0)
+			job->report.pause_delay_ns = job->report.first_pause_ns - job->trigger_ns;
+		first += n;
+	}
+	free(items);
+	return r;
 }
 
 static void job_notify(struct dump_job *job)
@@ -224,12 +319,53 @@ static void *copy_main(void *arg)
 {
 	struct dump_job *job = arg;
 
-	job->error = copy_rings(job);
+	job->error = copy_rings(job, job->dumper);
 	if (job->error < 0)
 		snprintf(job->report.files.failed, sizeof(job->report.files.failed),
 			 "the copy of the rings (an unnamed spill file in '%s')", job->directory);
 	job_notify(job);
 	return NULL;
+}
+
+/* Appends to @buf (of @size, @*len used) what fits; never overflows. */
+static void appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*len >= size - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len = *len + (size_t)n < size ? *len + (size_t)n : size - 1;
+}
+
+/* After __seal: each ring's pause and newest record, and how far apart the newest are. */
+static void ring_figures(struct dump_job *job)
+{
+	struct dump_report *rep = &job->report;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t pl = 0, nl = 0;
+
+	for (int i = 0; i < job->nr_rings && (size_t)i < snapshot__nr_chunks(job->snap); i++) {
+		const struct snapshot_chunk_info *c = snapshot__chunk(job->snap, (size_t)i);
+
+		appendf(rep->ring_pauses, sizeof(rep->ring_pauses), &pl, "%s%d:%" PRIu64,
+			i ? " " : "", c->cpu, job->pause_ns[i] / 1000);
+		if (!c->nr_records)
+			continue;
+		appendf(rep->ring_newest, sizeof(rep->ring_newest), &nl, "%s%d:%" PRIu64,
+			nl ? " " : "", c->cpu, c->last_time);
+		if (c->last_time < lo)
+			lo = c->last_time;
+		if (c->last_time > hi)
+			hi = c->last_time;
+	}
+	rep->newest_spread_ns = hi > lo ? hi - lo : 0;
 }
 
 static void write_files(struct dump_job *job)
@@ -253,11 +389,22 @@ static void write_files(struct dump_job *job)
 	int r;
 
 	r = snapshot__seal(job->snap);
+	if (r == 0)
+		ring_figures(job);
 	if (r == 0 && job->sb)
 		r = sideband__name_tasks(job->sb, job->snap, &added, &unknown);
 	if (r == 0) {
 		p.json.blind_max_ns = job->report.blind_max_ns;
 		p.json.blind_total_ns = job->report.blind_total_ns;
+		p.json.ring_pause_ns = job->pause_ns;
+		p.json.nr_ring_pauses = (size_t)job->nr_rings;
+		p.json.pause_spread_ns = job->report.last_pause_ns - job->report.first_pause_ns;
+		p.json.newest_spread_ns = job->report.newest_spread_ns;
+		p.json.copy_realtime = !job->report.rt_error;
+		p.json.copy_fault_ns = job->report.fault_ns;
+		p.json.copy_memory_bytes = job->report.copy_memory_bytes;
+		p.json.copy_spilled_bytes = job->report.copy_spilled_bytes;
+		p.json.copy_rounds = job->report.rounds;
 		p.json.nr_synthesized = added;
 		p.json.nr_tasks_unnamed = unknown;
 		r = snapshot_files__write(job->snap, &p, &job->report.files);
@@ -323,6 +470,13 @@ static void finish(struct dump *d, struct dump_job *job)
 
 	d->job = NULL;
 	job->report.dump_ns = now_ns() - job->trigger_ns;
+	if (job->report.rt_error && !d->rt_warned) {
+		d->rt_warned = true;
+		log_warning("the ring copy cannot run at real-time priority (SCHED_FIFO: %s): it "
+			    "runs at normal priority, so a busy CPU can stretch each ring's pause; "
+			    "allow it with CAP_SYS_NICE or LimitRTPRIO=1",
+			    strerror(-job->report.rt_error));
+	}
 	d->done(d->done_ctx, &job->report);
 	more = dump_schedule__end(d->sched, &job->report);
 	job_free(job);
@@ -546,23 +700,33 @@ void dump__set_config(struct dump *d, const struct perfsnapd_config *cfg)
 	dump_schedule__set_limits(d->sched, &limits);
 }
 
-static int alloc_copy_buffer(struct dump *d)
+/*
+ * copy_memory_resident = yes: the copy memory (one round's worth) is
+ * faulted in now and held, so no dump pays for the faults.
+ */
+static int alloc_resident(struct dump *d)
 {
-	size_t max = 0;
+	uint64_t budget = config__copy_memory(d->cfg, rings_bytes(d->cap)), size = 0;
 
-	for (int i = 0; i < capture__nr_rings(d->cap, true); i++)
-		if (capture__ring(d->cap, true, i)->data_size > max)
-			max = capture__ring(d->cap, true, i)->data_size;
-	if (!max)
+	if (!d->cfg->copy_memory_resident)
 		return 0;
-	/* Faulted in now, so a dump's blind window holds no page faults. */
-	d->copy_buf = mmap(NULL, max, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (d->copy_buf == MAP_FAILED) {
-		d->copy_buf = NULL;
-		return log_errno(-ENOMEM, "cannot allocate the %zu-byte copy buffer", max);
+	for (int i = 0; i < capture__nr_rings(d->cap, true); i++) {
+		uint64_t ring = capture__ring(d->cap, true, i)->data_size;
+
+		if (size && size + ring > budget)
+			break;
+		size += ring;
 	}
-	d->copy_buf_size = max;
+	if (!size)
+		return 0;
+	d->resident = map_copy_memory(size);
+	if (d->resident)
+		ring_copy__fault_in(d->resident, size);
+	if (!d->resident) {
+		return log_errno(-ENOMEM,
+				 "cannot allocate the %" PRIu64 "-byte resident copy memory", size);
+	}
+	d->resident_size = size;
 	return 0;
 }
 
@@ -605,7 +769,7 @@ int dump__new(struct capture *cap, struct sideband *sb, const struct perfsnapd_c
 	if (r < 0)
 		log_errno(r, "dump");
 	if (r == 0)
-		r = alloc_copy_buffer(d);
+		r = alloc_resident(d);
 	if (r == 0 && pipe2(d->notify_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		r = log_errno(-errno, "pipe");
 	if (r == 0) {
@@ -665,8 +829,8 @@ void dump__delete(struct dump *d)
 		close(d->notify_pipe[0]);
 	if (d->notify_pipe[1] >= 0)
 		close(d->notify_pipe[1]);
-	if (d->copy_buf)
-		munmap(d->copy_buf, d->copy_buf_size);
+	if (d->resident)
+		munmap(d->resident, d->resident_size);
 	tracing_meta__put(d->tracing);
 	free(d);
 }
@@ -688,7 +852,12 @@ void dump__set_tracing(struct dump *d, struct tracing_meta *m)
 
 uint64_t dump__copy_buffer_size(const struct dump *d)
 {
-	return d->copy_buf_size;
+	return d->resident_size;
+}
+
+uint64_t dump__copy_budget(const struct dump *d)
+{
+	return config__copy_memory(d->cfg, rings_bytes(d->cap));
 }
 
 bool dump__busy(const struct dump *d)

@@ -37,6 +37,16 @@ struct dump_report {
 	uint64_t lost_events;
 	uint64_t blind_max_ns; /* longest single ring pause */
 	uint64_t blind_total_ns;
+	uint64_t first_pause_ns, last_pause_ns; /* CLOCK_MONOTONIC: the spread of the pauses */
+	uint64_t newest_spread_ns;		/* of the overwrite rings' newest records */
+	char ring_pauses[512];			/* "CPU:us ..." per ring */
+	char ring_newest[1024];	 /* "CPU:ns ..." newest record per ring, recording clock */
+	uint64_t fault_ns;	 /* faulting in the copy memory at the trigger */
+	uint64_t pause_delay_ns; /* from the trigger to the first ring paused */
+	uint64_t copy_memory_bytes, copy_spilled_bytes;
+	unsigned int rounds; /* > 1: the rings did not fit copy_memory at once */
+	int copy_threads;
+	int rt_error;	      /* the copy could not run at SCHED_FIFO: -errno */
 	uint64_t dump_ns;     /* trigger to renamed files */
 	uint64_t copy_bytes;  /* ring bytes copied */
 	uint64_t index_bytes; /* memory for the time index */
@@ -80,8 +90,10 @@ void dump__set_collect(struct dump *d, dump_collect_fn fn, void *ctx);
 /* The tracepoint metadata handed to each dump's snapshot (a reference is taken). */
 void dump__set_tracing(struct dump *d, struct tracing_meta *m);
 
-/* Bytes of memory held for ring copies between dumps. */
+/* Bytes of memory held for ring copies between dumps (copy_memory_resident). */
 uint64_t dump__copy_buffer_size(const struct dump *d);
+/* Bytes a dump may hold ring copies in (copy_memory). */
+uint64_t dump__copy_budget(const struct dump *d);
 /* True while a dump runs. */
 bool dump__busy(const struct dump *d);
 

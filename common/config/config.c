@@ -60,6 +60,7 @@ static void parse_formats(struct config_parser *p, char *value);
 static void parse_post_command(struct config_parser *p, char *value);
 static void parse_socket(struct config_parser *p, char *value);
 static void parse_group(struct config_parser *p, char *value);
+static void parse_copy_memory(struct config_parser *p, char *value);
 
 static const char *const clock_names[] = { "perf", "monotonic", "boottime", "realtime", NULL };
 static const char *const compression_names[] = { "none", "zstd", NULL };
@@ -113,6 +114,11 @@ const struct key_desc config_keys[NR_KEYS] = {
 				       .def = 60 * 1000,
 				       .accepted = "more than 0: a number " DAYS_ACCEPTED
 						   ", e.g. 60s" },
+	[KEY_COPY_MEMORY] = { KEY("snapshot", "copy_memory", VALUE_OTHER),
+			      .parse = parse_copy_memory },
+	[KEY_COPY_MEMORY_RESIDENT] = { KEY("snapshot", "copy_memory_resident", VALUE_BOOL),
+				       FIELD(copy_memory_resident), .names = bool_names,
+				       .accepted = "yes or no" },
 	[KEY_SOCKET] = { KEY("control", "socket", VALUE_STRING), FIELD(control_socket),
 			 .parse = parse_socket },
 	[KEY_GROUP] = { KEY("control", "group", VALUE_STRING), FIELD(control_group),
@@ -248,6 +254,41 @@ static void parse_buffer_size(struct config_parser *p, char *value)
 			value);
 	if (r < 0)
 		p->key_failed[KEY_BUFFER_SIZE] = true;
+}
+
+static void parse_copy_memory(struct config_parser *p, char *value)
+{
+	int r;
+
+	if (!strcmp(value, "auto")) {
+		p->cfg->copy_memory = 0;
+		return;
+	}
+	r = config_value__parse_size(value, 4096, 1ull << 40, &p->cfg->copy_memory);
+	if (r < 0) {
+		config_parser__diag(
+			p, p->line,
+			"[snapshot] copy_memory: bad size '%s': accepted: auto, or 4K to "
+			"1T with optional K, M, G or T suffix (bytes), e.g. 256M",
+			value);
+		p->key_failed[KEY_COPY_MEMORY] = true;
+	}
+}
+
+/**
+ * config__copy_memory - the memory a dump may hold ring copies in
+ * @cfg: the configuration
+ * @rings_bytes: the sum of the overwrite rings' data sizes
+ *
+ * Returns copy_memory, or for auto @rings_bytes up to
+ * CONFIG_COPY_MEMORY_AUTO_MAX.
+ */
+uint64_t config__copy_memory(const struct perfsnapd_config *cfg, uint64_t rings_bytes)
+{
+	if (cfg->copy_memory)
+		return cfg->copy_memory;
+	return rings_bytes < CONFIG_COPY_MEMORY_AUTO_MAX ? rings_bytes :
+							   CONFIG_COPY_MEMORY_AUTO_MAX;
 }
 
 /* Reads CPU_POSSIBLE into @text and a map of CPUs. Returns 0 or -errno. */

@@ -103,6 +103,8 @@ struct perfsnapd_config {
 	uint64_t max_total_size;	  /* bytes; 0: unlimited */
 	uint64_t min_interval_ms;	  /* between snapshots; 0: none */
 	unsigned int max_per_hour;	  /* snapshots; 0: unlimited */
+	uint64_t copy_memory;		  /* bytes for ring copies; 0: auto */
+	bool copy_memory_resident;	  /* keep that memory faulted in between dumps */
 	char *post_command;		  /* absolute path, NULL for none */
 	uint64_t post_command_timeout_ms; /* > 0 */
 
@@ -148,6 +150,14 @@ const char *config__trigger_kind_name(enum trigger_kind kind);
 
 /* Prints the effective configuration in config-file syntax. */
 void config__print(const struct perfsnapd_config *cfg, FILE *out);
+
+/* copy_memory = auto: the sum of the overwrite rings, at most this. */
+#define CONFIG_COPY_MEMORY_AUTO_MAX (1ull << 30)
+/*
+ * The bytes a dump may hold ring copies in: copy_memory, or for auto the
+ * sum of @rings_bytes up to CONFIG_COPY_MEMORY_AUTO_MAX.
+ */
+uint64_t config__copy_memory(const struct perfsnapd_config *cfg, uint64_t rings_bytes);
 
 /*
  * Longest line other than a comment, in bytes (inih's line buffer less its

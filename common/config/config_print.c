@@ -69,6 +69,19 @@ static void print_formats(const struct perfsnapd_config *cfg, FILE *out)
 	fputc('\n', out);
 }
 
+static void print_copy_memory(const struct perfsnapd_config *cfg, FILE *out)
+{
+	char size[CONFIG_VALUE_FORMAT_MAX];
+
+	if (!cfg->copy_memory) {
+		fputs("copy_memory = auto	; the sum of the overwrite rings, at most 1G\n",
+		      out);
+		return;
+	}
+	config_value__format_size(cfg->copy_memory, size, sizeof(size));
+	fprintf(out, "copy_memory = %s\n", size);
+}
+
 /* The keys with printers of their own. */
 static void print_other(const struct perfsnapd_config *cfg, int key, FILE *out)
 {
@@ -84,6 +97,9 @@ static void print_other(const struct perfsnapd_config *cfg, int key, FILE *out)
 		break;
 	case KEY_FORMATS:
 		print_formats(cfg, out);
+		break;
+	case KEY_COPY_MEMORY:
+		print_copy_memory(cfg, out);
 		break;
 	}
 }

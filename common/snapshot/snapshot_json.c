@@ -41,7 +41,7 @@ static void put_events(const struct snapshot *s, FILE *out)
 	fputs("},\n", out);
 }
 
-static void put_rings(const struct snapshot *s, FILE *out)
+static void put_rings(const struct snapshot *s, const struct snapshot_json_meta *meta, FILE *out)
 {
 	fputs("  \"rings\": [", out);
 	for (size_t i = 0; i < snapshot__nr_chunks(s); i++) {
@@ -50,10 +50,13 @@ static void put_rings(const struct snapshot *s, FILE *out)
 		fprintf(out,
 			"%s\n    {\"cpu\": %d, \"kind\": \"%s\", \"records\": %" PRIu64
 			", \"first_time\": %" PRIu64 ", \"last_time\": %" PRIu64
-			", \"older_data_overwritten\": %s, \"lost_events\": %" PRIu64 "}",
+			", \"older_data_overwritten\": %s, \"lost_events\": %" PRIu64,
 			i ? "," : "", c->cpu, c->backward ? "overwrite" : "forward", c->nr_records,
 			c->first_time, c->last_time, c->overwritten ? "true" : "false",
 			c->lost_events);
+		if (i < meta->nr_ring_pauses)
+			fprintf(out, ", \"pause_ns\": %" PRIu64, meta->ring_pause_ns[i]);
+		fputc('}', out);
 	}
 	fputs("\n  ],\n", out);
 }
@@ -131,7 +134,15 @@ int snapshot__write_json(const struct snapshot *s, const struct snapshot_json_me
 		st->nr_lost_records, st->nr_dropped, snapshot__nr_tasks(s), meta->nr_tasks_unnamed,
 		meta->nr_synthesized, meta->blind_max_ns, meta->blind_total_ns);
 	put_events(s, out);
-	put_rings(s, out);
+	fprintf(out,
+		"  \"pause_spread_ns\": %" PRIu64 ",\n  \"newest_record_spread_ns\": %" PRIu64
+		",\n  \"copy_realtime\": %s,\n  \"copy_fault_ns\": %" PRIu64
+		",\n  \"copy_memory_bytes\": %" PRIu64 ",\n  \"copy_spilled_bytes\": %" PRIu64
+		",\n  \"copy_rounds\": %u,\n",
+		meta->pause_spread_ns, meta->newest_spread_ns,
+		meta->copy_realtime ? "true" : "false", meta->copy_fault_ns,
+		meta->copy_memory_bytes, meta->copy_spilled_bytes, meta->copy_rounds);
+	put_rings(s, meta, out);
 	fputs("  \"format_version\": 1\n}\n", out);
 	return ferror(out) ? -EIO : 0;
 }

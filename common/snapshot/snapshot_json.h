@@ -7,6 +7,7 @@
 #ifndef PERFSNAPD_SNAPSHOT_JSON_H
 #define PERFSNAPD_SNAPSHOT_JSON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,6 +37,15 @@ struct snapshot_json_meta {
 	uint64_t nr_synthesized;		/* COMM/MMAP2/... records added to name tasks */
 	uint64_t nr_tasks_unnamed;		/* tasks with events but no known name */
 	const struct snapshot_trigger *trigger; /* NULL unless a trigger took it */
+	/* How the overwrite rings were stopped (chunks 0..nr_ring_pauses-1). */
+	const uint64_t *ring_pause_ns;
+	size_t nr_ring_pauses;
+	uint64_t pause_spread_ns;  /* first to last ring paused */
+	uint64_t newest_spread_ns; /* of the rings' newest records */
+	bool copy_realtime;	   /* the pause-copy-resume ran at SCHED_FIFO */
+	uint64_t copy_fault_ns;	   /* faulting the copy memory in, before the pause */
+	uint64_t copy_memory_bytes, copy_spilled_bytes;
+	unsigned int copy_rounds;
 };
 
 /* Writes the JSON document for a sealed snapshot. Returns 0 or -errno. */

@@ -513,7 +513,8 @@ static void test_print_all_keys(void **state)
 			       "\nformats = perf.data trace.dat\ncompression = zstd\n"
 			       "max_snapshots = 10\nmax_total_size = 1T\nmin_interval = 500ms\n"
 			       "max_per_hour = 60\npost_command = /bin/true\n"
-			       "post_command_timeout = 90s\n\n[control]\nsocket = "));
+			       "post_command_timeout = 90s\ncopy_memory = 256M\n"
+			       "copy_memory_resident = yes\n\n[control]\nsocket = "));
 	assert_non_null(strstr(text, "/control.sock\ngroup = root\n"));
 
 	printed = write_conf("printed_all.conf", text, "", "");
@@ -559,8 +560,10 @@ static void test_print_defaults(void **state)
 	assert_non_null(strstr(text, "\ncompression = none\nmax_snapshots = 0\t; unlimited\n"
 				     "max_total_size = 0\t; unlimited\nmin_interval = 0\t; none\n"
 				     "max_per_hour = 0\t; unlimited\n; post_command is not set"));
-	assert_non_null(strstr(text, "\npost_command_timeout = 1m\n\n[control]\n"
-				     "socket = /run/perfsnapd/control.sock\n; group is not set"));
+	assert_non_null(strstr(
+		text,
+		"\npost_command_timeout = 1m\ncopy_memory = auto\t; the sum of the overwrite rings, at most 1G\ncopy_memory_resident = no\n\n[control]\n"
+		"socket = /run/perfsnapd/control.sock\n; group is not set"));
 	printed = write_conf("printed_defaults.conf", text, "", "");
 	load_good(printed, &again);
 	check_new_defaults(again);

@@ -544,7 +544,8 @@ static void test_control_section_messages(void **state)
 	expect_diag(
 		&d, path, 6, "[snapshot] max_snapshot: unknown key",
 		"accepted in [snapshot]: directory, formats, compression, max_snapshots, "
-		"max_total_size, min_interval, max_per_hour, post_command, post_command_timeout");
+		"max_total_size, min_interval, max_per_hour, post_command, post_command_timeout, "
+		"copy_memory, copy_memory_resident");
 	config_diags__clear(&d);
 	free(path);
 }
