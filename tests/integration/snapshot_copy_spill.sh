@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The copy budget: with copy_memory smaller than the rings, the rings are
+# copied in rounds that fit it, every round but the last spilled to the
+# unlinked file; the snapshot is complete (the marker's newest events are
+# in it, perf reads it clean) and the sidecar and status say how it went.
+# With the default budget everything stays in memory, nothing spilled.
+source "$(dirname "$0")/lib.sh"
+require_env
+CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
+[ "$(nproc)" -ge 2 ] || prereq_missing "two CPUs (two rings)"
+N=200
+
+json_num() { sed -n "s/.*\"$2\": \\([0-9]*\\).*/\\1/p" "$1"; }
+
+check_snapshot() { # LABEL
+	local file json
+	before=$(snapshot_count)
+	"$PROGS/marker" psnap_spill "$N" exit >/dev/null
+	kill -USR2 "$DAEMON_PID"
+	file=$(wait_snapshot "$before")
+	perf_script_clean "$file" "$WORK/script.txt"
+	got=$(grep -c '^ *psnap_spill .*NR 4660 ' "$WORK/script.txt")
+	[ "$got" = "$N" ] || fail "$1: $got of $N marked events in the snapshot"
+	json=${file%.perf.data}.json
+	rounds=$(json_num "$json" copy_rounds)
+	spilled=$(json_num "$json" copy_spilled_bytes)
+	inmem=$(json_num "$json" copy_memory_bytes)
+	note "$1: $rounds rounds, $spilled bytes spilled, $inmem in memory"
+}
+
+# One ring's worth of budget: one ring per round.
+write_config "$WORK/p.conf" "raw_syscalls:sys_enter sched:sched_switch" 4M "copy_memory = 4M"
+start_daemon "$WORK/p.conf"
+grep -q 'ring copies in up to 4096 KiB' "$WORK/daemon.log" || fail "budget not in the start line"
+start_prog /dev/null dd if=/dev/zero of=/dev/null bs=1 count=2000000000
+sleep 1
+check_snapshot "copy_memory = 4M"
+[ "$rounds" = "$(nproc)" ] || fail "$rounds rounds for $(nproc) rings of 4M in 4M"
+[ "$spilled" -gt 0 ] || fail "nothing spilled beyond the budget"
+[ "$inmem" -gt 0 ] && [ "$inmem" -le $((4 << 20)) ] || fail "$inmem bytes in memory, budget 4M"
+"$CTL" --socket "$WORK/control.sock" status | grep -q "^last copy: .* KiB spilled, $rounds rounds" ||
+	fail "status does not show the spill"
+stop_daemon_clean() {
+	kill -TERM "$DAEMON_PID"
+	wait "$DAEMON_PID" || fail "perfsnapd exited $? on SIGTERM"
+	DAEMON_PID=
+}
+stop_daemon_clean
+
+# The default (auto): every ring in memory, one round.
+write_config "$WORK/p.conf" "raw_syscalls:sys_enter sched:sched_switch" 4M
+start_daemon "$WORK/p.conf"
+check_snapshot "copy_memory = auto"
+[ "$rounds" = 1 ] && [ "$spilled" = 0 ] || fail "auto: $rounds rounds, $spilled bytes spilled"
+echo "PASS: rings beyond copy_memory spilled in rounds, complete snapshots; auto keeps them in memory"
