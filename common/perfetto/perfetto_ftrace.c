@@ -185,6 +185,70 @@ void ftrace_conv__delete(struct ftrace_conv *fc)
 	free(fc);
 }
 
+static bool digits(const char **p, const char *end)
+{
+	const char *q = *p;
+
+	while (q < end && *q >= '0' && *q <= '9')
+		q++;
+	if (q == *p)
+		return false;
+	*p = q;
+	return true;
+}
+
+static bool take(const char **p, const char *end, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(end - *p) < n || memcmp(*p, word, n))
+		return false;
+	*p += n;
+	return true;
+}
+
+/* "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:N;" with DECL of C declarator characters. */
+static bool field_line(const char *p, const char *end)
+{
+	const char *decl = p + 7;
+
+	if (!take(&p, end, "\tfield:"))
+		return false;
+	while (p < end && *p != ';' &&
+	       ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		strchr("_ *[]()", *p)))
+		p++;
+	return p > decl && take(&p, end, ";\toffset:") && digits(&p, end) &&
+	       take(&p, end, ";\tsize:") && digits(&p, end) && take(&p, end, ";\tsigned:") &&
+	       digits(&p, end) && take(&p, end, ";") && p == end;
+}
+
+/*
+ * Whether the lines before "print fmt:" are what the kernel writes (name,
+ * ID, format, field lines). libtraceevent 1.7 leaks on some malformed
+ * field lines, so a damaged format never reaches it: its events are left
+ * undecoded and counted.
+ */
+static bool well_formed(const char *text, size_t size)
+{
+	const char *p = text, *end = text + size;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *q = p;
+
+		if (!nl)
+			nl = end;
+		if (take(&q, nl, "print fmt:"))
+			return true;
+		if (!(nl == p || take(&q, nl, "format:") || field_line(p, nl) ||
+		      (take(&q, nl, "ID: ") && digits(&q, nl) && q == nl) ||
+		      (take(&q, nl, "name: ") && q < nl)))
+			return false;
+		p = nl + 1;
+	}
+	return true;
+}
+
 /*
  * Only the fields are needed, never the print format: it goes to
  * libtraceevent as an empty one, which also keeps a damaged one (a field
@@ -203,6 +267,8 @@ static int add_format(struct ftrace_conv *fc, const char *system, const char *te
 			print = text + i;
 	if (print)
 		keep = (size_t)(print - text);
+	if (!well_formed(text, keep))
+		return 0;
 	copy = malloc(keep + sizeof(empty_print));
 	if (!copy)
 		return -ENOMEM;
