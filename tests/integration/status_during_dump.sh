@@ -12,6 +12,8 @@ CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
 # loaded 2-CPU machine and sanitizer builds, far below the seconds a loop
 # blocked by a dump took.
 LIMIT_MS=${STATUS_LIMIT_MS:-250}
+# Sanitizer builds run the dump's copy and write several times slower.
+ldd "$PERFSNAPD" 2>/dev/null | grep -q 'lib[at]san' && LIMIT_MS=${STATUS_LIMIT_MS:-1000}
 
 FORMATS="perf.data trace.dat" write_config "$WORK/p.conf" \
 	"sched:sched_switch sched:sched_wakeup raw_syscalls:sys_enter raw_syscalls:sys_exit" 32M
