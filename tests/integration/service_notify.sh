@@ -10,15 +10,18 @@ require_env
 sock="$WORK/notify.sock"
 start_prog "$WORK/notify.out" "$PROGS/notify_listener" "$sock"
 wait_for_line "$WORK/notify.out" '^listening'
-write_config "$WORK/p.conf" "raw_syscalls:sys_enter" 1M
+# Rings a busy machine does not wrap between the marks and the dump, which
+# the marker itself triggers right after its last mark.
+write_config "$WORK/p.conf" "raw_syscalls:sys_enter" 16M
 NOTIFY_SOCKET="$sock" WATCHDOG_USEC=1000000 "$PERFSNAPD" --config "$WORK/p.conf" \
 	>"$WORK/daemon.log" 2>&1 &
 DAEMON_PID=$!
 wait_for_line "$WORK/notify.out" 'READY=1'
 grep -q 'perfsnapd: recording' "$WORK/daemon.log" || fail "READY=1 before the recording log line"
 # Whatever runs right after READY=1 is recorded.
-"$PROGS/marker" psnap_ready 10 exit >/dev/null
-file=$(dump_and_wait)
+before=$(snapshot_count)
+"$PROGS/marker" psnap_ready 10 exit 0 "$DAEMON_PID" >/dev/null
+file=$(wait_snapshot "$before")
 perf_script_clean "$file" "$WORK/script.txt"
 [ "$(grep -c '^ *psnap_ready .*NR 4660 ' "$WORK/script.txt")" = 10 ] ||
 	fail "events made right after READY=1 are missing"
