@@ -9,13 +9,14 @@ require_env
 write_config "$WORK/p.conf" "sched:sched_switch raw_syscalls:sys_enter" 8M
 start_daemon "$WORK/p.conf"
 start_prog /dev/null "$PROGS/marker" psnap_load 100000000 exit 0
-wait_idle() { # until no new snapshot for a second
+wait_idle() { # until no dump runs and none was written for half a second
 	local prev=-1 n
-	for _ in $(seq 1 120); do
+	for _ in $(seq 1 240); do
 		n=$(snapshot_count)
-		[ "$n" = "$prev" ] && return 0
+		[ "$n" = "$prev" ] && "$PERFSNAPCTL" --socket "$WORK/control.sock" status |
+			grep -q '^state: recording' && return 0
 		prev=$n
-		sleep 1
+		sleep 0.5
 	done
 	fail "perfsnapd never went idle"
 }
