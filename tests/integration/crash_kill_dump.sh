@@ -35,6 +35,13 @@ start_prog /dev/null "$PROGS/marker" psnap_load 1000000000 exit 0
 sleep 1 # every ring full
 RANDOM=${CRASH_SEED:-$$}
 note "seed $RANDOM"
+# One whole dump first: the kills fall anywhere in 0-130% of its time, on a
+# quiet machine or a busy one.
+dump_and_wait >/dev/null
+dump_ms=$(grep -o 'dump [0-9]* ms' "$WORK/daemon.log" | tail -n 1 | grep -o '[0-9]*')
+[ -n "$dump_ms" ] || fail "no dump time in the log"
+note "a whole dump takes $dump_ms ms here"
+rm -f "$out"/*
 killed_mid=0
 for i in $(seq 1 20); do
 	if [ "$i" -gt 1 ]; then
@@ -45,8 +52,9 @@ for i in $(seq 1 20); do
 	fi
 	before=$(snapshot_count)
 	kill -USR2 "$DAEMON_PID"
-	# Anywhere from before the copy to after the rename (a dump takes ~0.3-1.5 s here).
-	delay=$(printf '%d.%03d' $((RANDOM % 2)) $((RANDOM % 1000)))
+	# Anywhere from before the copy to after the rename.
+	ms=$(((RANDOM * 32768 + RANDOM) % (dump_ms * 13 / 10 + 1)))
+	delay=$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))
 	sleep "$delay"
 	kill -9 "$DAEMON_PID"
 	wait "$DAEMON_PID" 2>/dev/null

@@ -7,13 +7,16 @@ source "$(dirname "$0")/lib.sh"
 require_env
 
 N=2000
-write_config "$WORK/p.conf" "sched:sched_switch sched:sched_wakeup raw_syscalls:sys_enter" 4M
+# The marker triggers the dump right after its last mark, into rings that a
+# busy machine's system calls do not wrap meanwhile.
+write_config "$WORK/p.conf" "sched:sched_switch sched:sched_wakeup raw_syscalls:sys_enter" 16M
 start_daemon "$WORK/p.conf"
-start_prog "$WORK/marker.out" "$PROGS/marker" psnap_marker "$N" hold
+before=$(snapshot_count)
+start_prog "$WORK/marker.out" "$PROGS/marker" psnap_marker "$N" hold 0 "$DAEMON_PID"
 wait_for_line "$WORK/marker.out" '^done'
 mpid=$(awk '/^done/ {print $2}' "$WORK/marker.out")
 
-file=$(dump_and_wait)
+file=$(wait_snapshot "$before")
 note "snapshot $file"
 [ -f "$file" ] || fail "no file $file"
 mode=$(stat -c %a "$file")
