@@ -420,7 +420,7 @@ static void test_bad_snapshot_keys(void **state)
 	char *path;
 
 	(void)state;
-	path = load_bad("bad_snapshot_keys.conf", &d, 7);
+	path = load_bad("bad_snapshot_keys.conf", &d, 9);
 	expect_diag(&d, path, 5, "[snapshot] compression: bad value 'gzip'",
 		    "accepted: none, zstd");
 	expect_diag(&d, path, 6, "[snapshot] max_snapshots: bad number '-1'",
@@ -436,6 +436,10 @@ static void test_bad_snapshot_keys(void **state)
 		    "accepted: an absolute path to an executable file");
 	expect_diag(&d, path, 11, "[snapshot] post_command_timeout: duration '0' out of range",
 		    "accepted: more than 0");
+	expect_diag(&d, path, 12, "[snapshot] copy_memory: bad size 'lots'",
+		    "accepted: auto, or 4K to 1T");
+	expect_diag(&d, path, 13, "[snapshot] copy_memory_resident: bad value 'maybe'",
+		    "accepted: yes or no");
 	config_diags__clear(&d);
 	free(path);
 }
