@@ -216,7 +216,7 @@ static bool field_line(const char *p, const char *end)
 		return false;
 	while (p < end && *p != ';' &&
 	       ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		strchr("_ *[]()", *p)))
+		(*p && strchr("_ *[]()", *p))))
 		p++;
 	return p > decl && take(&p, end, ";\toffset:") && digits(&p, end) &&
 	       take(&p, end, ";\tsize:") && digits(&p, end) && take(&p, end, ";\tsigned:") &&
