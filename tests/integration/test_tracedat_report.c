@@ -624,7 +624,8 @@ static void put_file(const char *dir, const char *name, const char *text, size_t
 	char path[PATH_MAX];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	/* A truncated path would write somewhere else: fail instead. */
+	assert_true((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) < sizeof(path));
 	f = fopen(path, "w");
 	assert_non_null(f);
 	assert_int_equal(fwrite(text, 1, size, f), size);
