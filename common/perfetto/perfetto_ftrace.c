@@ -207,7 +207,7 @@ static bool take(const char **p, const char *end, const char *word)
 	return true;
 }
 
-/* "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:N;" with DECL of C declarator characters. */
+/* "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:N;", DECL of what kernels write there: [A-Za-z0-9_ *[]]. */
 static bool field_line(const char *p, const char *end)
 {
 	const char *decl = p + 7;
@@ -216,7 +216,7 @@ static bool field_line(const char *p, const char *end)
 		return false;
 	while (p < end && *p != ';' &&
 	       ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		(*p && strchr("_ *[]()", *p))))
+		(*p && strchr("_ *[]", *p))))
 		p++;
 	return p > decl && take(&p, end, ";\toffset:") && digits(&p, end) &&
 	       take(&p, end, ";\tsize:") && digits(&p, end) && take(&p, end, ";\tsigned:") &&
