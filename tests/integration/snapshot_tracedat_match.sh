@@ -29,7 +29,7 @@ check_pair() {
 FORMATS="perf.data trace.dat" write_config "$WORK/p.conf" \
 	"sched:sched_switch sched:sched_wakeup raw_syscalls:sys_enter" 2M
 start_daemon "$WORK/p.conf"
-start_prog /dev/null "$PROGS/marker" psnap_load 300000 exit 0
+"$PROGS/marker" psnap_load 300000 exit 0 >/dev/null  # wraps the rings, then ends: the marker is newest
 "$PROGS/marker" psnap_marker 500 exit >/dev/null
 file=$(dump_and_wait)
 stem=${file%.perf.data}
@@ -45,7 +45,7 @@ FORMATS="perf.data trace.dat" write_config "$WORK/z.conf" \
 	"sched:sched_switch sched:sched_wakeup raw_syscalls:sys_enter" 2M "compression = zstd"
 rm -f "$WORK/out"/*
 start_daemon "$WORK/z.conf"
-start_prog /dev/null "$PROGS/marker" psnap_load 300000 exit 0
+"$PROGS/marker" psnap_load 300000 exit 0 >/dev/null  # wraps the rings, then ends: the marker is newest
 "$PROGS/marker" psnap_marker 500 exit >/dev/null
 file=$(dump_and_wait)
 stem=${file%.perf.data}
