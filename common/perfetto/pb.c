@@ -38,18 +38,6 @@ uint8_t *pb_buf__reserve(struct pb_buf *b, size_t n)
 	return p + b->len;
 }
 
-static inline size_t put_varint(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
-}
-
 void pb__raw(struct pb_buf *b, const void *data, size_t len)
 {
 	uint8_t *p = pb_buf__reserve(b, len);
@@ -65,7 +53,7 @@ void pb__varint_raw(struct pb_buf *b, uint64_t v)
 	uint8_t *p = pb_buf__reserve(b, 10);
 
 	if (p)
-		b->len += put_varint(p, v);
+		b->len += pb__put_varint(p, v);
 }
 
 void pb__bytes(struct pb_buf *b, uint32_t field, const void *data, size_t len)
@@ -74,8 +62,8 @@ void pb__bytes(struct pb_buf *b, uint32_t field, const void *data, size_t len)
 
 	if (!p)
 		return;
-	p += put_varint(p, (uint64_t)field << 3 | WIRE_LEN);
-	p += put_varint(p, len);
+	p += pb__put_varint(p, (uint64_t)field << 3 | WIRE_LEN);
+	p += pb__put_varint(p, len);
 	if (len)
 		memcpy(p, data, len);
 	b->len = (size_t)(p - b->data) + len;
@@ -93,7 +81,7 @@ pb_nested pb__begin(struct pb_buf *b, uint32_t field)
 
 	if (!p)
 		return 0;
-	p += put_varint(p, (uint64_t)field << 3 | WIRE_LEN);
+	p += pb__put_varint(p, (uint64_t)field << 3 | WIRE_LEN);
 	at = (size_t)(p - b->data);
 	b->len = at + NESTED_LEN_BYTES;
 	return at;
