@@ -154,3 +154,20 @@ wait_for_line() { # FILE PATTERN
 	done
 	fail "timed out waiting for '$2' in $1"
 }
+
+# signal_marks NAME COUNT: a task named NAME sends itself COUNT SIGWINCH
+# (ignored) and exits; sets MARK_PID. Tests whose marks must outlive a busy
+# machine record them with signal:signal_generate, which no syscall load
+# makes, where marked system calls would be overwritten in seconds.
+signal_marks() {
+	printf '#!/bin/bash\nfor _ in $(seq 1 %d); do kill -WINCH $$; done\n' "$2" >"$WORK/$1"
+	chmod +x "$WORK/$1"
+	"$WORK/$1" &
+	MARK_PID=$!
+	wait "$MARK_PID" || fail "$1 failed"
+}
+
+# count_signal_marks SCRIPT NAME PID: how many of signal_marks' marks SCRIPT holds.
+count_signal_marks() {
+	grep -cE "^ *$2 +$3 .*signal:signal_generate: sig=28 " "$1" || true
+}

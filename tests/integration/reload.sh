@@ -7,20 +7,21 @@ source "$(dirname "$0")/lib.sh"
 require_env
 CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
 
-write_config "$WORK/p.conf" "raw_syscalls:sys_enter" 4M
+# Signals as marks (see signal_marks): a busy machine does not overwrite them.
+write_config "$WORK/p.conf" "signal:signal_generate" 4M
 start_daemon "$WORK/p.conf"
-"$PROGS/marker" psnap_before 20 exit >/dev/null
-write_config "$WORK/p.conf" "raw_syscalls:sys_enter" 4M "max_snapshots = 5"
+signal_marks psnap_before 20
+write_config "$WORK/p.conf" "signal:signal_generate" 4M "max_snapshots = 5"
 "$CTL" --socket "$WORK/control.sock" reload >"$WORK/reload.out" 2>&1 ||
 	{ cat "$WORK/reload.out"; fail "reload refused a good config"; }
 grep -q 'history kept' "$WORK/reload.out" || { cat "$WORK/reload.out"; fail "rings not kept"; }
 file=$(dump_and_wait)
 perf_script_clean "$file" "$WORK/script.txt"
-[ "$(grep -c '^ *psnap_before .*NR 4660 ' "$WORK/script.txt")" = 20 ] ||
+[ "$(count_signal_marks "$WORK/script.txt" psnap_before "$MARK_PID")" = 20 ] ||
 	fail "events from before the reload are gone"
 
 # A broken file: refused with its line, old config kept, still recording.
-printf '[capture]\nevents = raw_syscalls:sys_enter\nbuffer_size = lots\n' >"$WORK/p.conf"
+printf '[capture]\nevents = signal:signal_generate\nbuffer_size = lots\n' >"$WORK/p.conf"
 echo "directory = $WORK/out" >>"$WORK/p.conf"
 "$CTL" --socket "$WORK/control.sock" reload >"$WORK/bad.out" 2>&1 && fail "a broken config was accepted"
 grep -q "p.conf:3: .*buffer_size" "$WORK/bad.out" || { cat "$WORK/bad.out"; fail "no line-precise error"; }
@@ -28,14 +29,14 @@ kill -HUP "$DAEMON_PID"
 sleep 0.3
 grep -q 'reload refused' "$WORK/daemon.log" || fail "SIGHUP reload of a broken file not logged"
 kill -0 "$DAEMON_PID" || fail "perfsnapd died on a broken reload"
-"$PROGS/marker" psnap_after 20 exit >/dev/null
+signal_marks psnap_after 20
 file=$(dump_and_wait)
 perf_script_complete "$file"
 perf script -i "$file" >"$WORK/script2.txt" 2>/dev/null
-[ "$(grep -c '^ *psnap_after .*NR 4660 ' "$WORK/script2.txt")" = 20 ] || fail "not recording after a refused reload"
+[ "$(count_signal_marks "$WORK/script2.txt" psnap_after "$MARK_PID")" = 20 ] || fail "not recording after a refused reload"
 
 # A new event set: rings reopened, and the new event is recorded.
-write_config "$WORK/p.conf" "raw_syscalls:sys_enter sched:sched_switch" 4M
+write_config "$WORK/p.conf" "signal:signal_generate sched:sched_switch" 4M
 kill -HUP "$DAEMON_PID"
 for _ in $(seq 1 100); do grep -q 'rings reopened' "$WORK/daemon.log" && break; sleep 0.05; done
 grep -q 'rings reopened' "$WORK/daemon.log" || fail "event change did not reopen the rings"

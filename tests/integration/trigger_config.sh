@@ -38,14 +38,14 @@ ls -A "$WORK/out" | grep -q . && fail "files written by a rejected config"
 # Task names unique to this run: a concurrent run of this test elsewhere
 # on the machine must not match its filter.
 tag=$(($$ % 90000 + 10000))
-# Reload: trigger 'first' out, 'second' in, the same rings.
-# 16M rings: the marks must outlive the other system calls until the crash.
-write_config "$WORK/p.conf" "raw_syscalls:sys_enter" 16M
+# Reload: trigger 'first' out, 'second' in, the same rings. The marks are
+# signals (see signal_marks): nothing overwrites them before the crash.
+write_config "$WORK/p.conf" "signal:signal_generate" 16M
 printf '[trigger first]\n' >>"$WORK/p.conf"
 start_daemon "$WORK/p.conf"
 grep -q "^trigger: first (manual)" <("${CTL[@]}" status) || fail "status: no trigger first"
-"$PROGS/marker" psnap_before 20 exit >/dev/null
-write_config "$WORK/p.conf" "raw_syscalls:sys_enter" 16M
+signal_marks psnap_before 20
+write_config "$WORK/p.conf" "signal:signal_generate" 16M
 printf '[trigger second]\nevent = signal:signal_generate\nfilter = sig == 11 && comm == "c%s-segv"\n' "$tag" >>"$WORK/p.conf"
 "${CTL[@]}" reload >"$WORK/reload.out" 2>&1 || { cat "$WORK/reload.out"; fail "reload refused"; }
 grep -q 'history kept' "$WORK/reload.out" || { cat "$WORK/reload.out"; fail "rings not kept"; }
@@ -58,7 +58,7 @@ grep -q "^trigger: first" "$WORK/status.txt" && fail "status: trigger first stil
 "${CTL[@]}" trigger first >"$WORK/first.out" 2>&1 && fail "the removed trigger still fires"
 grep -q "no trigger 'first'" "$WORK/first.out" || { cat "$WORK/first.out"; fail "wrong error for a removed trigger"; }
 perf_script_clean "$file" "$WORK/script.txt"
-[ "$(grep -c '^ *psnap_before .*NR 4660 ' "$WORK/script.txt")" = 20 ] ||
+[ "$(count_signal_marks "$WORK/script.txt" psnap_before "$MARK_PID")" = 20 ] ||
 	fail "events from before the reload are gone"
 grep -q "c$tag-segv .*signal:signal_generate: sig=11" "$WORK/script.txt" ||
 	fail "the new trigger's match is not in its snapshot"
