@@ -57,7 +57,6 @@ struct dump_job {
 
 	/* Ring copies: within copy_budget in memory, beyond it spilled. */
 	uint64_t copy_budget;
-	bool realtime;
 	void *mem; /* the copies of the last round (the snapshot points into it) */
 	size_t mem_size;
 	bool mem_owned;	    /* unmapped with the job; else the dumper's resident buffer */
@@ -84,6 +83,7 @@ struct dump {
 	void *resident;
 	size_t resident_size;
 	bool rt_warned;
+	struct ring_copy_pool *copiers; /* for every dump of this capture */
 
 	struct event_base *base;
 	int notify_pipe[2];
@@ -150,7 +150,6 @@ static struct dump_job *job_new(const struct dump *d)
 	job->sb = d->sb;
 	job->nr_rings = capture__nr_rings(d->cap, true);
 	job->copy_budget = config__copy_memory(d->cfg, rings_bytes(d->cap));
-	job->realtime = true;
 	job->pause_ns = calloc(job->nr_rings ? (size_t)job->nr_rings : 1, sizeof(*job->pause_ns));
 	job->snap = snapshot__new();
 	if (!job->directory || !job->argv || !job->snap || !job->pause_ns) {
@@ -248,12 +247,11 @@ static int copy_rings(struct dump_job *job, struct dump *d)
 {
 	size_t nr = (size_t)job->nr_rings, largest = 0;
 	struct ring_copy_item *items = calloc(nr ? nr : 1, sizeof(*items));
-	int r;
+	bool spill_open = false;
+	int r = 0;
 
 	if (!items)
 		return -ENOMEM;
-	/* Side-band history and task names may need it; opening it writes nothing. */
-	r = snapshot__open_spill(job->snap, job->directory);
 	for (size_t i = 0; i < nr; i++)
 		items[i].ring = capture__ring(job->cap, true, (int)i);
 	for (size_t first = 0; r == 0 && first < nr;) {
@@ -275,7 +273,7 @@ static int copy_rings(struct dump_job *job, struct dump *d)
 			items[i].buf = (uint8_t *)job->mem + off;
 			off += items[i].ring->data_size;
 		}
-		r = ring_copy__round(items + first, n, job->realtime, &st);
+		r = ring_copy__round(d->copiers, items + first, n, &st);
 		job->report.rounds++;
 		job->report.fault_ns += st.prepare_ns;
 		job->report.copy_threads = st.nr_threads;
@@ -297,12 +295,22 @@ static int copy_rings(struct dump_job *job, struct dump *d)
 			if (items[i].paused_ns > job->report.last_pause_ns)
 				job->report.last_pause_ns = items[i].paused_ns;
 		}
+		/*
+		 * Side-band history and task names may need it too. Opened after the
+		 * first pause: a file system under load can take long to create it.
+		 */
+		if (r == 0 && !spill_open) {
+			r = snapshot__open_spill(job->snap, job->directory);
+			spill_open = true;
+		}
 		if (r == 0)
 			r = keep_round(job, items + first, n, first + n < nr);
 		if (r == 0 && first == 0)
 			job->report.pause_delay_ns = job->report.first_pause_ns - job->trigger_ns;
 		first += n;
 	}
+	if (r == 0 && !spill_open)
+		r = snapshot__open_spill(job->snap, job->directory);
 	free(items);
 	return r;
 }
@@ -320,6 +328,7 @@ static void *copy_main(void *arg)
 	struct dump_job *job = arg;
 
 	job->error = copy_rings(job, job->dumper);
+	job->report.copied_ns = now_ns();
 	if (job->error < 0)
 		snprintf(job->report.files.failed, sizeof(job->report.files.failed),
 			 "the copy of the rings (an unnamed spill file in '%s')", job->directory);
@@ -389,10 +398,12 @@ static void write_files(struct dump_job *job)
 	int r;
 
 	r = snapshot__seal(job->snap);
+	job->report.sealed_ns = now_ns();
 	if (r == 0)
 		ring_figures(job);
 	if (r == 0 && job->sb)
 		r = sideband__name_tasks(job->sb, job->snap, &added, &unknown);
+	job->report.named_ns = now_ns();
 	if (r == 0) {
 		p.json.blind_max_ns = job->report.blind_max_ns;
 		p.json.blind_total_ns = job->report.blind_total_ns;
@@ -514,6 +525,7 @@ static void start(struct dump *d)
 		return;
 	}
 	job->trigger_ns = now;
+	job->report.trigger_ns = now;
 	snprintf(job->report.reason, sizeof(job->report.reason), "%s", d->pending_reason);
 	job->report.has_trigger = d->pending_has_trigger;
 	job->report.trigger = d->pending_trigger;
@@ -539,6 +551,7 @@ static void copied(struct dump *d, struct dump_job *job)
 
 	if (r == 0)
 		r = collect_forward(d, job->snap);
+	job->report.collected_ns = now_ns();
 	if (r == 0) {
 		job->stage = JOB_WRITING;
 		r = -pthread_create(&job->thread, NULL, write_main, job);
@@ -770,6 +783,8 @@ int dump__new(struct capture *cap, struct sideband *sb, const struct perfsnapd_c
 		log_errno(r, "dump");
 	if (r == 0)
 		r = alloc_resident(d);
+	if (r == 0 && (r = ring_copy_pool__new(&d->copiers)) < 0)
+		log_errno(r, "cannot start the copy threads");
 	if (r == 0 && pipe2(d->notify_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		r = log_errno(-errno, "pipe");
 	if (r == 0) {
@@ -821,6 +836,7 @@ void dump__delete(struct dump *d)
 			finish_in_place(d);
 	}
 	dump_schedule__delete(d->sched);
+	ring_copy_pool__delete(d->copiers);
 	if (d->notify_ev)
 		event_free(d->notify_ev);
 	if (d->defer_ev)

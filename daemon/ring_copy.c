@@ -20,24 +20,51 @@
 #include "capture.h"
 #include "ring_copy.h"
 
-/* Above every SCHED_OTHER task, below the kernel's own real-time threads. */
-#define COPY_RT_PRIORITY 1
+/*
+ * Above the priorities applications' real-time threads commonly take
+ * (1-30: a task spinning at such a priority on a CPU would otherwise hold
+ * that CPU's copy, and so its ring's pause, until it yields), below the
+ * threaded interrupt handlers (50) and the kernel's per-CPU threads (99).
+ * A copier runs at it only for the fault-in of its rings' copy memory and
+ * its pause-copy-resume section: milliseconds per dump.
+ */
+#define COPY_RT_PRIORITY 40
 /* Stack the copy path may use, touched before any ring is paused. */
 #define STACK_TOUCH	 16384
 
-struct round {
-	_Atomic int ready; /* copy threads waiting for go */
-	_Atomic int go;	   /* futex word: 1 once every ring is paused */
-	bool realtime;
-};
-
+/*
+ * A copier: a thread that lives as long as its pool, pinned to one CPU, and
+ * copies the rings of that CPU. Between rounds it sleeps on its own
+ * generation word (only the copiers of a round are woken for it, so no
+ * other one reads what the round sets up), at SCHED_FIFO when permitted (a sleeping thread takes
+ * no CPU; being at that priority already, it runs the instant it is woken,
+ * on a CPU every other task keeps busy).
+ */
 struct copier {
 	pthread_t thread;
 	int cpu; /* pinned to, or -1 */
-	struct round *round;
-	struct ring_copy_item **items;
+	struct ring_copy_pool *pool;
+	struct ring_copy_item **items; /* this round's: a slice of the pool's slots */
 	size_t nr;
-	int rt_error;
+	_Atomic unsigned int gen; /* futex word: a round for it, or stop */
+	int rt_error;		  /* SCHED_FIFO refused at its start: -errno */
+};
+
+struct ring_copy_pool {
+	struct copier *cps;
+	size_t nr_cps, nr_started;
+	_Atomic int started;	  /* futex word: copiers through their start */
+	bool stop;
+
+	/* The round in flight; set by ring_copy__round before a copier's gen moves. */
+	struct ring_copy_item **slots;
+	size_t nr_slots;
+	struct ring_copy_item *items;
+	size_t nr_items;
+	int nr_active;	   /* copiers with rings in it */
+	_Atomic int ready; /* copiers faulted in and waiting for go */
+	_Atomic int go;	   /* futex word: 1 once every ring is paused */
+	_Atomic int done;  /* futex word: copiers through their copies */
 };
 
 static uint64_t now_ns(void)
@@ -48,22 +75,22 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void futex_wait(_Atomic int *word, int val)
+static void futex_wait(void *word, int val)
 {
 	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
 }
 
-static void futex_wake(_Atomic int *word)
+static void futex_wake(void *word)
 {
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-/* SCHED_FIFO on (or back to SCHED_OTHER for) the calling thread; 0 or -errno. */
-static int set_realtime(bool on)
+/* SCHED_FIFO for the calling thread; 0 or -errno. */
+static int set_realtime(void)
 {
-	struct sched_param sp = { .sched_priority = on ? COPY_RT_PRIORITY : 0 };
+	struct sched_param sp = { .sched_priority = COPY_RT_PRIORITY };
 
-	return -pthread_setschedparam(pthread_self(), on ? SCHED_FIFO : SCHED_OTHER, &sp);
+	return -pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 }
 
 static uint64_t ring_head(const struct ring_view *ring)
@@ -135,41 +162,69 @@ void ring_copy__fault_in(void *buf, size_t size)
 		((volatile uint8_t *)buf)[off] = ((volatile uint8_t *)buf)[off];
 }
 
-static void *copier_main(void *arg)
+/*
+ * The last copier of a round to be ready pauses every ring of it: already
+ * at its real-time priority, nothing else runs on its CPU between the
+ * pauses, and no other thread has to be scheduled first.
+ */
+static void pause_all(struct ring_copy_pool *pool)
 {
-	struct copier *cp = arg;
-	struct round *rd = cp->round;
+	for (size_t i = 0; i < pool->nr_items; i++) {
+		struct ring_copy_item *it = &pool->items[i];
+
+		it->error = capture__pause_ring(it->ring, true);
+		it->paused_ns = now_ns();
+	}
+	atomic_store(&pool->go, 1);
+	futex_wake(&pool->go);
+}
+
+static void run_round(struct copier *cp)
+{
+	struct ring_copy_pool *pool = cp->pool;
 
 	touch_stack();
 	for (size_t i = 0; i < cp->nr; i++)
 		ring_copy__fault_in(cp->items[i]->buf, cp->items[i]->ring->data_size);
-	if (rd->realtime)
-		cp->rt_error = set_realtime(true);
-	atomic_fetch_add(&rd->ready, 1);
-	futex_wake(&rd->ready);
-	while (!atomic_load(&rd->go))
-		futex_wait(&rd->go, 0);
+	if (atomic_fetch_add(&pool->ready, 1) + 1 == pool->nr_active)
+		pause_all(pool);
+	else
+		while (!atomic_load(&pool->go))
+			futex_wait(&pool->go, 0);
 	for (size_t i = 0; i < cp->nr; i++)
 		copy_one(cp->items[i]);
-	if (rd->realtime && !cp->rt_error)
-		set_realtime(false);
+	if (atomic_fetch_add(&pool->done, 1) + 1 == pool->nr_active)
+		futex_wake(&pool->done);
+}
+
+static void *copier_main(void *arg)
+{
+	struct copier *cp = arg;
+	struct ring_copy_pool *pool = cp->pool;
+	unsigned int seen = 0, gen;
+
+	cp->rt_error = set_realtime();
+	touch_stack();
+	atomic_fetch_add(&pool->started, 1);
+	futex_wake(&pool->started);
+	for (;;) {
+		while ((gen = atomic_load(&cp->gen)) == seen)
+			futex_wait(&cp->gen, (int)seen);
+		seen = gen;
+		if (pool->stop)
+			break;
+		run_round(cp);
+	}
 	return NULL;
 }
 
-/* The copier for @cpu, a new one while fewer than @max exist, else round robin. */
-static struct copier *copier_for(struct copier *cps, size_t *nr, size_t max, int cpu,
-				 const cpu_set_t *allowed, size_t i)
+/* The copier for a ring on @cpu: the one pinned there, else round robin. */
+static struct copier *copier_for(struct ring_copy_pool *pool, int cpu, size_t i)
 {
-	bool ok = cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, allowed);
-
-	for (size_t k = 0; k < *nr; k++)
-		if (ok && cps[k].cpu == cpu)
-			return &cps[k];
-	if (*nr < max) {
-		cps[*nr].cpu = ok ? cpu : -1;
-		return &cps[(*nr)++];
-	}
-	return &cps[i % *nr];
+	for (size_t k = 0; k < pool->nr_cps; k++)
+		if (pool->cps[k].cpu >= 0 && pool->cps[k].cpu == cpu)
+			return &pool->cps[k];
+	return &pool->cps[i % pool->nr_cps];
 }
 
 static int start_copier(struct copier *cp)
@@ -190,99 +245,157 @@ static int start_copier(struct copier *cp)
 }
 
 /**
+ * ring_copy_pool__new - start the copy threads
+ * @ret: the pool
+ *
+ * One thread per CPU the calling thread may run on, pinned to it, each
+ * asking for SCHED_FIFO once at its start. Returns 0 or -errno.
+ */
+int ring_copy_pool__new(struct ring_copy_pool **ret)
+{
+	struct ring_copy_pool *pool = calloc(1, sizeof(*pool));
+	cpu_set_t allowed;
+	int r = 0, n;
+
+	if (!pool)
+		return -ENOMEM;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0 || CPU_COUNT(&allowed) == 0) {
+		CPU_ZERO(&allowed);
+		CPU_SET(0, &allowed);
+		pool->nr_cps = 1;
+	} else {
+		pool->nr_cps = (size_t)CPU_COUNT(&allowed);
+	}
+	pool->cps = calloc(pool->nr_cps, sizeof(*pool->cps));
+	if (!pool->cps) {
+		free(pool);
+		return -ENOMEM;
+	}
+	for (int cpu = 0, k = 0; cpu < CPU_SETSIZE && (size_t)k < pool->nr_cps; cpu++)
+		if (CPU_ISSET(cpu, &allowed)) {
+			pool->cps[k].cpu = cpu;
+			pool->cps[k++].pool = pool;
+		}
+	for (; pool->nr_started < pool->nr_cps; pool->nr_started++)
+		if ((r = start_copier(&pool->cps[pool->nr_started])) < 0)
+			break;
+	/* Each has its priority and its stack before the first round. */
+	while ((n = atomic_load(&pool->started)) < (int)pool->nr_started)
+		futex_wait(&pool->started, n);
+	if (r < 0) {
+		ring_copy_pool__delete(pool);
+		return r;
+	}
+	*ret = pool;
+	return 0;
+}
+
+/**
+ * ring_copy_pool__delete - stop and join the copy threads
+ * @pool: the pool, or NULL; no round may be in flight
+ */
+void ring_copy_pool__delete(struct ring_copy_pool *pool)
+{
+	if (!pool)
+		return;
+	pool->stop = true;
+	for (size_t k = 0; k < pool->nr_started; k++) {
+		atomic_fetch_add(&pool->cps[k].gen, 1);
+		futex_wake(&pool->cps[k].gen);
+	}
+	for (size_t k = 0; k < pool->nr_started; k++)
+		pthread_join(pool->cps[k].thread, NULL);
+	free(pool->slots);
+	free(pool->cps);
+	free(pool);
+}
+
+/**
+ * ring_copy_pool__rt_error - whether the copiers run at SCHED_FIFO
+ * @pool: the pool
+ *
+ * Returns 0 if every copier does, else why one does not (-EPERM, ...).
+ */
+int ring_copy_pool__rt_error(const struct ring_copy_pool *pool)
+{
+	for (size_t k = 0; k < pool->nr_started; k++)
+		if (pool->cps[k].rt_error)
+			return pool->cps[k].rt_error;
+	return 0;
+}
+
+/**
  * ring_copy__round - pause rings at one instant, copy them in parallel
+ * @pool: the copy threads
  * @items: the rings and their destinations
  * @nr: how many
- * @realtime: run the section at SCHED_FIFO if permitted
  * @ret: what happened
  *
  * Returns 0 or -errno (no ring paused then).
  */
-int ring_copy__round(struct ring_copy_item *items, size_t nr, bool realtime,
+int ring_copy__round(struct ring_copy_pool *pool, struct ring_copy_item *items, size_t nr,
 		     struct ring_copy_stats *ret)
 {
-	struct round rd = { .realtime = realtime };
-	struct copier *cps = calloc(nr ? nr : 1, sizeof(*cps));
-	struct ring_copy_item **slots = calloc(nr ? nr : 1, sizeof(*slots));
-	size_t *owner = calloc(nr ? nr : 1, sizeof(*owner));
-	size_t nr_cps = 0, max, started = 0, used = 0;
 	uint64_t first = 0, last = 0, t0 = now_ns();
-	cpu_set_t allowed;
-	int r = 0, self_rt = 0;
+	size_t used = 0;
+	int n, active = 0;
 
 	memset(ret, 0, sizeof(*ret));
-	(void)t0;
-	if (!cps || !slots || !owner) {
-		r = -ENOMEM;
-		goto out;
-	}
-	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
-		CPU_ZERO(&allowed);
-	max = CPU_COUNT(&allowed) > 0 ? (size_t)CPU_COUNT(&allowed) : 1;
-	/* Each copier's items are a slice of @slots, grouped by copier. */
-	for (size_t i = 0; i < nr; i++) {
-		struct copier *cp = copier_for(cps, &nr_cps, max, items[i].ring->cpu, &allowed, i);
+	if (nr > pool->nr_slots) {
+		struct ring_copy_item **slots = realloc(pool->slots, nr * sizeof(*slots));
 
-		owner[i] = (size_t)(cp - cps);
-		cp->nr++;
+		if (!slots)
+			return -ENOMEM;
+		pool->slots = slots;
+		pool->nr_slots = nr;
+	}
+	for (size_t k = 0; k < pool->nr_cps; k++)
+		pool->cps[k].nr = 0;
+	for (size_t i = 0; i < nr; i++) {
+		copier_for(pool, items[i].ring->cpu, i)->nr++;
 		items[i].error = 0;
 		items[i].len = 0;
+		items[i].paused_ns = items[i].resumed_ns = 0;
 	}
-	for (size_t k = 0; k < nr_cps; k++) {
-		cps[k].items = slots + used;
-		used += cps[k].nr;
-		cps[k].nr = 0;
-		cps[k].round = &rd;
+	/* Each copier's rings are a slice of the slots, grouped by copier. */
+	for (size_t k = 0; k < pool->nr_cps; k++) {
+		pool->cps[k].items = pool->slots + used;
+		used += pool->cps[k].nr;
+		active += pool->cps[k].nr > 0;
+		pool->cps[k].nr = 0;
 	}
 	for (size_t i = 0; i < nr; i++) {
-		struct copier *cp = &cps[owner[i]];
+		struct copier *cp = copier_for(pool, items[i].ring->cpu, i);
 
 		cp->items[cp->nr++] = &items[i];
 	}
-	for (; started < nr_cps; started++)
-		if ((r = start_copier(&cps[started])) < 0)
-			break;
-	if (r < 0) {
-		/* Let the ones started go with nothing paused. */
-		for (size_t i = 0; i < nr; i++)
-			items[i].error = -ECANCELED;
-		atomic_store(&rd.go, 1);
-		futex_wake(&rd.go);
-		goto join;
+	pool->items = items;
+	pool->nr_items = nr;
+	pool->nr_active = active;
+	atomic_store(&pool->ready, 0);
+	atomic_store(&pool->go, 0);
+	atomic_store(&pool->done, 0);
+	for (size_t k = 0; k < pool->nr_cps; k++)
+		if (pool->cps[k].nr) {
+			atomic_fetch_add(&pool->cps[k].gen, 1);
+			futex_wake(&pool->cps[k].gen);
+		}
+	if (active) {
+		while ((n = atomic_load(&pool->done)) < active)
+			futex_wait(&pool->done, n);
 	}
-	/* Every copier waits, at its priority, with its stack touched. */
-	for (int n; (n = atomic_load(&rd.ready)) < (int)nr_cps;)
-		futex_wait(&rd.ready, n);
-	ret->prepare_ns = now_ns() - t0;
-	if (realtime)
-		self_rt = set_realtime(true);
-	/* The instant: nothing between the pauses but reading the clock. */
-	for (size_t i = 0; i < nr; i++) {
-		items[i].error = capture__pause_ring(items[i].ring, true);
-		items[i].paused_ns = now_ns();
-	}
-	atomic_store(&rd.go, 1);
-	futex_wake(&rd.go);
-	if (realtime && !self_rt)
-		set_realtime(false);
-join:
-	for (size_t k = 0; k < started; k++)
-		pthread_join(cps[k].thread, NULL);
-	ret->nr_threads = (int)nr_cps;
-	ret->rt_error = self_rt;
-	for (size_t k = 0; k < started && !ret->rt_error; k++)
-		ret->rt_error = cps[k].rt_error;
-	ret->realtime = realtime && !ret->rt_error;
+	ret->nr_threads = active;
+	for (size_t k = 0; k < pool->nr_cps && !ret->rt_error; k++)
+		if (pool->cps[k].nr)
+			ret->rt_error = pool->cps[k].rt_error;
+	ret->realtime = !ret->rt_error;
 	for (size_t i = 0; i < nr; i++) {
 		if (!first || (items[i].paused_ns && items[i].paused_ns < first))
 			first = items[i].paused_ns;
 		if (items[i].resumed_ns > last)
 			last = items[i].resumed_ns;
 	}
+	ret->prepare_ns = first > t0 ? first - t0 : 0;
 	ret->section_ns = last > first ? last - first : 0;
-out:
-	free(cps);
-	free(slots);
-	free(owner);
-	return r;
+	return 0;
 }

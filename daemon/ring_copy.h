@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ring_copy: stops overwrite rings at one instant and copies them out. One
- * thread pauses every ring of a round back to back (PERF_EVENT_IOC_PAUSE_OUTPUT,
- * nothing in between); copy threads, at most one per CPU the daemon may run
- * on and each pinned to the CPU of the rings it copies, then copy them in
- * parallel, each ring resumed as soon as its own copy is done. Before the
- * pause each copy thread faults in its rings' destinations, on its own CPU
- * and in parallel with the others. The pause-copy-resume section
- * runs at SCHED_FIFO when permitted, and only that section. Nothing that
- * can block runs while a ring is paused: the destination is faulted in
- * before, the threads are created and waiting before, no lock, no
- * allocation, no file write.
+ * ring_copy: stops overwrite rings at one instant and copies them out.
+ * A pool of copy threads, one per CPU the daemon may run on, each pinned to
+ * it, lives as long as the dumper and sleeps between dumps at SCHED_FIFO
+ * (when permitted), so that a trigger on a busy machine wakes them at once.
+ * In a round each copier faults in its rings' destinations on its own CPU,
+ * in parallel with the others; the last one ready pauses every ring of the
+ * round back to back (PERF_EVENT_IOC_PAUSE_OUTPUT, nothing in between); then
+ * each copies its rings and resumes each one as soon as its own copy is
+ * done. Nothing that can block runs while a ring is paused: the destination
+ * is faulted in before, the threads wait before, no lock, no allocation, no
+ * file write.
  */
 #ifndef PERFSNAPD_RING_COPY_H
 #define PERFSNAPD_RING_COPY_H
@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 struct ring_view;
+struct ring_copy_pool;
 
 /* One ring of a round: set ring and buf, the rest is filled in. */
 struct ring_copy_item {
@@ -36,15 +37,22 @@ struct ring_copy_stats {
 	bool realtime;	     /* the section ran at SCHED_FIFO */
 	int rt_error;	     /* why not: -EPERM, ...; 0 if it did or was not asked */
 	uint64_t section_ns; /* first pause to last resume */
-	uint64_t prepare_ns; /* threads started, memory faulted in: before the first pause */
+	uint64_t prepare_ns; /* copiers woken, memory faulted in: before the first pause */
 };
 
+/* Starts the copy threads; 0 or -errno. */
+int ring_copy_pool__new(struct ring_copy_pool **ret);
+/* Stops and joins them; no round may be in flight. NULL is a no-op. */
+void ring_copy_pool__delete(struct ring_copy_pool *pool);
+/* 0 if the copiers run at SCHED_FIFO, else why not (-EPERM, ...). */
+int ring_copy_pool__rt_error(const struct ring_copy_pool *pool);
+
 /*
- * Pauses @items' rings back to back, copies and resumes them. @realtime:
- * try SCHED_FIFO for the section. Returns 0 or -errno (thread creation);
- * each item's error says whether its ring was paused and resumed.
+ * Pauses @items' rings back to back, copies and resumes them, on @pool's
+ * threads (one round at a time). Returns 0 or -ENOMEM; each item's error
+ * says whether its ring was paused and resumed.
  */
-int ring_copy__round(struct ring_copy_item *items, size_t nr, bool realtime,
+int ring_copy__round(struct ring_copy_pool *pool, struct ring_copy_item *items, size_t nr,
 		     struct ring_copy_stats *ret);
 
 /* Faults in @size bytes of anonymous memory (huge pages where available). */
