@@ -231,6 +231,48 @@ static void enforce_retention(struct daemon *d)
 	retention__free(deleted, nr);
 }
 
+/* " NAME MS" for a stage that happened, in ms after the trigger. */
+static void stage(char *buf, size_t size, size_t *len, const char *name, uint64_t trigger,
+		  uint64_t at)
+{
+	int n;
+
+	if (!at || at < trigger || *len >= size)
+		return;
+	n = snprintf(buf + *len, size - *len, "%s %s %.1f", *len ? "," : "", name,
+		     (double)(at - trigger) / 1e6);
+	if (n > 0)
+		*len = *len + (size_t)n < size ? *len + (size_t)n : size;
+}
+
+/*
+ * Where a dump's time went, at info level: what to look at when a dump is
+ * slow (a disk slow to fsync, a writer starved of CPU).
+ */
+static void log_stages(const struct dump_report *rep)
+{
+	char buf[512] = "";
+	size_t len = 0;
+	uint64_t t = rep->trigger_ns;
+
+	stage(buf, sizeof(buf), &len, "paused", t, rep->first_pause_ns);
+	stage(buf, sizeof(buf), &len, "copied", t, rep->copied_ns);
+	stage(buf, sizeof(buf), &len, "forward rings read", t, rep->collected_ns);
+	stage(buf, sizeof(buf), &len, "merged", t, rep->sealed_ns);
+	stage(buf, sizeof(buf), &len, "tasks named", t, rep->named_ns);
+	for (int f = 0; f < SNAPSHOT_NR_FILES; f++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s written", f == SNAPSHOT_FILE_JSON ? "sidecar" :
+					    snapshot_name__format((enum snapshot_file)f));
+		stage(buf, sizeof(buf), &len, name, t, rep->files.written_ns[f]);
+		snprintf(name, sizeof(name), "synced");
+		stage(buf, sizeof(buf), &len, name, t, rep->files.synced_ns[f]);
+	}
+	stage(buf, sizeof(buf), &len, "in place", t, rep->files.published_ns);
+	log_info("snapshot %s: ms after the trigger:%s", rep->stem, buf);
+}
+
 static void log_snapshot(const struct dump_report *rep)
 {
 	char events[32], bytes[32], paused[32], dumped[32], spread[32], pspread[32];
@@ -375,6 +417,7 @@ void daemon__dump_done(void *ctx, const struct dump_report *rep)
 	}
 	d->snapshots++;
 	log_snapshot(rep);
+	log_stages(rep);
 	update_status(d);
 	if (d->up) {
 		for (int i = 0; i < rep->files.nr_paths; i++)

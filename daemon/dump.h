@@ -48,6 +48,8 @@ struct dump_report {
 	int copy_threads;
 	int rt_error;	      /* the copy could not run at SCHED_FIFO: -errno */
 	uint64_t dump_ns;     /* trigger to renamed files */
+	/* CLOCK_MONOTONIC ns of its stages (files: the per-file times in .files) */
+	uint64_t trigger_ns, copied_ns, collected_ns, sealed_ns, named_ns;
 	uint64_t copy_bytes;  /* ring bytes copied */
 	uint64_t index_bytes; /* memory for the time index */
 	bool has_trigger;     /* a [trigger NAME] asked for it: */

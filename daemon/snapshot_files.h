@@ -41,6 +41,9 @@ struct snapshot_files_result {
 	uint64_t bytes; /* all files together */
 	struct perfdata_result perfdata;
 	uint64_t tracedat_events, tracedat_skipped;
+	/* CLOCK_MONOTONIC ns, per file kind: its bytes written, its fsync done (0: not) */
+	uint64_t written_ns[SNAPSHOT_NR_FILES], synced_ns[SNAPSHOT_NR_FILES];
+	uint64_t published_ns; /* every file linked into place, the directory synced */
 	char failed[PATH_MAX + 32]; /* on failure, what could not be written */
 };
 
