@@ -51,6 +51,7 @@ struct upload {
 	struct upload_item *items;    /* every snapshot known, oldest first */
 	char prefix[UPLOAD_KEY_MAX];  /* [upload] url's key prefix, unexpanded */
 	char host[256];
+	char dir[PATH_MAX]; /* [snapshot] directory, scanned at start and when it changes */
 	struct upload_s3 *s3;
 };
 
@@ -386,7 +387,11 @@ static bool any_file_left(int dfd, const struct upload_item *it)
 	return false;
 }
 
-/* Start-up: the state files in @dir; refused ones get another chance. */
+/*
+ * At start and when the directory changes: the state files in @dir;
+ * refused ones get another chance. The lock is taken per snapshot, not
+ * across the reads.
+ */
 static void scan(struct upload *u, const char *dir)
 {
 	size_t waiting = 0, known = 0;
@@ -404,8 +409,12 @@ static void scan(struct upload *u, const char *dir)
 		if (!it)
 			break;
 		r = e->d_name[0] == '.' ? upload_state__read(dir, e->d_name, it) : -EINVAL;
-		if (r < 0 || find(u, it->stem)) {
-			if (r < 0 && r != -EINVAL)
+		pthread_mutex_lock(&u->lock);
+		if (r == 0 && find(u, it->stem))
+			r = -EEXIST;
+		pthread_mutex_unlock(&u->lock);
+		if (r < 0) {
+			if (r != -EINVAL && r != -EEXIST)
 				log_warning("upload: cannot read state file %s/%s: %s", dir,
 					    e->d_name, strerror(-r));
 			free(it);
@@ -423,7 +432,9 @@ static void scan(struct upload *u, const char *dir)
 			waiting++;
 		}
 		known++;
+		pthread_mutex_lock(&u->lock);
 		insert_sorted(u, it);
+		pthread_mutex_unlock(&u->lock);
 	}
 	closedir(d);
 	if (waiting)
@@ -472,7 +483,8 @@ int upload__new(const struct perfsnapd_config *cfg, struct upload **ret)
 		free(u);
 		return log_errno(r, "upload");
 	}
-	scan(u, cfg->directory);
+	snprintf(u->dir, sizeof(u->dir), "%s", cfg->directory);
+	scan(u, u->dir);
 	r = -pthread_create(&u->thread, NULL, upload_main, u);
 	if (r < 0) {
 		u->stop = true;
@@ -544,6 +556,14 @@ int upload__set_config(struct upload *u, const struct perfsnapd_config *cfg)
 	if (retried)
 		log_notice("upload: configuration reloaded: retrying %zu failed snapshots now",
 			   retried);
+	/* Only the loop thread reloads: u->dir is its own. */
+	if (strcmp(u->dir, cfg->directory)) {
+		snprintf(u->dir, sizeof(u->dir), "%s", cfg->directory);
+		scan(u, u->dir);
+		pthread_mutex_lock(&u->lock);
+		pthread_cond_signal(&u->wake);
+		pthread_mutex_unlock(&u->lock);
+	}
 	return 0;
 }
 

@@ -163,8 +163,9 @@ static bool is_spill(const char *name)
  * snapshot_name__is_temporary - recognise a temporary perfsnapd makes
  * @name: a file name (no directory)
  *
- * Returns true for ".<snapshot file name>.tmp" and a spill file's
- * ".perfsnapd-spill.XXXXXX", the only names a crash can leave behind.
+ * Returns true for ".<snapshot file name>.tmp", ".<stem>.upload.tmp" (an
+ * upload state being rewritten) and a spill file's ".perfsnapd-spill.XXXXXX",
+ * the only names a crash can leave behind.
  */
 bool snapshot_name__is_temporary(const char *name)
 {
@@ -178,7 +179,11 @@ bool snapshot_name__is_temporary(const char *name)
 		return false;
 	memcpy(inner, name + 1, len - 5);
 	inner[len - 5] = '\0';
-	return snapshot_name__parse(inner, &n) == 0;
+	if (snapshot_name__parse(inner, &n) == 0)
+		return true;
+	len -= 5;
+	return len > 7 && !strcmp(inner + len - 7, ".upload") &&
+	       snapshot_name__parse_stem(inner, len - 7, &n) == 0;
 }
 
 static bool digits(const char *s, size_t n, unsigned int max)

@@ -295,6 +295,28 @@ wait_state alpha "$stem" uploaded 30
 in_bucket alpha "$stem"
 note "restart: the pending upload completed"
 
+# --- a reload to a directory with uploads pending ---------------------------
+# perfsnapd started on another directory; a reload back to the one with a
+# pending snapshot finds it there, as a start would.
+port=$PROXY_PORT
+stop_proxy
+ctl alpha dump --reason "pending before the move" >"$WORK/move.out" || fail "dump before the move"
+stem=$(stem_of "$(grep '\.perf\.data$' "$WORK/move.out")")
+wait_state alpha "$stem" failing 10
+stop_host alpha
+sed -i "s|^directory = .*|directory = $WORK/alpha/elsewhere|" "$WORK/alpha/perfsnapd.conf"
+mkdir -p "$WORK/alpha/elsewhere"
+start_proxy "$port"
+start_host alpha
+ctl alpha list | grep -q "$stem" && fail "a snapshot of another directory is listed"
+sed -i "s|^directory = .*|directory = $WORK/alpha/out|" "$WORK/alpha/perfsnapd.conf"
+ctl alpha reload >/dev/null || fail "reload to the old directory refused"
+grep -q "upload: 1 snapshots in $WORK/alpha/out not yet uploaded: resuming" "$WORK/alpha/daemon.log" ||
+	fail "the reload did not find the pending upload"
+wait_state alpha "$stem" uploaded 30
+in_bucket alpha "$stem"
+note "reload to another directory: its pending upload completed"
+
 # --- no secret anywhere -----------------------------------------------------
 for h in "${HOSTS[@]}"; do
 	grep -q "$SECRET" "$WORK/$h/daemon.log" && fail "$h: the secret is in the log"

@@ -136,6 +136,10 @@ static void test_is_temporary(void **state)
 	assert_true(snapshot_name__is_temporary(".host-20240101-120000.123-1.trace.dat.tmp"));
 	assert_true(snapshot_name__is_temporary(".host-20240101-120000.123-1.json.tmp"));
 	assert_true(snapshot_name__is_temporary(".perfsnapd-spill.a1B2c3"));
+	assert_true(snapshot_name__is_temporary(".host-20240101-120000.123-1.upload.tmp"));
+	assert_false(snapshot_name__is_temporary(".host-20240101-120000.123-1.upload"));
+	assert_false(snapshot_name__is_temporary(".notes.upload.tmp"));
+	assert_false(snapshot_name__is_temporary(".upload.tmp"));
 	assert_false(snapshot_name__is_temporary("host-20240101-120000.123-1.perf.data.tmp"));
 	assert_false(snapshot_name__is_temporary(".host-20240101-120000.123-1.perf.data"));
 	assert_false(snapshot_name__is_temporary(".notes.tmp"));
