@@ -4,9 +4,9 @@
  * A pool of copy threads, one per CPU the daemon may run on, each pinned to
  * it, lives as long as the dumper and sleeps between dumps at SCHED_FIFO
  * (when permitted), so that a trigger on a busy machine wakes them at once.
- * In a round each copier faults in its rings' destinations on its own CPU,
- * in parallel with the others; the last one ready pauses every ring of the
- * round back to back (PERF_EVENT_IOC_PAUSE_OUTPUT, nothing in between); then
+ * In a round the caller faults in the destinations first (at its own
+ * priority), then wakes the copiers of the round; the last one ready pauses
+ * every ring of it back to back (PERF_EVENT_IOC_PAUSE_OUTPUT, nothing in between); then
  * each copies its rings and resumes each one as soon as its own copy is
  * done. Nothing that can block runs while a ring is paused: the destination
  * is faulted in before, the threads wait before, no lock, no allocation, no
@@ -25,7 +25,7 @@ struct ring_copy_pool;
 /* One ring of a round: set ring and buf, the rest is filled in. */
 struct ring_copy_item {
 	const struct ring_view *ring;
-	void *buf; /* data_size bytes: faulted in by its copy thread before the pause */
+	void *buf; /* data_size bytes: faulted in before the pause */
 	size_t len;
 	bool wrapped;			/* older data had been overwritten */
 	uint64_t paused_ns, resumed_ns; /* CLOCK_MONOTONIC */
