@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * snapshot-internal: the snapshot's own structure, shared by the files of
+ * common/snapshot that build it (snapshot.c: chunks, the spill file, the
+ * public calls) and index it (snapshot_index.c: lanes, tasks, names). No
+ * other file includes it.
+ */
+#ifndef PERFSNAPD_SNAPSHOT_INTERNAL_H
+#define PERFSNAPD_SNAPSHOT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snapshot.h"
+#include "snapshot_comm.h"
+#include "snapshot_merge.h"
+
+/* The sample fields up to PERF_SAMPLE_CPU, all that indexing reads. */
+#define SAMPLE_HEAD                                                                     \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU)
+
+struct chunk {
+	struct snapshot_chunk_info info;
+	uint64_t offset, len;
+	const uint8_t *mem; /* in memory (the caller's), or NULL: in the spill at offset */
+};
+
+/* A COMM or FORK record, for the name table: its time, then ring order. */
+struct name_entry {
+	uint64_t time;
+	size_t chunk;
+	uint64_t order; /* place in its chunk's ring order */
+	uint64_t off;
+};
+
+struct id_entry {
+	uint64_t id;
+	size_t event;
+};
+
+struct snapshot {
+	struct snapshot_event *events;
+	size_t nr_events;
+	struct id_entry *ids;
+	size_t nr_ids;
+
+	int spill_fd;
+	uint64_t spill_size;
+	uint8_t *wbuf;
+	size_t wbuf_len;
+
+	struct chunk *chunks;
+	size_t nr_chunks;
+	size_t nr_added; /* chunks of __add_records, after the others */
+	bool in_chunk;
+
+	const uint8_t *map;
+	size_t map_len;
+	struct lane *lanes;
+	size_t nr_lanes, cap_lanes;
+	uint32_t *lane_of; /* while indexing a chunk: its lane per CPU + 1, 1-based */
+	size_t nr_lane_of;
+	size_t nr_entries;
+	struct snapshot_task *tasks;
+	size_t nr_tasks, cap_tasks;
+	struct name_entry *names; /* COMM and FORK records, for comms */
+	size_t nr_names, cap_names;
+	struct snapshot_comm *comms; /* by tid */
+	size_t nr_comms;
+	struct snapshot_stats stats;
+	struct tracing_meta *tracing; /* a reference, or NULL */
+	bool sealed;
+};
+
+static inline const uint8_t *snapshot__chunk_base(const struct snapshot *s, const struct chunk *c)
+{
+	return c->mem ? c->mem : s->map + c->offset;
+}
+
+/* Walks chunk @ci into lanes, one per CPU, each in time order; @count: into the stats too. */
+int snapshot_index__chunk(struct snapshot *s, size_t ci, bool count);
+/* Sorts the tasks the index found and keeps each once. */
+void snapshot_index__tasks(struct snapshot *s);
+/* The name table, from the COMM and FORK records in time order. */
+int snapshot_index__comms(struct snapshot *s);
+
+#endif
