@@ -146,15 +146,20 @@ static void touch_stack(void)
 #endif
 
 /*
- * ring_copy__fault_in - fault in a destination: transparent huge pages where the kernel has
- * them (on this VM 64 MiB take 15-40 ms instead of 105-155 ms in 4 KiB
- * faults). A populated page is left as it is.
+ * ring_copy__fault_in - fault in a destination, in base pages. Huge pages
+ * are faster only where the memory was just freed (64 MiB: 7 ms against
+ * 25 ms on this VM). A flight recorder dumps after long idle times, and a
+ * host that takes back memory the guest freed (free page reporting, which
+ * reports free blocks of huge-page size) backs a huge page anew at its
+ * first touch: 64 MiB took 136-220 ms in huge pages a few seconds after
+ * they were freed, 22-31 ms in 4 KiB pages (bench: docs/benchmarks.md).
+ * A populated page is left as it is.
  */
 void ring_copy__fault_in(void *buf, size_t size)
 {
 	long page = sysconf(_SC_PAGESIZE);
 
-	(void)madvise(buf, size, MADV_HUGEPAGE); /* a hint */
+	(void)madvise(buf, size, MADV_NOHUGEPAGE); /* also where THP is "always" */
 	if (madvise(buf, size, MADV_POPULATE_WRITE) == 0)
 		return;
 	/* Kernels before 5.14 (or memory not from mmap): touch every page. */

@@ -55,7 +55,7 @@ int ring_copy_pool__rt_error(const struct ring_copy_pool *pool);
 int ring_copy__round(struct ring_copy_pool *pool, struct ring_copy_item *items, size_t nr,
 		     struct ring_copy_stats *ret);
 
-/* Faults in @size bytes of anonymous memory (huge pages where available). */
+/* Faults in @size bytes of anonymous memory, in base pages (see ring_copy.c). */
 void ring_copy__fault_in(void *buf, size_t size);
 
 #endif
