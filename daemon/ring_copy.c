@@ -373,11 +373,13 @@ int ring_copy__round(struct ring_copy_pool *pool, struct ring_copy_item *items, 
 		cp->items[cp->nr++] = &items[i];
 	}
 	/*
-	 * The destinations are faulted in here, at the caller's priority, before
-	 * any copier runs: at SCHED_FIFO the fault-in would take every CPU from
-	 * the machine's load at once (on a VM whose host backs freed memory
-	 * anew, for ~1.5 ms per MiB), and in parallel it was no faster there
-	 * (the host serialises the faults). A populated page is left as it is.
+	 * The destinations are faulted in here, at the caller's priority (nice
+	 * -10 in the dumper), before any copier runs, not by the copiers: at
+	 * SCHED_FIFO the fault-in would take every CPU from the machine's load
+	 * at once, and a copier at normal priority on a CPU that a real-time
+	 * task keeps would hold the round until that task yields. Helper threads
+	 * for a share each were tried: no faster in the daemon here (2 x 32 MiB:
+	 * 20-30 ms either way). A populated page is left as it is.
 	 */
 	for (size_t i = 0; i < nr; i++)
 		ring_copy__fault_in(items[i].buf, items[i].ring->data_size);
