@@ -187,16 +187,21 @@ static void pause_all(struct ring_copy_pool *pool)
 static void run_round(struct copier *cp)
 {
 	struct ring_copy_pool *pool = cp->pool;
+	/*
+	 * Read once, now: once this copier has counted itself done, the caller
+	 * may already be setting up the next round.
+	 */
+	const int active = pool->nr_active;
 
 	touch_stack();
-	if (atomic_fetch_add(&pool->ready, 1) + 1 == pool->nr_active)
+	if (atomic_fetch_add(&pool->ready, 1) + 1 == active)
 		pause_all(pool);
 	else
 		while (!atomic_load(&pool->go))
 			futex_wait(&pool->go, 0);
 	for (size_t i = 0; i < cp->nr; i++)
 		copy_one(cp->items[i]);
-	if (atomic_fetch_add(&pool->done, 1) + 1 == pool->nr_active)
+	if (atomic_fetch_add(&pool->done, 1) + 1 == active)
 		futex_wake(&pool->done);
 }
 
