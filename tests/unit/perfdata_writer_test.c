@@ -24,34 +24,6 @@
 #include "perfdata_writer.h"
 #include "perfdata_writer_test.h"
 
-struct inject inject;
-
-ssize_t __real_pwrite(int fd, const void *buf, size_t len, off_t off);
-ssize_t __wrap_pwrite(int fd, const void *buf, size_t len, off_t off);
-ssize_t __real_pwrite64(int fd, const void *buf, size_t len, off_t off);
-ssize_t __wrap_pwrite64(int fd, const void *buf, size_t len, off_t off);
-
-ssize_t __wrap_pwrite(int fd, const void *buf, size_t len, off_t off)
-{
-	inject.calls++;
-	if (inject.eintr && inject.calls % 2) {
-		errno = EINTR;
-		return -1;
-	}
-	if (inject.fail_errno && inject.calls > inject.fail_after) {
-		errno = inject.fail_errno;
-		return -1;
-	}
-	if (inject.max_len && len > inject.max_len)
-		len = inject.max_len;
-	return __real_pwrite(fd, buf, len, off);
-}
-
-ssize_t __wrap_pwrite64(int fd, const void *buf, size_t len, off_t off)
-{
-	return __wrap_pwrite(fd, buf, len, off);
-}
-
 int new_fd(void)
 {
 	int fd = memfd_create("perfdata", MFD_CLOEXEC);
@@ -130,6 +102,6 @@ struct perf_event_header *make_event(uint64_t *buf, uint16_t size, uint32_t seed
 int reset_inject(void **state)
 {
 	(void)state;
-	memset(&inject, 0, sizeof(inject));
+	pwrite_inject__reset();
 	return 0;
 }

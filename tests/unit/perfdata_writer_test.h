@@ -7,19 +7,11 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
+#include "pwrite_inject.h"
+
 #define HEADER_SIZE 104
 #define ATTR_SIZE   128
 #define ATTR_ENTRY  (ATTR_SIZE + 16)
-
-/* Fault injection in the wrapped pwrite(), set per test and reset by reset_inject(). */
-struct inject {
-	size_t max_len; /* cut every write to this many bytes (0: no cut) */
-	int eintr;	/* fail every other call with EINTR */
-	int fail_errno; /* fail with this errno ... */
-	int fail_after; /* ... once this many calls succeeded */
-	int calls;
-};
-extern struct inject inject;
 
 struct file {
 	unsigned char *data;

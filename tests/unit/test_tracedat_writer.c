@@ -23,6 +23,7 @@
 
 #include <zstd.h>
 
+#include "pwrite_inject.h"
 #include "tracedat_writer.h"
 
 #define PAGE_HDR 16
@@ -53,41 +54,6 @@ static const char other_format[] =
 static const char ftrace_format[] =
 	"name: function\nID: 1\nformat:\n"
 	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n\nprint fmt: \"\"\n";
-
-/* Fault injection, set per test and reset by the fixtures. */
-static struct {
-	size_t max_len; /* cut every write to this many bytes (0: no cut) */
-	int eintr;	/* fail every other call with EINTR */
-	int fail_errno; /* fail with this errno ... */
-	int fail_after; /* ... once this many calls succeeded */
-	int calls;
-} inject;
-
-ssize_t __real_pwrite(int fd, const void *buf, size_t len, off_t off);
-ssize_t __wrap_pwrite(int fd, const void *buf, size_t len, off_t off);
-ssize_t __real_pwrite64(int fd, const void *buf, size_t len, off_t off);
-ssize_t __wrap_pwrite64(int fd, const void *buf, size_t len, off_t off);
-
-ssize_t __wrap_pwrite(int fd, const void *buf, size_t len, off_t off)
-{
-	inject.calls++;
-	if (inject.eintr && inject.calls % 2) {
-		errno = EINTR;
-		return -1;
-	}
-	if (inject.fail_errno && inject.calls > inject.fail_after) {
-		errno = inject.fail_errno;
-		return -1;
-	}
-	if (inject.max_len && len > inject.max_len)
-		len = inject.max_len;
-	return __real_pwrite(fd, buf, len, off);
-}
-
-ssize_t __wrap_pwrite64(int fd, const void *buf, size_t len, off_t off)
-{
-	return __wrap_pwrite(fd, buf, len, off);
-}
 
 struct section {
 	uint16_t id, flags;
@@ -308,7 +274,7 @@ static void event(unsigned char *buf, size_t size, unsigned char fill)
 static int reset(void **state)
 {
 	(void)state;
-	memset(&inject, 0, sizeof(inject));
+	pwrite_inject__reset();
 	return 0;
 }
 
