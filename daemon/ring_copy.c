@@ -18,6 +18,7 @@
 
 #include "backward_ring.h"
 #include "capture.h"
+#include "monotonic.h"
 #include "ring_copy.h"
 
 /*
@@ -34,15 +35,16 @@
 
 /*
  * A copier: a thread that lives as long as its pool, pinned to one CPU, and
- * copies the rings of that CPU. Between rounds it sleeps on its own
- * generation word (only the copiers of a round are woken for it, so no
- * other one reads what the round sets up), at SCHED_FIFO when permitted (a sleeping thread takes
- * no CPU; being at that priority already, it runs the instant it is woken,
- * on a CPU every other task keeps busy).
+ * copies the rings of that CPU (and of CPUs the daemon may not run on).
+ * Between rounds it sleeps on its own generation word (only the copiers of
+ * a round are woken for it, so no other one reads what the round sets up),
+ * at SCHED_FIFO when permitted: a sleeping thread takes no CPU, and being
+ * at that priority already, it runs the instant it is woken, on a CPU
+ * every other task keeps busy.
  */
 struct copier {
 	pthread_t thread;
-	int cpu; /* pinned to, or -1 */
+	int cpu; /* pinned to */
 	struct ring_copy_pool *pool;
 	struct ring_copy_item **items; /* this round's: a slice of the pool's slots */
 	size_t nr;
@@ -53,7 +55,8 @@ struct copier {
 struct ring_copy_pool {
 	struct copier *cps;
 	size_t nr_cps, nr_started;
-	_Atomic int started;	  /* futex word: copiers through their start */
+	short by_cpu[CPU_SETSIZE]; /* the copier pinned to a CPU + 1, or 0 */
+	_Atomic int started;	   /* futex word: copiers through their start */
 	bool stop;
 
 	/* The round in flight; set by ring_copy__round before a copier's gen moves. */
@@ -62,18 +65,10 @@ struct ring_copy_pool {
 	struct ring_copy_item *items;
 	size_t nr_items;
 	int nr_active;	   /* copiers with rings in it */
-	_Atomic int ready; /* copiers faulted in and waiting for go */
+	_Atomic int ready; /* copiers waiting for go */
 	_Atomic int go;	   /* futex word: 1 once every ring is paused */
 	_Atomic int done;  /* futex word: copiers through their copies */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void futex_wait(void *word, int val)
 {
@@ -119,7 +114,7 @@ static void copy_one(struct ring_copy_item *it)
 	len = backward_ring__copy(it->buf, ring->data, ring->data_size, head);
 	head_after = ring_head(ring);
 	r = capture__pause_ring(ring, false);
-	it->resumed_ns = now_ns();
+	it->resumed_ns = monotonic_ns();
 	if (head_after != head) {
 		uint64_t clobbered = head - head_after;
 
@@ -178,7 +173,7 @@ static void pause_all(struct ring_copy_pool *pool)
 		struct ring_copy_item *it = &pool->items[i];
 
 		it->error = capture__pause_ring(it->ring, true);
-		it->paused_ns = now_ns();
+		it->paused_ns = monotonic_ns();
 	}
 	atomic_store(&pool->go, 1);
 	futex_wake(&pool->go);
@@ -226,12 +221,11 @@ static void *copier_main(void *arg)
 	return NULL;
 }
 
-/* The copier for a ring on @cpu: the one pinned there, else round robin. */
+/* The copier for ring @i on @cpu: the one pinned there, else round robin. */
 static struct copier *copier_for(struct ring_copy_pool *pool, int cpu, size_t i)
 {
-	for (size_t k = 0; k < pool->nr_cps; k++)
-		if (pool->cps[k].cpu >= 0 && pool->cps[k].cpu == cpu)
-			return &pool->cps[k];
+	if (cpu >= 0 && cpu < CPU_SETSIZE && pool->by_cpu[cpu])
+		return &pool->cps[pool->by_cpu[cpu] - 1];
 	return &pool->cps[i % pool->nr_cps];
 }
 
@@ -242,11 +236,9 @@ static int start_copier(struct copier *cp)
 	int r;
 
 	pthread_attr_init(&attr);
-	if (cp->cpu >= 0) {
-		CPU_ZERO(&set);
-		CPU_SET(cp->cpu, &set);
-		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	}
+	CPU_ZERO(&set);
+	CPU_SET(cp->cpu, &set);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
 	r = -pthread_create(&cp->thread, &attr, copier_main, cp);
 	pthread_attr_destroy(&attr);
 	return r;
@@ -283,6 +275,7 @@ int ring_copy_pool__new(struct ring_copy_pool **ret)
 		if (CPU_ISSET(cpu, &allowed)) {
 			pool->cps[k].cpu = cpu;
 			pool->cps[k++].pool = pool;
+			pool->by_cpu[cpu] = (short)k;
 		}
 	for (; pool->nr_started < pool->nr_cps; pool->nr_started++)
 		if ((r = start_copier(&pool->cps[pool->nr_started])) < 0)
@@ -319,20 +312,6 @@ void ring_copy_pool__delete(struct ring_copy_pool *pool)
 }
 
 /**
- * ring_copy_pool__rt_error - whether the copiers run at SCHED_FIFO
- * @pool: the pool
- *
- * Returns 0 if every copier does, else why one does not (-EPERM, ...).
- */
-int ring_copy_pool__rt_error(const struct ring_copy_pool *pool)
-{
-	for (size_t k = 0; k < pool->nr_started; k++)
-		if (pool->cps[k].rt_error)
-			return pool->cps[k].rt_error;
-	return 0;
-}
-
-/**
  * ring_copy__round - pause rings at one instant, copy them in parallel
  * @pool: the copy threads
  * @items: the rings and their destinations
@@ -344,7 +323,7 @@ int ring_copy_pool__rt_error(const struct ring_copy_pool *pool)
 int ring_copy__round(struct ring_copy_pool *pool, struct ring_copy_item *items, size_t nr,
 		     struct ring_copy_stats *ret)
 {
-	uint64_t first = 0, last = 0, t0 = now_ns();
+	uint64_t first = 0, t0 = monotonic_ns();
 	size_t used = 0;
 	int n, active = 0;
 
@@ -407,14 +386,9 @@ int ring_copy__round(struct ring_copy_pool *pool, struct ring_copy_item *items, 
 	for (size_t k = 0; k < pool->nr_cps && !ret->rt_error; k++)
 		if (pool->cps[k].nr)
 			ret->rt_error = pool->cps[k].rt_error;
-	ret->realtime = !ret->rt_error;
-	for (size_t i = 0; i < nr; i++) {
+	for (size_t i = 0; i < nr; i++)
 		if (!first || (items[i].paused_ns && items[i].paused_ns < first))
 			first = items[i].paused_ns;
-		if (items[i].resumed_ns > last)
-			last = items[i].resumed_ns;
-	}
 	ret->prepare_ns = first > t0 ? first - t0 : 0;
-	ret->section_ns = last > first ? last - first : 0;
 	return 0;
 }

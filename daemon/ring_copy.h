@@ -34,18 +34,14 @@ struct ring_copy_item {
 
 struct ring_copy_stats {
 	int nr_threads;
-	bool realtime;	     /* the section ran at SCHED_FIFO */
-	int rt_error;	     /* why not: -EPERM, ...; 0 if it did or was not asked */
-	uint64_t section_ns; /* first pause to last resume */
-	uint64_t prepare_ns; /* copiers woken, memory faulted in: before the first pause */
+	int rt_error;	     /* the section did not run at SCHED_FIFO: why (-EPERM, ...), else 0 */
+	uint64_t prepare_ns; /* memory faulted in, copiers woken: before the first pause */
 };
 
 /* Starts the copy threads; 0 or -errno. */
 int ring_copy_pool__new(struct ring_copy_pool **ret);
 /* Stops and joins them; no round may be in flight. NULL is a no-op. */
 void ring_copy_pool__delete(struct ring_copy_pool *pool);
-/* 0 if the copiers run at SCHED_FIFO, else why not (-EPERM, ...). */
-int ring_copy_pool__rt_error(const struct ring_copy_pool *pool);
 
 /*
  * Pauses @items' rings back to back, copies and resumes them, on @pool's
