@@ -18,6 +18,7 @@
 #include <event2/event.h>
 
 #include "log.h"
+#include "monotonic.h"
 #include "post_command.h"
 
 struct child {
@@ -33,14 +34,6 @@ struct child {
 static struct child *children;
 
 extern char **environ;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void child_free(struct child *c)
 {
@@ -63,7 +56,7 @@ static void child_free(struct child *c)
 
 static void log_status(const struct child *c, int status)
 {
-	unsigned long long ms = (now_ns() - c->started_ns) / 1000000;
+	unsigned long long ms = (monotonic_ns() - c->started_ns) / 1000000;
 
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		log_info("post_command '%s' (pid %d) succeeded in %llu ms", c->command, c->pid, ms);
@@ -150,7 +143,7 @@ int post_command__run(struct event_base *base, const char *command, const char *
 		return log_errno(-ENOMEM, "post_command");
 	c->pidfd = -1;
 	c->command = strdup(command);
-	c->started_ns = now_ns();
+	c->started_ns = monotonic_ns();
 	if (!c->command) {
 		free(c);
 		return log_errno(-ENOMEM, "post_command");

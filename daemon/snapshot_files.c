@@ -16,6 +16,7 @@
 
 #include "cleanup.h"
 #include "config.h"
+#include "monotonic.h"
 #include "snapshot.h"
 #include "snapshot_files.h"
 #include "snapshot_name.h"
@@ -47,14 +48,6 @@ struct pending_file {
 	pthread_t thread;
 	bool threaded;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int fsync_dir(const char *dir)
 {
@@ -189,10 +182,10 @@ static void *write_file(void *arg)
 	/* The umask must not loosen or tighten what operators expect. */
 	if (r == 0 && fchmod(pf->fd, 0640) < 0)
 		r = -errno;
-	pf->res->written_ns[pf->kind] = now_ns();
+	pf->res->written_ns[pf->kind] = monotonic_ns();
 	if (r == 0 && fsync(pf->fd) < 0)
 		r = -errno;
-	pf->res->synced_ns[pf->kind] = now_ns();
+	pf->res->synced_ns[pf->kind] = monotonic_ns();
 	if (r == 0 && fstat(pf->fd, &st) == 0)
 		pf->bytes = (uint64_t)st.st_size;
 	pf->error = r;
@@ -282,7 +275,7 @@ int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_
 		if (r < 0)
 			snprintf(ret->failed, sizeof(ret->failed), "the directory '%s'",
 				 p->directory);
-		ret->published_ns = now_ns();
+		ret->published_ns = monotonic_ns();
 	}
 	for (int i = 0; i < nr; i++) {
 		if (files[i].fd >= 0 && close(files[i].fd) < 0 && r == 0)

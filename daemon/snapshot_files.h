@@ -43,7 +43,7 @@ struct snapshot_files_result {
 	uint64_t tracedat_events, tracedat_skipped;
 	/* CLOCK_MONOTONIC ns, per file kind: its bytes written, its fsync done (0: not) */
 	uint64_t written_ns[SNAPSHOT_NR_FILES], synced_ns[SNAPSHOT_NR_FILES];
-	uint64_t published_ns; /* every file linked into place, the directory synced */
+	uint64_t published_ns;	    /* every file linked into place, the directory synced */
 	char failed[PATH_MAX + 32]; /* on failure, what could not be written */
 };
 

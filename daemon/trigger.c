@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "monotonic.h"
 #include "perf_internals.h"
 #include "perf_record.h"
 #include "snapshot.h"
@@ -86,14 +87,6 @@ struct trigger_set {
 	size_t kept_len;
 	uint64_t kept_dropped, lost;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void answer_waiters(struct trigger *t, const struct dump_report *rep)
 {
@@ -211,7 +204,7 @@ static const char *own_limit(struct trigger *t, uint64_t now, char *buf, size_t 
 static int request_dump(struct trigger *t)
 {
 	struct trigger_set *ts = t->set;
-	uint64_t now = now_ns();
+	uint64_t now = monotonic_ns();
 	struct ticket *k = calloc(1, sizeof(*k));
 	int r;
 
@@ -261,7 +254,7 @@ static int fire(struct trigger *t, const struct snapshot_trigger *what, char *wh
 
 	t->counts.fired++;
 	clock_gettime(CLOCK_REALTIME, &t->counts.last);
-	limit = own_limit(t, now_ns(), buf, sizeof(buf));
+	limit = own_limit(t, monotonic_ns(), buf, sizeof(buf));
 	if (limit) {
 		note_refused(t, limit);
 		if (why)
@@ -291,7 +284,7 @@ static int fire(struct trigger *t, const struct snapshot_trigger *what, char *wh
 static void match(struct trigger *t, const struct snapshot_trigger *what)
 {
 	const struct trigger_spec *sp = t->spec;
-	uint64_t now = now_ns();
+	uint64_t now = monotonic_ns();
 
 	t->counts.matches++;
 	if (t->state != TRIGGER_IDLE) {
