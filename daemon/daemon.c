@@ -263,11 +263,11 @@ static void log_stages(const struct dump_report *rep)
 	for (int f = 0; f < SNAPSHOT_NR_FILES; f++) {
 		char name[64];
 
-		snprintf(name, sizeof(name), "%s written", f == SNAPSHOT_FILE_JSON ? "sidecar" :
-					    snapshot_name__format((enum snapshot_file)f));
+		snprintf(name, sizeof(name), "%s written",
+			 f == SNAPSHOT_FILE_JSON ? "sidecar" :
+						   snapshot_name__format((enum snapshot_file)f));
 		stage(buf, sizeof(buf), &len, name, t, rep->files.written_ns[f]);
-		snprintf(name, sizeof(name), "synced");
-		stage(buf, sizeof(buf), &len, name, t, rep->files.synced_ns[f]);
+		stage(buf, sizeof(buf), &len, "synced", t, rep->files.synced_ns[f]);
 	}
 	stage(buf, sizeof(buf), &len, "in place", t, rep->files.published_ns);
 	log_info("snapshot %s: ms after the trigger:%s", rep->stem, buf);

@@ -24,6 +24,7 @@
 #include "config.h"
 #include "dump.h"
 #include "log.h"
+#include "monotonic.h"
 #include "ring_copy.h"
 #include "sideband.h"
 #include "snapshot.h"
@@ -66,7 +67,6 @@ struct dump_job {
 	int nr_rings;
 
 	struct snapshot *snap;
-	uint64_t trigger_ns;
 	int error; /* of the copy stage */
 	struct dump_report report;
 };
@@ -100,14 +100,6 @@ struct dump {
 	struct dump_job *job;	      /* the dump in flight, or NULL */
 	struct tracing_meta *tracing; /* handed to every snapshot */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void job_free(struct dump_job *job)
 {
@@ -229,7 +221,7 @@ static void *map_copy_memory(size_t size)
  */
 static int get_copy_memory(struct dump_job *job, struct dump *d, size_t size)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = monotonic_ns();
 
 	if (d->resident && d->resident_size >= size) {
 		job->mem = d->resident;
@@ -241,7 +233,8 @@ static int get_copy_memory(struct dump_job *job, struct dump *d, size_t size)
 		return -ENOMEM;
 	job->mem_size = size;
 	job->mem_owned = true;
-	job->report.fault_ns = now_ns() - t0; /* the mapping; the faults come with the round */
+	job->report.fault_ns = monotonic_ns() -
+			       t0; /* the mapping; the faults come with the round */
 	return 0;
 }
 
@@ -308,7 +301,8 @@ static int copy_rings(struct dump_job *job, struct dump *d)
 		if (r == 0)
 			r = keep_round(job, items + first, n, first + n < nr);
 		if (r == 0 && first == 0)
-			job->report.pause_delay_ns = job->report.first_pause_ns - job->trigger_ns;
+			job->report.pause_delay_ns = job->report.first_pause_ns -
+						     job->report.trigger_ns;
 		first += n;
 	}
 	if (r == 0 && !spill_open)
@@ -326,8 +320,8 @@ static void job_notify(struct dump_job *job)
 }
 
 /*
- * The copy thread prepares the round (maps and faults in the copy memory)
- * at this niceness: on a CPU kept busy by nice-0 tasks it gets about nine
+ * The copy thread runs at this niceness, for what it does before the pause
+ * (it maps and faults in the copy memory): on a CPU kept busy by nice-0 tasks it gets about nine
  * tenths of it (a nice-0 one: a half), so the pause is not put off by the
  * load, which still runs. Refused (no CAP_SYS_NICE), it stays at 0.
  */
@@ -339,7 +333,7 @@ static void *copy_main(void *arg)
 
 	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), COPY_PREPARE_NICE);
 	job->error = copy_rings(job, job->dumper);
-	job->report.copied_ns = now_ns();
+	job->report.copied_ns = monotonic_ns();
 	if (job->error < 0)
 		snprintf(job->report.files.failed, sizeof(job->report.files.failed),
 			 "the copy of the rings (an unnamed spill file in '%s')", job->directory);
@@ -409,12 +403,12 @@ static void write_files(struct dump_job *job)
 	int r;
 
 	r = snapshot__seal(job->snap);
-	job->report.sealed_ns = now_ns();
+	job->report.sealed_ns = monotonic_ns();
 	if (r == 0)
 		ring_figures(job);
 	if (r == 0 && job->sb)
 		r = sideband__name_tasks(job->sb, job->snap, &added, &unknown);
-	job->report.named_ns = now_ns();
+	job->report.named_ns = monotonic_ns();
 	if (r == 0) {
 		p.json.blind_max_ns = job->report.blind_max_ns;
 		p.json.blind_total_ns = job->report.blind_total_ns;
@@ -491,7 +485,7 @@ static void finish(struct dump *d, struct dump_job *job)
 	bool more;
 
 	d->job = NULL;
-	job->report.dump_ns = now_ns() - job->trigger_ns;
+	job->report.dump_ns = monotonic_ns() - job->report.trigger_ns;
 	if (job->report.rt_error && !d->rt_warned) {
 		d->rt_warned = true;
 		log_warning("the ring copy cannot run at real-time priority (SCHED_FIFO: %s): it "
@@ -520,7 +514,7 @@ static int add_events(struct dump *d, struct snapshot *s)
 
 static void start(struct dump *d)
 {
-	uint64_t now = now_ns();
+	uint64_t now = monotonic_ns();
 	unsigned long seq = dump_schedule__begin(d->sched, now);
 	struct dump_job *job = job_new(d);
 	int r = -ENOMEM;
@@ -535,7 +529,6 @@ static void start(struct dump *d)
 			schedule(d);
 		return;
 	}
-	job->trigger_ns = now;
 	job->report.trigger_ns = now;
 	snprintf(job->report.reason, sizeof(job->report.reason), "%s", d->pending_reason);
 	job->report.has_trigger = d->pending_has_trigger;
@@ -562,7 +555,7 @@ static void copied(struct dump *d, struct dump_job *job)
 
 	if (r == 0)
 		r = collect_forward(d, job->snap);
-	job->report.collected_ns = now_ns();
+	job->report.collected_ns = monotonic_ns();
 	if (r == 0) {
 		job->stage = JOB_WRITING;
 		r = -pthread_create(&job->thread, NULL, write_main, job);
@@ -582,7 +575,7 @@ static void schedule(struct dump *d)
 {
 	uint64_t wait = 0;
 
-	switch (dump_schedule__poll(d->sched, now_ns(), &wait)) {
+	switch (dump_schedule__poll(d->sched, monotonic_ns(), &wait)) {
 	case DUMP_SCHEDULE_START:
 		start(d);
 		break;
@@ -661,7 +654,7 @@ int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_t
 	uint64_t wait = 0;
 	int r;
 
-	r = dump_schedule__request(d->sched, now_ns(), waiter, waiter_ctx, &wait);
+	r = dump_schedule__request(d->sched, monotonic_ns(), waiter, waiter_ctx, &wait);
 	if (r == -EAGAIN) {
 		log_warning("dump (%s) refused: max_per_hour = %u reached", reason,
 			    d->cfg->max_per_hour);

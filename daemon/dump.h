@@ -46,8 +46,8 @@ struct dump_report {
 	uint64_t copy_memory_bytes, copy_spilled_bytes;
 	unsigned int rounds; /* > 1: the rings did not fit copy_memory at once */
 	int copy_threads;
-	int rt_error;	      /* the copy could not run at SCHED_FIFO: -errno */
-	uint64_t dump_ns;     /* trigger to renamed files */
+	int rt_error;	  /* the copy could not run at SCHED_FIFO: -errno */
+	uint64_t dump_ns; /* trigger to renamed files */
 	/* CLOCK_MONOTONIC ns of its stages (files: the per-file times in .files) */
 	uint64_t trigger_ns, copied_ns, collected_ns, sealed_ns, named_ns;
 	uint64_t copy_bytes;  /* ring bytes copied */

@@ -37,6 +37,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "monotonic.h"
 #include "snapshot_name.h"
 #include "upload-internal.h"
 
@@ -54,14 +55,6 @@ struct upload {
 	char dir[PATH_MAX]; /* [snapshot] directory, scanned at start and when it changes */
 	struct upload_s3 *s3;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static void target_put(struct upload_target *t)
 {
@@ -143,7 +136,7 @@ static uint64_t backoff_ns(const struct upload_target *t, unsigned int attempts)
 	if (ms > t->retry_max_ms)
 		ms = t->retry_max_ms;
 	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
-		r = now_ns();
+		r = monotonic_ns();
 	return (ms / 2 + r % (ms - ms / 2 + 1)) * 1000000ull;
 }
 
@@ -280,7 +273,7 @@ static void settle(struct upload *u, struct upload_item *it, const struct upload
 	}
 	it->state = UPLOAD_FAILING;
 	wait = backoff_ns(t, it->attempts);
-	it->next_try_ns = now_ns() + wait;
+	it->next_try_ns = monotonic_ns() + wait;
 	log_state(u, t, it, LOG_WARNING,
 		  "upload: snapshot %s to %s: attempt %u failed: %s; retrying in %.1f s", it->stem,
 		  name, it->attempts, error, wait / 1e9);
@@ -313,7 +306,7 @@ static void *upload_main(void *arg)
 		struct upload_item *it;
 		enum upload_outcome out;
 		char error[sizeof(it->error)] = "";
-		uint64_t wait, bytes = 0, start = now_ns();
+		uint64_t wait, bytes = 0, start = monotonic_ns();
 
 		it = next_due(u, start, &wait);
 		if (!it) {
@@ -344,7 +337,7 @@ static void *upload_main(void *arg)
 			(void)upload_state__remove(it);
 			free(it);
 		} else {
-			settle(u, it, t, out, error, bytes, now_ns() - start);
+			settle(u, it, t, out, error, bytes, monotonic_ns() - start);
 			if (it->state == UPLOAD_UPLOADED && !t->keep_local) {
 				delete_local(it);
 				(void)upload_state__remove(it);
@@ -538,6 +531,11 @@ int upload__set_config(struct upload *u, const struct perfsnapd_config *cfg)
 
 	if (!t)
 		return log_errno(-ENOMEM, "upload: reload");
+	/* Only the loop thread reloads: u->dir is its own. Found ones wait for the wake below. */
+	if (strcmp(u->dir, cfg->directory)) {
+		snprintf(u->dir, sizeof(u->dir), "%s", cfg->directory);
+		scan(u, u->dir);
+	}
 	pthread_mutex_lock(&u->lock);
 	target_put(u->target);
 	u->target = t;
@@ -556,14 +554,6 @@ int upload__set_config(struct upload *u, const struct perfsnapd_config *cfg)
 	if (retried)
 		log_notice("upload: configuration reloaded: retrying %zu failed snapshots now",
 			   retried);
-	/* Only the loop thread reloads: u->dir is its own. */
-	if (strcmp(u->dir, cfg->directory)) {
-		snprintf(u->dir, sizeof(u->dir), "%s", cfg->directory);
-		scan(u, u->dir);
-		pthread_mutex_lock(&u->lock);
-		pthread_cond_signal(&u->wake);
-		pthread_mutex_unlock(&u->lock);
-	}
 	return 0;
 }
 

@@ -248,4 +248,3 @@ int snapshot_index__comms(struct snapshot *s)
 		recs[i] = name_record(s, &s->names[i]);
 	return snapshot_comm__build(recs, s->nr_names, &s->comms, &s->nr_comms);
 }
-
