@@ -16,7 +16,8 @@ struct file_output {
 	int fd;
 	unsigned char *buf;
 	size_t len;	 /* bytes waiting in buf */
-	uint64_t offset; /* file offset of buf[0] */
+	uint64_t offset;	 /* file offset of buf[0] */
+	uint64_t writeback_from; /* bytes before it: writeback started */
 };
 
 /* Starts at offset 0 of @fd (never closed here). Returns 0 or -ENOMEM. */
