@@ -16,11 +16,6 @@
 #include "snapshot_comm.h"
 #include "snapshot_merge.h"
 
-/* The sample fields up to PERF_SAMPLE_CPU, all that indexing reads. */
-#define SAMPLE_HEAD                                                                     \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU)
-
 struct chunk {
 	struct snapshot_chunk_info info;
 	uint64_t offset, len;

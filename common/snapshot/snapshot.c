@@ -143,6 +143,7 @@ int snapshot__add_event(struct snapshot *s, const struct perf_event_attr *attr, 
 	ev = &s->events[s->nr_events];
 	memset(ev, 0, sizeof(*ev));
 	ev->attr = *attr;
+	perf_sample_layout__init(&ev->layout, attr->sample_type);
 	ev->name = strdup(name);
 	ev->ids = malloc((nr_ids ? nr_ids : 1) * sizeof(*ev->ids));
 	if (!ev->name || !ev->ids) {

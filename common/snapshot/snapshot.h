@@ -20,6 +20,8 @@
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
+#include "perf_record.h"
+
 struct snapshot;
 struct tracing_meta;
 struct snapshot_cursor;
@@ -31,6 +33,7 @@ struct snapshot_cursor;
 
 struct snapshot_event {
 	struct perf_event_attr attr;
+	struct perf_sample_layout layout; /* of attr.sample_type */
 	char *name;
 	uint64_t *ids;
 	size_t nr_ids;

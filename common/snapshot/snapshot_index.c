@@ -113,7 +113,7 @@ static int index_record(struct snapshot *s, size_t ci, const struct perf_event_h
 	}
 	/* Only the fields before any callchain or raw data are needed here. */
 	r = h->type == PERF_RECORD_SAMPLE ?
-		    perf_record__parse_sample(h, ev->attr.sample_type & SAMPLE_HEAD, &rec) :
+		    perf_sample_layout__head(&ev->layout, h, &rec) :
 		    perf_record__parse_id_trailer(h, ev->attr.sample_type, &rec);
 	if (r < 0) {
 		s->stats.nr_dropped++;

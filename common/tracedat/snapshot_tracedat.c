@@ -204,7 +204,8 @@ static int write_sample(struct conv *c, struct cpu_out *o, const struct perf_eve
 		c->res.nr_skipped++;
 		return 0;
 	}
-	if (o->cpu < 0 || perf_record__parse_sample(h, st, &info) < 0 || !info.raw ||
+	if (o->cpu < 0 || perf_sample_layout__head(&ev->layout, h, &info) < 0 ||
+	    perf_sample_layout__raw(&ev->layout, h, &info.raw, &info.raw_size) < 0 ||
 	    info.raw_size < 8) {
 		c->res.nr_invalid++;
 		return 0;

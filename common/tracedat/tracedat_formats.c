@@ -29,6 +29,9 @@ struct format {
 struct tracedat_formats {
 	struct format *formats;
 	size_t nr;
+	/* common_type (a u16) to index + 1: one lookup per event written. */
+	uint32_t *by_id;
+	size_t nr_by_id;
 };
 
 /**
@@ -60,6 +63,7 @@ void tracedat_formats__delete(struct tracedat_formats *f)
 	for (size_t i = 0; i < f->nr; i++)
 		format_free(&f->formats[i]);
 	free(f->formats);
+	free(f->by_id);
 	free(f);
 }
 
@@ -187,6 +191,17 @@ int tracedat_formats__add(struct tracedat_formats *f, const char *system, const 
 		goto out_free;
 	if (find(f, fmt.system, fmt.name))
 		goto out_free;
+	if (fmt.id <= UINT16_MAX && fmt.id >= f->nr_by_id) {
+		uint32_t *m = realloc(f->by_id, (fmt.id + 1) * sizeof(*m));
+
+		if (!m) {
+			err = -ENOMEM;
+			goto out_free;
+		}
+		memset(m + f->nr_by_id, 0, (fmt.id + 1 - f->nr_by_id) * sizeof(*m));
+		f->by_id = m;
+		f->nr_by_id = fmt.id + 1;
+	}
 	formats = realloc(f->formats, (f->nr + 1) * sizeof(*formats));
 	if (!formats) {
 		err = -ENOMEM;
@@ -194,6 +209,9 @@ int tracedat_formats__add(struct tracedat_formats *f, const char *system, const 
 	}
 	f->formats = formats;
 	f->formats[f->nr++] = fmt;
+	/* The first format of an ID wins, as the search this replaced found it. */
+	if (fmt.id < f->nr_by_id && !f->by_id[fmt.id])
+		f->by_id[fmt.id] = (uint32_t)f->nr;
 	return 0;
 out_free:
 	format_free(&fmt);
@@ -220,9 +238,8 @@ size_t tracedat_formats__event_size(const struct tracedat_formats *f, const void
 	if (size < sizeof(type))
 		return size;
 	memcpy(&type, p, sizeof(type));
-	for (size_t i = 0; i < f->nr && !fmt; i++)
-		if (f->formats[i].id == type)
-			fmt = &f->formats[i];
+	if (type < f->nr_by_id && f->by_id[type])
+		fmt = &f->formats[f->by_id[type] - 1];
 	if (!fmt)
 		return size;
 	end = fmt->fixed_end;

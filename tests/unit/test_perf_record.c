@@ -76,6 +76,90 @@ static void test_parse_tracepoint_sample(void **state)
 	assert_int_equal(perf_record__parse_sample(h, TP_TYPE, &s), -EINVAL);
 }
 
+/*
+ * The precomputed layout reads what the full parser reads, for every mix
+ * of the fixed fields, with and without a callchain before the raw data.
+ */
+static void test_layout_matches_parse(void **state)
+{
+	static const uint64_t bits[] = { PERF_SAMPLE_IP,	PERF_SAMPLE_TID,
+					 PERF_SAMPLE_TIME,	PERF_SAMPLE_ADDR,
+					 PERF_SAMPLE_ID,	PERF_SAMPLE_STREAM_ID,
+					 PERF_SAMPLE_CPU,	PERF_SAMPLE_PERIOD,
+					 PERF_SAMPLE_CALLCHAIN };
+	const size_t nr_bits = sizeof(bits) / sizeof(bits[0]);
+
+	(void)state;
+	for (unsigned int mask = 0; mask < 1u << nr_bits; mask++) {
+		uint64_t buf[32], st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_RAW;
+		struct perf_event_header *h = (void *)buf;
+		struct perf_record_info full, fast;
+		struct perf_sample_layout l;
+		const void *raw = NULL;
+		uint32_t raw_size = 0, u32 = 12;
+		size_t words = 1;
+
+		for (size_t b = 0; b < nr_bits; b++)
+			if (mask & 1u << b)
+				st |= bits[b];
+		/* Each word a distinct value, so a field read from the wrong place shows. */
+		for (size_t i = 0; i < 32; i++)
+			buf[i] = 0x1000 + i * 0x10001;
+		words += __builtin_popcountll(st & ~(uint64_t)(PERF_SAMPLE_CALLCHAIN |
+								 PERF_SAMPLE_RAW));
+		if (st & PERF_SAMPLE_CALLCHAIN) {
+			buf[words] = 2;
+			words += 3;
+		}
+		memcpy(&buf[words], &u32, 4);
+		memcpy((uint8_t *)&buf[words] + 4, "abcdefghijkl", 12);
+		words += 2;
+		h->type = PERF_RECORD_SAMPLE;
+		h->misc = 0;
+		h->size = (uint16_t)(words * 8);
+
+		perf_sample_layout__init(&l, st);
+		assert_int_equal(perf_record__parse_sample(h, st, &full), 0);
+		memset(&fast, 0xa5, sizeof(fast));
+		assert_int_equal(perf_sample_layout__head(&l, h, &fast), 0);
+		assert_int_equal(fast.pid, full.pid);
+		assert_int_equal(fast.tid, full.tid);
+		assert_int_equal(fast.time, full.time);
+		assert_int_equal(fast.cpu, full.cpu);
+		assert_int_equal(perf_sample_layout__raw(&l, h, &raw, &raw_size), 0);
+		assert_ptr_equal(raw, full.raw);
+		assert_int_equal(raw_size, full.raw_size);
+
+		/* Cut inside the fixed fields or the raw data: refused, not read. */
+		h->size = (uint16_t)(l.fixed_end - 8);
+		assert_int_equal(perf_sample_layout__head(&l, h, &fast), -EINVAL);
+		h->size = (uint16_t)(words * 8 - 8);
+		assert_int_equal(perf_sample_layout__raw(&l, h, &raw, &raw_size), -EINVAL);
+	}
+}
+
+static void test_layout_refuses_unsupported(void **state)
+{
+	struct perf_sample_layout l;
+	uint64_t buf[8] = { 0 };
+	struct perf_event_header *h = (void *)buf;
+	const void *raw;
+	uint32_t size;
+
+	(void)state;
+	h->type = PERF_RECORD_SAMPLE;
+	h->size = sizeof(buf);
+	perf_sample_layout__init(&l, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME);
+	assert_int_equal(perf_sample_layout__raw(&l, h, &raw, &size), -ENODATA);
+	perf_sample_layout__init(&l, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_READ | PERF_SAMPLE_RAW);
+	assert_int_equal(perf_sample_layout__raw(&l, h, &raw, &size), -EOPNOTSUPP);
+	/* A callchain longer than the record. */
+	perf_sample_layout__init(&l, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN |
+					     PERF_SAMPLE_RAW);
+	buf[2] = 1000;
+	assert_int_equal(perf_sample_layout__raw(&l, h, &raw, &size), -EINVAL);
+}
+
 static void test_callchain_bounds(void **state)
 {
 	uint64_t buf[8] = { 0 };
@@ -135,6 +219,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_tracepoint_sample),
 		cmocka_unit_test(test_callchain_bounds),
+		cmocka_unit_test(test_layout_matches_parse),
+		cmocka_unit_test(test_layout_refuses_unsupported),
 		cmocka_unit_test(test_trailer_round_trip),
 	};
 
