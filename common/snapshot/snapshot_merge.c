@@ -103,13 +103,29 @@ int lane__push(struct lane *l, uint64_t time, uint64_t off, size_t ev)
 	return 0;
 }
 
-/* The k-way merge: a binary heap of lanes keyed by their next entry. */
+/*
+ * The k-way merge: a binary heap of lanes keyed by their next entry. The
+ * key is kept in the heap itself: the comparisons of a sift then read
+ * no lane, which is most of what a merge of few lanes costs per record.
+ */
 struct cursor_lane {
+	uint64_t time;	/* of the lane's next entry */
+	uint64_t order; /* its place in its ring: rising offsets, or falling ones */
+	size_t chunk;
 	const struct lane *lane;
 	const uint8_t *base;
 	bool backward;
 	size_t pos;
 };
+
+/* Loads the key of the lane's entry at pos. */
+static void lane_key(struct cursor_lane *cl)
+{
+	const struct lane_entry *e = &cl->lane->e[cl->pos];
+
+	cl->time = e->time;
+	cl->order = cl->backward ? UINT64_MAX - e->off : e->off;
+}
 
 struct snapshot_cursor {
 	const struct snapshot *s;
@@ -122,13 +138,11 @@ struct snapshot_cursor {
 /* Time, then ring order: chunk order, then place in the chunk. */
 static bool lane_before(const struct cursor_lane *a, const struct cursor_lane *b)
 {
-	const struct lane_entry *x = &a->lane->e[a->pos], *y = &b->lane->e[b->pos];
-
-	if (x->time != y->time)
-		return x->time < y->time;
-	if (a->lane->chunk != b->lane->chunk)
-		return a->lane->chunk < b->lane->chunk;
-	return a->backward ? x->off > y->off : x->off < y->off;
+	if (a->time != b->time)
+		return a->time < b->time;
+	if (a->chunk != b->chunk)
+		return a->chunk < b->chunk;
+	return a->order < b->order;
 }
 
 static void sift_down(struct snapshot_cursor *c, size_t i)
@@ -176,7 +190,10 @@ struct snapshot_cursor *snapshot_cursor__alloc(const struct snapshot *s, size_t 
 void snapshot_cursor__add(struct snapshot_cursor *c, const struct lane *l, const uint8_t *base,
 			  bool backward)
 {
-	c->heap[c->nr++] = (struct cursor_lane){ .lane = l, .base = base, .backward = backward };
+	struct cursor_lane *cl = &c->heap[c->nr++];
+
+	*cl = (struct cursor_lane){ .chunk = l->chunk, .lane = l, .base = base, .backward = backward };
+	lane_key(cl);
 }
 
 /**
@@ -211,6 +228,8 @@ const struct perf_event_header *snapshot_cursor__next(struct snapshot_cursor *c,
 		*ret_time = e->time;
 	if (++top->pos == top->lane->nr)
 		c->heap[0] = c->heap[--c->nr];
+	else
+		lane_key(top);
 	/* One lane (one CPU's ring) needs no heap. */
 	if (c->nr > 1)
 		sift_down(c, 0);
