@@ -271,6 +271,9 @@ static void log_stages(const struct dump_report *rep)
 	}
 	stage(buf, sizeof(buf), &len, "in place", t, rep->files.published_ns);
 	log_info("snapshot %s: ms after the trigger:%s", rep->stem, buf);
+	if (rep->compress_why[0])
+		log_info("snapshot %s: compression auto: %s, as %s", rep->stem,
+			 rep->compressed ? "zstd" : "none", rep->compress_why);
 }
 
 static void log_snapshot(const struct dump_report *rep)

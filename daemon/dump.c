@@ -21,6 +21,7 @@
 #include <event2/event.h>
 
 #include "capture.h"
+#include "compress_policy.h"
 #include "config.h"
 #include "dump.h"
 #include "log.h"
@@ -86,6 +87,7 @@ struct dump {
 	size_t resident_size;
 	bool rt_warned;
 	struct ring_copy_pool *copiers; /* for every dump of this capture */
+	struct compress_policy compress; /* compression = auto */
 
 	struct event_base *base;
 	int notify_pipe[2];
@@ -137,6 +139,11 @@ static struct dump_job *job_new(const struct dump *d)
 	job->directory = strdup(cfg->directory);
 	job->formats = cfg->formats;
 	job->compress = cfg->compression == CONFIG_COMPRESSION_ZSTD;
+	if (cfg->compression == CONFIG_COMPRESSION_AUTO)
+		job->compress = compress_policy__choose(&d->compress, monotonic_ns(),
+							job->report.compress_why,
+							sizeof(job->report.compress_why));
+	job->report.compressed = job->compress;
 	job->nr_cpus = capture__max_cpu(d->cap) + 1;
 	job->argv = calloc((size_t)d->argc + 1, sizeof(*job->argv));
 	memcpy(job->hostname, d->hostname, sizeof(job->hostname));
@@ -421,12 +428,15 @@ static void write_files(struct dump_job *job)
 		p.json.copy_memory_bytes = job->report.copy_memory_bytes;
 		p.json.copy_spilled_bytes = job->report.copy_spilled_bytes;
 		p.json.copy_rounds = job->report.rounds;
+		p.json.compressed = job->compress;
+		p.json.compress_why = job->report.compress_why[0] ? job->report.compress_why : NULL;
 		p.json.nr_synthesized = added;
 		p.json.nr_tasks_unnamed = unknown;
 		r = snapshot_files__write(job->snap, &p, &job->report.files);
 	}
 	job->report.error = r;
 	job->report.nr_records = snapshot__stats(job->snap)->nr_records;
+	job->report.record_bytes = snapshot__stats(job->snap)->bytes;
 	job->report.lost_events = snapshot__stats(job->snap)->lost_events;
 	job->report.index_bytes = snapshot__nr_records(job->snap) * 16;
 }
@@ -479,6 +489,23 @@ static int make_stem(struct dump_job *job, unsigned long seq)
 
 static void schedule(struct dump *d);
 
+/* What the dump's slowest data file says about the disk, for compression = auto. */
+static void learn_compression(struct dump *d, const struct dump_report *rep)
+{
+	const struct snapshot_files_result *f = &rep->files;
+	uint64_t last = 0, ns = 0;
+
+	/* The data files start together: the last one synced held the dump up. */
+	for (int k = 0; k < SNAPSHOT_NR_FILES; k++)
+		if (k != SNAPSHOT_FILE_JSON && f->synced_ns[k] > last) {
+			last = f->synced_ns[k];
+			ns = f->run_ns[k] + f->wait_ns[k];
+		}
+	if (last)
+		compress_policy__record(&d->compress, rep->compressed, ns, rep->record_bytes,
+					monotonic_ns());
+}
+
 /* Loop thread: report a finished (or failed) dump, then start what waits. */
 static void finish(struct dump *d, struct dump_job *job)
 {
@@ -493,6 +520,8 @@ static void finish(struct dump *d, struct dump_job *job)
 			    "allow it with CAP_SYS_NICE or LimitRTPRIO=1",
 			    strerror(-job->report.rt_error));
 	}
+	if (job->report.error == 0)
+		learn_compression(d, &job->report);
 	d->done(d->done_ctx, &job->report);
 	more = dump_schedule__end(d->sched, &job->report);
 	job_free(job);

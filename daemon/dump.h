@@ -34,6 +34,7 @@ struct dump_report {
 	int error; /* 0 or -errno */
 	struct snapshot_files_result files;
 	uint64_t nr_records;
+	uint64_t record_bytes; /* of the snapshot's records */
 	uint64_t lost_events;
 	uint64_t blind_max_ns; /* longest single ring pause */
 	uint64_t blind_total_ns;
@@ -48,6 +49,8 @@ struct dump_report {
 	int copy_threads;
 	int rt_error;	  /* the copy could not run at SCHED_FIFO: -errno */
 	uint64_t dump_ns; /* trigger to renamed files */
+	bool compressed;	/* written with zstd */
+	char compress_why[160]; /* compression = auto: why (or why not) */
 	/* CLOCK_MONOTONIC ns of its stages (files: the per-file times in .files) */
 	uint64_t trigger_ns, copied_ns, collected_ns, sealed_ns, named_ns;
 	uint64_t copy_bytes;  /* ring bytes copied */

@@ -44,6 +44,11 @@ struct snapshot_files_result {
 	/* CLOCK_MONOTONIC ns, per file kind: its bytes written, its fsync done (0: not) */
 	uint64_t written_ns[SNAPSHOT_NR_FILES], synced_ns[SNAPSHOT_NR_FILES];
 	uint64_t published_ns;	    /* every file linked into place, the directory synced */
+	/*
+	 * Per file kind, from its start to its fsync's end (ns): on the CPU,
+	 * and waiting neither on it nor runnable (the disk, mostly).
+	 */
+	uint64_t run_ns[SNAPSHOT_NR_FILES], wait_ns[SNAPSHOT_NR_FILES];
 	char failed[PATH_MAX + 32]; /* on failure, what could not be written */
 };
 

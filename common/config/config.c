@@ -63,7 +63,7 @@ static void parse_group(struct config_parser *p, char *value);
 static void parse_copy_memory(struct config_parser *p, char *value);
 
 static const char *const clock_names[] = { "perf", "monotonic", "boottime", "realtime", NULL };
-static const char *const compression_names[] = { "none", "zstd", NULL };
+static const char *const compression_names[] = { "none", "zstd", "auto", NULL };
 static const char *const bool_names[] = { "no", "yes", NULL };
 
 #define KEY(s, n, t) .section = s, .name = n, .type = t
@@ -92,7 +92,7 @@ const struct key_desc config_keys[NR_KEYS] = {
 	[KEY_FORMATS] = { KEY("snapshot", "formats", VALUE_OTHER), .parse = parse_formats,
 			  .multiline = true },
 	[KEY_COMPRESSION] = { KEY("snapshot", "compression", VALUE_NAME), FIELD(compression),
-			      .names = compression_names },
+			      .def = CONFIG_COMPRESSION_AUTO, .names = compression_names },
 	[KEY_MAX_SNAPSHOTS] = { KEY("snapshot", "max_snapshots", VALUE_COUNT), FIELD(max_snapshots),
 				.max = 1000000, .zero = "unlimited",
 				.accepted = "0 (unlimited) or a number up to 1000000, e.g. 100" },

@@ -143,6 +143,12 @@ int snapshot__write_json(const struct snapshot *s, const struct snapshot_json_me
 		meta->copy_realtime ? "true" : "false", meta->copy_fault_ns,
 		meta->copy_memory_bytes, meta->copy_spilled_bytes, meta->copy_rounds);
 	put_rings(s, meta, out);
+	fprintf(out, "  \"compression\": \"%s\",\n", meta->compressed ? "zstd" : "none");
+	if (meta->compress_why) {
+		fputs("  \"compression_auto\": ", out);
+		put_string(out, meta->compress_why);
+		fputs(",\n", out);
+	}
 	fputs("  \"format_version\": 1\n}\n", out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -46,6 +46,8 @@ struct snapshot_json_meta {
 	uint64_t copy_fault_ns;	   /* faulting the copy memory in, before the pause */
 	uint64_t copy_memory_bytes, copy_spilled_bytes;
 	unsigned int copy_rounds;
+	bool compressed;	 /* the data files are zstd */
+	const char *compress_why; /* compression = auto: why; NULL otherwise */
 };
 
 /* Writes the JSON document for a sealed snapshot. Returns 0 or -errno. */

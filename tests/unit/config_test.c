@@ -255,7 +255,7 @@ void check_new_defaults(const struct perfsnapd_config *cfg)
 	assert_int_equal(cfg->history_size, 16 << 20);
 	assert_true(cfg->sideband);
 	assert_int_equal(cfg->max_tasks, 65536);
-	assert_int_equal(cfg->compression, CONFIG_COMPRESSION_NONE);
+	assert_int_equal(cfg->compression, CONFIG_COMPRESSION_AUTO);
 	assert_int_equal(cfg->max_snapshots, 0);
 	assert_int_equal(cfg->max_total_size, 0);
 	assert_int_equal(cfg->min_interval_ms, 0);

@@ -557,7 +557,7 @@ static void test_print_defaults(void **state)
 	text = print_config(cfg);
 	assert_non_null(strstr(text, "\nclock = perf\nhistory_size = 16M\nsideband = yes\n"
 				     "max_tasks = 65536\n"));
-	assert_non_null(strstr(text, "\ncompression = none\nmax_snapshots = 0\t; unlimited\n"
+	assert_non_null(strstr(text, "\ncompression = auto\nmax_snapshots = 0\t; unlimited\n"
 				     "max_total_size = 0\t; unlimited\nmin_interval = 0\t; none\n"
 				     "max_per_hour = 0\t; unlimited\n; post_command is not set"));
 	assert_non_null(strstr(

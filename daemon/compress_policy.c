@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* compress_policy: see compress_policy.h. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "compress_policy.h"
+
+static bool fresh(const struct compress_mode_figure *f, uint64_t now_ns)
+{
+	return f->measured && now_ns - f->at_ns <= COMPRESS_POLICY_VALID_NS;
+}
+
+/**
+ * compress_policy__choose - compress the next dump or not
+ * @p: the policy
+ * @now_ns: the dump's start, CLOCK_MONOTONIC
+ * @why: set to the reason
+ * @why_size: its size
+ *
+ * Returns true for zstd.
+ */
+bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns, char *why,
+			     size_t why_size)
+{
+	const struct compress_mode_figure *none = &p->mode[0], *zstd = &p->mode[1];
+
+	if (!fresh(none, now_ns)) {
+		snprintf(why, why_size, "no recent uncompressed dump to compare with");
+		return false;
+	}
+	if (fresh(zstd, now_ns)) {
+		snprintf(why, why_size,
+			 "writing cost %" PRIu64 " ps per byte uncompressed, %" PRIu64 " with zstd",
+			 none->ps_per_byte, zstd->ps_per_byte);
+		return zstd->ps_per_byte < none->ps_per_byte;
+	}
+	snprintf(why, why_size,
+		 "writing cost %" PRIu64 " ps per byte uncompressed; zstd usually %u", none->ps_per_byte,
+		 COMPRESS_POLICY_ZSTD_GUESS_PS);
+	return none->ps_per_byte > COMPRESS_POLICY_ZSTD_GUESS_PS;
+}
+
+/**
+ * compress_policy__record - learn from a finished dump
+ * @p: the policy
+ * @compressed: it was written with zstd
+ * @ns: its slowest data file's time running and waiting (not runnable)
+ * @record_bytes: the snapshot's record bytes
+ * @now_ns: CLOCK_MONOTONIC
+ */
+void compress_policy__record(struct compress_policy *p, bool compressed, uint64_t ns,
+			     uint64_t record_bytes, uint64_t now_ns)
+{
+	/* A tiny dump says little about the bytes of a full one. */
+	if (record_bytes < (1u << 20))
+		return;
+	p->mode[compressed] = (struct compress_mode_figure){
+		.measured = true,
+		.at_ns = now_ns,
+		.ps_per_byte = ns * 1000 / record_bytes,
+	};
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * compress_policy: `compression = auto`, whether the next dump is written
+ * with zstd. zstd costs CPU time and saves most of the bytes (15-20x
+ * here); whether that pays depends on what a byte written costs now, which
+ * is not only the disk's speed: on a VM whose host takes back the memory
+ * the guest frees, new page cache is backed anew as it is written, and an
+ * uncompressed dump's writers ran 5x longer than a moment before on the
+ * same disk. So the policy measures, as a flight recorder can only between
+ * rare dumps: each dump's slowest data file, its time running and waiting
+ * (not runnable) per byte of the snapshot's records, kept per mode for a
+ * while. It writes uncompressed when that mode has no recent measurement,
+ * compares the two when both have one, and otherwise tries zstd once
+ * uncompressed writing costs more than zstd usually does. Loop thread only.
+ */
+#ifndef PERFSNAPD_COMPRESS_POLICY_H
+#define PERFSNAPD_COMPRESS_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* How long a measurement counts: later, that mode is measured anew. */
+#define COMPRESS_POLICY_VALID_NS (300ull * 1000000000ull)
+/*
+ * What zstd usually costs, in ps of the slowest file's time per record
+ * byte, before it was measured here: 1300 on this project's 2-CPU VM
+ * (docs/benchmarks.md), where uncompressed writing costs 500-1100 on a
+ * quick page cache and 2500 on one the host backs anew.
+ */
+#define COMPRESS_POLICY_ZSTD_GUESS_PS 1300u
+
+struct compress_policy {
+	struct compress_mode_figure {
+		bool measured;
+		uint64_t at_ns;	 /* when (CLOCK_MONOTONIC) */
+		uint64_t ps_per_byte;
+	} mode[2]; /* [0]: uncompressed, [1]: zstd */
+};
+
+/*
+ * True: write the dump that starts at @now_ns with zstd. @why gets a short
+ * reason for the log and the sidecar (at most @why_size bytes).
+ */
+bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns, char *why,
+			     size_t why_size);
+
+/*
+ * A dump finished at @now_ns, @compressed or not: its slowest data file ran
+ * and waited @ns in all for @record_bytes bytes of records.
+ */
+void compress_policy__record(struct compress_policy *p, bool compressed, uint64_t ns,
+			     uint64_t record_bytes, uint64_t now_ns);
+
+#endif
