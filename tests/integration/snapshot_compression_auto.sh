@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# compression = auto, the default: the first full dump is uncompressed and
+# says it has nothing to compare with; each later one says which figures it
+# chose on, in the log and the sidecar, and its files are what it says
+# (perf.data's compressed header, trace.dat's compression algorithm), open
+# in perf and trace-cmd without warnings either way. Which one it chooses
+# depends on this machine's disk and page cache, so both are accepted;
+# what is checked is that the choice, the reason and the files agree.
+source "$(dirname "$0")/lib.sh"
+require_env
+command -v trace-cmd >/dev/null || prereq_missing "trace-cmd"
+
+FORMATS="perf.data trace.dat"
+write_config "$WORK/a.conf" "sched:sched_switch raw_syscalls:sys_enter raw_syscalls:sys_exit" 16M
+grep -q compression "$WORK/a.conf" && fail "the test config sets compression: it must use the default"
+start_daemon "$WORK/a.conf"
+start_prog /dev/null "$PROGS/marker" psnap_load 1000000000 exit 0
+sleep 1 # rings full: several MiB of records, enough for the policy to learn from
+chosen=""
+for i in 1 2 3 4; do
+	file=$(dump_and_wait)
+	stem=${file%.perf.data}
+	json=$stem.json
+	comp=$(sed -n 's/^  "compression": "\(.*\)",$/\1/p' "$json")
+	why=$(sed -n 's/^  "compression_auto": "\(.*\)",$/\1/p' "$json")
+	note "dump $i: $comp ($why)"
+	[ -n "$comp" ] && [ -n "$why" ] || { cat "$json"; fail "no compression or reason in $json"; }
+	if [ "$i" = 1 ]; then
+		[ "$comp" = none ] || fail "the first dump was compressed: $comp"
+		[[ $why == *"no recent uncompressed dump"* ]] || fail "first dump's reason: $why"
+	else
+		[[ $why == *"ps per byte uncompressed"* ]] || fail "dump $i's reason has no figure: $why"
+	fi
+	grep -qF "compression auto: $comp, as $why" "$WORK/daemon.log" ||
+		fail "the log does not say '$comp, as $why'"
+	if perf report --header-only -i "$file" 2>/dev/null | grep -q '^# compressed : Zstd'; then
+		[ "$comp" = zstd ] || fail "perf.data is compressed, the sidecar says $comp"
+	else
+		[ "$comp" = none ] || fail "perf.data is not compressed, the sidecar says $comp"
+	fi
+	trace-cmd dump --summary "$stem.trace.dat" >"$WORK/summary.txt" 2>&1 || fail "trace-cmd dump"
+	if grep -q 'zstd[[:space:]]*\[Compression algorithm\]' "$WORK/summary.txt"; then
+		[ "$comp" = zstd ] || fail "trace.dat is compressed, the sidecar says $comp"
+	else
+		[ "$comp" = none ] || fail "trace.dat is not compressed, the sidecar says $comp"
+	fi
+	perf_script_complete "$file"
+	trace-cmd report "$stem.trace.dat" >/dev/null 2>"$WORK/report.err" || fail "trace-cmd report"
+	grep -v '^ *$' "$WORK/report.err" | grep -q . && { cat "$WORK/report.err"; fail "trace-cmd warned"; }
+	chosen="$chosen $comp"
+	sleep 0.3
+done
+echo "PASS: compression = auto chose$chosen, each with its reason, files as said"
