@@ -7,10 +7,12 @@
  * In a round the caller faults in the destinations first (at its own
  * priority), then wakes the copiers of the round; the last one ready pauses
  * every ring of it back to back (PERF_EVENT_IOC_PAUSE_OUTPUT, nothing in between); then
- * each copies its rings and resumes each one as soon as its own copy is
- * done. Nothing that can block runs while a ring is paused: the destination
- * is faulted in before, the threads wait before, no lock, no allocation, no
- * file write.
+ * each copies, of each of its rings, the oldest eighth (where the kernel's
+ * next records go first) and resumes it, and then copies the rest of them
+ * while they run: a ring is paused for an eighth of its memcpy. Nothing
+ * that can block runs while a ring is paused: the destination is faulted
+ * in before, the threads wait before, no lock, no allocation, no file
+ * write.
  */
 #ifndef PERFSNAPD_RING_COPY_H
 #define PERFSNAPD_RING_COPY_H
@@ -30,6 +32,9 @@ struct ring_copy_item {
 	bool wrapped;			/* older data had been overwritten */
 	uint64_t paused_ns, resumed_ns; /* CLOCK_MONOTONIC */
 	int error;			/* of its pause or resume, 0 or -errno */
+	/* The copier's own: data_head at the pause and at the resume, the part copied paused. */
+	uint64_t head, resume_head;
+	size_t paused_part;
 };
 
 struct ring_copy_stats {

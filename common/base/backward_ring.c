@@ -27,19 +27,85 @@
  */
 size_t backward_ring__copy(void *dst, const void *data, size_t data_size, uint64_t head)
 {
-	uint64_t written = (uint64_t)0 - head;
-	size_t len, start, first;
+	size_t len = backward_ring__len(data_size, head);
 
-	if (!data_size)
-		return 0;
-	len = written < data_size ? (size_t)written : data_size;
-	start = (size_t)(head & (data_size - 1));
+	backward_ring__copy_range(dst, data, data_size, head, 0, len);
+	return len;
+}
+
+/**
+ * backward_ring__len - the length of a ring's linearised copy
+ * @data_size: size of its data area, a power of two
+ * @head: data_head, read after pausing it
+ *
+ * Returns min(bytes ever written, @data_size).
+ */
+size_t backward_ring__len(size_t data_size, uint64_t head)
+{
+	uint64_t written = (uint64_t)0 - head;
+
+	return written < data_size ? (size_t)written : data_size;
+}
+
+/**
+ * backward_ring__copy_range - copy part of a ring's linearised copy
+ * @dst: the whole copy's destination (see backward_ring__copy())
+ * @data: the ring's data area
+ * @data_size: its size, a power of two
+ * @head: data_head, read after pausing the ring
+ * @from: first byte of the part, in the linearised copy
+ * @to: end of the part, at most backward_ring__len()
+ *
+ * Byte x of the linearised copy is byte (@head + x) mod @data_size of the
+ * ring; the part is copied in at most two pieces, where it wraps.
+ */
+void backward_ring__copy_range(void *dst, const void *data, size_t data_size, uint64_t head,
+			       size_t from, size_t to)
+{
+	size_t start, first;
+
+	if (!data_size || from >= to)
+		return;
+	start = (size_t)((head + from) & (data_size - 1));
 	first = data_size - start;
-	if (first > len)
-		first = len;
-	memcpy(dst, (const char *)data + start, first);
-	if (len > first)
-		memcpy((char *)dst + first, data, len - first);
+	if (first > to - from)
+		first = to - from;
+	memcpy((char *)dst + from, (const char *)data + start, first);
+	if (to - from > first)
+		memcpy((char *)dst + from + first, data, to - from - first);
+}
+
+/* @len, cut to what stays of the copy once the kernel wrote @n more bytes. */
+static size_t untouched(size_t len, size_t data_size, uint64_t n)
+{
+	return n >= data_size ? 0 : len < data_size - n ? len : data_size - (size_t)n;
+}
+
+/**
+ * backward_ring__intact - the trusted part of a copy made in two steps
+ * @len: the copy's length (backward_ring__len() at the pause)
+ * @data_size: the ring's data size
+ * @paused_part: its last bytes, copied while the ring was paused
+ * @while_paused: bytes the kernel wrote before the resume
+ * @in_all: bytes it wrote by the end of the copy (data_head moves down)
+ *
+ * The kernel writes on from data_head at the pause, over free space
+ * first, then over the oldest bytes: the copy's byte x is overwritten by
+ * the (data_size - x)-th byte written since. What was written while paused
+ * may have landed during the paused part's copy and is cut off wherever it
+ * fell; what was written since the resume only if it reached the part
+ * copied after it, and then with all that lies beyond.
+ *
+ * Returns the trusted length.
+ */
+size_t backward_ring__intact(size_t len, size_t data_size, size_t paused_part,
+			     uint64_t while_paused, uint64_t in_all)
+{
+	size_t rest = len - (paused_part < len ? paused_part : len);
+
+	len = untouched(len, data_size, while_paused);
+	if (untouched(rest, data_size, in_all) < rest)
+		len = untouched(len, data_size, in_all);
 	return len;
 }
 

@@ -23,6 +23,30 @@
  */
 size_t backward_ring__copy(void *dst, const void *data, size_t data_size, uint64_t head);
 
+/* How many bytes backward_ring__copy() copies for @head: min(written, @data_size). */
+size_t backward_ring__len(size_t data_size, uint64_t head);
+
+/*
+ * One part of backward_ring__copy(): bytes [@from, @to) of the linearised
+ * copy (0 is the newest record's first byte, @to at most __len()) to the
+ * same place in @dst. The part at the end holds the oldest records, which
+ * the kernel's next records overwrite first once the ring runs again: a
+ * caller copies it while the ring is paused, and the rest after.
+ */
+void backward_ring__copy_range(void *dst, const void *data, size_t data_size, uint64_t head,
+			       size_t from, size_t to);
+
+/*
+ * How much of a copy of @len bytes (from data_head at the pause) can be
+ * trusted, when its last @paused_part bytes were copied while the ring was
+ * paused and the rest after it ran again; the kernel wrote @while_paused
+ * bytes before the resume (a record it was writing as the pause landed)
+ * and @in_all by the end of the copy. Returns the trusted length; the
+ * walk (backward_ring__next()) stops at a record cut by it.
+ */
+size_t backward_ring__intact(size_t len, size_t data_size, size_t paused_part,
+			     uint64_t while_paused, uint64_t in_all);
+
 /*
  * Walks a linearised copy newest first. Start with *pos = 0; returns the
  * record at *pos and advances it, or NULL at the end of valid data: an

@@ -7,6 +7,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -310,6 +311,72 @@ static void test_head_wraps_u64(void **state)
 	run_random((UINT64_C(1) << 63) + 64, 3000, 512);
 }
 
+/*
+ * The copy in two steps: the oldest eighth while paused, then the kernel
+ * writes on (@after bytes of 64-byte records), then the rest. What the
+ * trusted length keeps must be the ring exactly as it was at the pause.
+ */
+static void two_step(uint64_t after, bool expect_whole)
+{
+	static uint64_t copy[RING_SIZE / 8 + 8];
+	struct sim_ring *r = sim_new(0);
+	uint64_t seq = 1, head;
+	size_t len, part, nr_at_pause, pos = 0, used = 0, n = 0, trusted;
+	const struct perf_event_header *h;
+	uint8_t want[RING_SIZE];
+
+	for (int i = 0; i < 500; i++)
+		sim_write(r, seq++, (uint16_t)(16 + 8 * (rng() % 30)));
+	head = r->head;
+	nr_at_pause = r->nr;
+	len = backward_ring__len(RING_SIZE, head);
+	assert_int_equal(len, RING_SIZE);
+	part = RING_SIZE / 8;
+	backward_ring__copy_range(copy, r->data, RING_SIZE, head, len - part, len);
+	for (uint64_t w = 0; w < after; w += 64)
+		sim_write(r, seq++, 64);
+	backward_ring__copy_range(copy, r->data, RING_SIZE, head, 0, len - part);
+	trusted = backward_ring__intact(len, RING_SIZE, part, 0, head - r->head);
+	if (expect_whole)
+		assert_int_equal(trusted, len);
+	else
+		assert_int_equal(trusted, RING_SIZE - (size_t)(head - r->head));
+	/* Newest first, the records of the pause, each byte as written. */
+	while ((h = backward_ring__next(copy, trusted, &pos))) {
+		size_t idx = nr_at_pause - 1 - n++;
+
+		assert_int_equal(h->size, r->size[idx]);
+		make_record(want, r->seq[idx], r->size[idx]);
+		assert_memory_equal(h, want, h->size);
+		used += h->size;
+	}
+	/* All the whole ones that fit: the next older one would not. */
+	assert_true(used + r->size[nr_at_pause - 1 - n] > trusted);
+	free(r);
+}
+
+static void test_two_step_copy(void **state)
+{
+	(void)state;
+	two_step(0, true);
+	two_step(256, true);	    /* within the paused eighth (512 bytes) */
+	two_step(512, true);
+	two_step(1024, false);	    /* beyond it: cut to what the kernel left */
+	two_step(RING_SIZE, false); /* round the whole ring: nothing left */
+}
+
+static void test_intact_while_paused(void **state)
+{
+	(void)state;
+	/* A record landing during the pause is cut off wherever it fell. */
+	assert_int_equal(backward_ring__intact(4096, 4096, 512, 64, 64), 4096 - 64);
+	/* Not wrapped: free space takes the kernel's bytes first. */
+	assert_int_equal(backward_ring__intact(1000, 4096, 125, 0, 3000), 1000);
+	assert_int_equal(backward_ring__intact(1000, 4096, 125, 0, 3096), 1000);
+	assert_int_equal(backward_ring__intact(1000, 4096, 125, 0, 3300), 4096 - 3300);
+	assert_int_equal(backward_ring__intact(4096, 4096, 512, 0, 5000), 0);
+}
+
 static void test_next_rejects_bad_headers(void **state)
 {
 	uint64_t buf[8] = { 0 };
@@ -358,6 +425,8 @@ int main(void)
 		cmocka_unit_test(test_many_wraps),
 		cmocka_unit_test(test_head_wraps_u64),
 		cmocka_unit_test(test_next_rejects_bad_headers),
+		cmocka_unit_test(test_two_step_copy),
+		cmocka_unit_test(test_intact_while_paused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
