@@ -105,6 +105,15 @@ static uint64_t ring_head(const struct ring_view *ring)
  * data_head and what it may have touched is cut off (copy_running).
  */
 #define PAUSED_SHARE 8
+/* Smaller rings are copied whole while paused: 1 MiB takes 0.1 ms. */
+#define PAUSED_MIN (1u << 20)
+/*
+ * data_head shows a record only once written: the kernel may be writing
+ * more than it says when the copy ends (one record per context it nests
+ * in: task, softirq, irq, NMI, each at most 64 KiB), so that much more is
+ * assumed written.
+ */
+#define IN_FLIGHT_MAX (4u << 16)
 
 /*
  * The paused part of one ring: its oldest bytes, then the resume. A record
@@ -121,8 +130,11 @@ static void copy_paused(struct ring_copy_item *it)
 		return; /* never paused */
 	it->head = ring_head(ring);
 	len = backward_ring__len(ring->data_size, it->head);
-	it->paused_part = len < ring->data_size / PAUSED_SHARE ? len :
-								ring->data_size / PAUSED_SHARE;
+	it->paused_part = ring->data_size / PAUSED_SHARE;
+	if (it->paused_part < PAUSED_MIN)
+		it->paused_part = PAUSED_MIN;
+	if (it->paused_part > len)
+		it->paused_part = len;
 	backward_ring__copy_range(it->buf, ring->data, ring->data_size, it->head,
 				  len - it->paused_part, len);
 	it->resume_head = ring_head(ring);
@@ -141,7 +153,8 @@ static void copy_running(struct ring_copy_item *it)
 		return; /* never paused */
 	backward_ring__copy_range(it->buf, ring->data, ring->data_size, it->head, 0, rest);
 	it->len = backward_ring__intact(it->len, ring->data_size, it->paused_part,
-					it->head - it->resume_head, it->head - ring_head(ring));
+					it->head - it->resume_head,
+					it->head - ring_head(ring) + IN_FLIGHT_MAX);
 	/* data_head counts down from 0: -head is what was ever written. */
 	it->wrapped = (uint64_t)0 - it->head > ring->data_size;
 }
