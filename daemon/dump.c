@@ -49,7 +49,6 @@ struct dump_job {
 
 	char *directory;
 	unsigned int formats;
-	bool compress;
 	int nr_cpus;
 	int argc;
 	char **argv;
@@ -138,12 +137,11 @@ static struct dump_job *job_new(const struct dump *d)
 	job->dumper = (struct dump *)d;
 	job->directory = strdup(cfg->directory);
 	job->formats = cfg->formats;
-	job->compress = cfg->compression == CONFIG_COMPRESSION_ZSTD;
+	job->report.compressed = cfg->compression == CONFIG_COMPRESSION_ZSTD;
 	if (cfg->compression == CONFIG_COMPRESSION_AUTO)
-		job->compress = compress_policy__choose(&d->compress, monotonic_ns(),
-							job->report.compress_why,
-							sizeof(job->report.compress_why));
-	job->report.compressed = job->compress;
+		job->report.compressed = compress_policy__choose(
+			&d->compress, monotonic_ns(), job->report.compress_why,
+			sizeof(job->report.compress_why));
 	job->nr_cpus = capture__max_cpu(d->cap) + 1;
 	job->argv = calloc((size_t)d->argc + 1, sizeof(*job->argv));
 	memcpy(job->hostname, d->hostname, sizeof(job->hostname));
@@ -400,7 +398,7 @@ static void write_files(struct dump_job *job)
 			      .argv = (const char *const *)job->argv,
 			      .clock_res_ns = 1,
 			      .synthesize_from_proc = job->sb == NULL },
-		.compress = job->compress,
+		.compress = job->report.compressed,
 		.nr_cpus = job->nr_cpus,
 		.json = { .stem = job->report.stem,
 			  .reason = job->report.reason,
@@ -428,7 +426,7 @@ static void write_files(struct dump_job *job)
 		p.json.copy_memory_bytes = job->report.copy_memory_bytes;
 		p.json.copy_spilled_bytes = job->report.copy_spilled_bytes;
 		p.json.copy_rounds = job->report.rounds;
-		p.json.compressed = job->compress;
+		p.json.compressed = job->report.compressed;
 		p.json.compress_why = job->report.compress_why[0] ? job->report.compress_why : NULL;
 		p.json.nr_synthesized = added;
 		p.json.nr_tasks_unnamed = unknown;
@@ -489,7 +487,7 @@ static int make_stem(struct dump_job *job, unsigned long seq)
 
 static void schedule(struct dump *d);
 
-/* What the dump's slowest data file says about the disk, for compression = auto. */
+/* What the dump's slowest data file cost per byte, for compression = auto. */
 static void learn_compression(struct dump *d, const struct dump_report *rep)
 {
 	const struct snapshot_files_result *f = &rep->files;
@@ -499,7 +497,7 @@ static void learn_compression(struct dump *d, const struct dump_report *rep)
 	for (int k = 0; k < SNAPSHOT_NR_FILES; k++)
 		if (k != SNAPSHOT_FILE_JSON && f->synced_ns[k] > last) {
 			last = f->synced_ns[k];
-			ns = f->run_ns[k] + f->wait_ns[k];
+			ns = f->cost_ns[k];
 		}
 	if (last)
 		compress_policy__record(&d->compress, rep->compressed, ns, rep->record_bytes,

@@ -172,39 +172,30 @@ static int open_file(const struct snapshot_files_params *p, struct pending_file 
 }
 
 /*
- * The calling thread's time on the CPU and waiting for it (ns), from
- * /proc/thread-self/schedstat; without it, the CPU time alone.
+ * How long the calling thread has waited, runnable, for a CPU (ns): the
+ * second field of /proc/thread-self/schedstat; 0 without it.
  */
-static void thread_times(uint64_t *run, uint64_t *delay)
+static uint64_t thread_run_delay(void)
 {
 	_cleanup_close_ int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-	unsigned long long a, b;
+	unsigned long long run, delay;
 	char buf[96];
 	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	struct timespec ts;
 
-	if (n > 0) {
-		buf[n] = '\0';
-		if (sscanf(buf, "%llu %llu", &a, &b) == 2) {
-			*run = a;
-			*delay = b;
-			return;
-		}
-	}
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	*run = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	*delay = 0;
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return sscanf(buf, "%llu %llu", &run, &delay) == 2 ? delay : 0;
 }
 
 /* Write, then sync: each file's fsync overlaps the other files' work. */
 static void *write_file(void *arg)
 {
 	struct pending_file *pf = arg;
-	uint64_t t0 = monotonic_ns(), run0, delay0, run1, delay1, wall;
+	uint64_t t0 = monotonic_ns(), delay0 = thread_run_delay(), queued;
 	struct stat st;
 	int r;
 
-	thread_times(&run0, &delay0);
 	r = writers[pf->kind](pf->s, pf->p, pf->fd, pf->res);
 	/* The umask must not loosen or tighten what operators expect. */
 	if (r == 0 && fchmod(pf->fd, 0640) < 0)
@@ -213,11 +204,9 @@ static void *write_file(void *arg)
 	if (r == 0 && fsync(pf->fd) < 0)
 		r = -errno;
 	pf->res->synced_ns[pf->kind] = monotonic_ns();
-	thread_times(&run1, &delay1);
-	wall = pf->res->synced_ns[pf->kind] - t0;
-	pf->res->run_ns[pf->kind] = run1 - run0;
-	pf->res->wait_ns[pf->kind] = wall > (run1 - run0) + (delay1 - delay0) ?
-					     wall - (run1 - run0) - (delay1 - delay0) :
+	queued = thread_run_delay() - delay0;
+	pf->res->cost_ns[pf->kind] = pf->res->synced_ns[pf->kind] - t0 > queued ?
+					     pf->res->synced_ns[pf->kind] - t0 - queued :
 					     0;
 	if (r == 0 && fstat(pf->fd, &st) == 0)
 		pf->bytes = (uint64_t)st.st_size;

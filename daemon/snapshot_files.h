@@ -45,10 +45,10 @@ struct snapshot_files_result {
 	uint64_t written_ns[SNAPSHOT_NR_FILES], synced_ns[SNAPSHOT_NR_FILES];
 	uint64_t published_ns;	    /* every file linked into place, the directory synced */
 	/*
-	 * Per file kind, from its start to its fsync's end (ns): on the CPU,
-	 * and waiting neither on it nor runnable (the disk, mostly).
+	 * Per file kind, from its start to its fsync's end (ns), less the time
+	 * its thread waited for a CPU: running, or blocked (the disk, mostly).
 	 */
-	uint64_t run_ns[SNAPSHOT_NR_FILES], wait_ns[SNAPSHOT_NR_FILES];
+	uint64_t cost_ns[SNAPSHOT_NR_FILES];
 	char failed[PATH_MAX + 32]; /* on failure, what could not be written */
 };
 

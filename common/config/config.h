@@ -29,7 +29,7 @@ enum config_clock {
 enum config_compression {
 	CONFIG_COMPRESSION_NONE,
 	CONFIG_COMPRESSION_ZSTD,
-	CONFIG_COMPRESSION_AUTO, /* zstd where the disk held up the last dump */
+	CONFIG_COMPRESSION_AUTO, /* zstd where the last dumps say it costs less */
 };
 
 /* One perf event, resolved from its config text. */

@@ -191,7 +191,8 @@ int tracedat_formats__add(struct tracedat_formats *f, const char *system, const 
 		goto out_free;
 	if (find(f, fmt.system, fmt.name))
 		goto out_free;
-	if (fmt.id <= UINT16_MAX && fmt.id >= f->nr_by_id) {
+	/* parse_format() took only IDs up to 0xffff, common_type's range. */
+	if (fmt.id >= f->nr_by_id) {
 		uint32_t *m = realloc(f->by_id, (fmt.id + 1) * sizeof(*m));
 
 		if (!m) {
@@ -210,7 +211,7 @@ int tracedat_formats__add(struct tracedat_formats *f, const char *system, const 
 	f->formats = formats;
 	f->formats[f->nr++] = fmt;
 	/* The first format of an ID wins, as the search this replaced found it. */
-	if (fmt.id < f->nr_by_id && !f->by_id[fmt.id])
+	if (!f->by_id[fmt.id])
 		f->by_id[fmt.id] = (uint32_t)f->nr;
 	return 0;
 out_free:
