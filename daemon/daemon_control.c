@@ -174,7 +174,7 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 		last->newest_spread_ns / 1000);
 	control_reply__add(reply,
 			   "last copy: %" PRIu64 " KiB in memory, %" PRIu64
-			   " KiB spilled, %u round%s, %d threads, %s, %" PRIu64 " us to fault in",
+			   " KiB spilled, %u round%s, %d threads, %s, %" PRIu64 " us before the pause",
 			   last->copy_memory_bytes / 1024, last->copy_spilled_bytes / 1024,
 			   last->rounds, last->rounds == 1 ? "" : "s", last->copy_threads,
 			   last->rt_error ? "normal priority (SCHED_FIFO refused)" : "SCHED_FIFO",

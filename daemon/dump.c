@@ -210,19 +210,8 @@ static size_t round_size(const struct ring_copy_item *items, size_t first, size_
 }
 
 /*
- * Anonymous memory for ring copies. Not faulted in here: the copy threads
- * do that, each for its rings, before the pause. NULL on ENOMEM.
- */
-static void *map_copy_memory(size_t size)
-{
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-/*
  * Memory for the largest round: the dumper's resident memory, or mapped
- * for this dump (and faulted in by the copy threads before the pause).
+ * for this dump (and faulted in by the copy threads, around the pause).
  */
 static int get_copy_memory(struct dump_job *job, struct dump *d, size_t size)
 {
@@ -233,7 +222,7 @@ static int get_copy_memory(struct dump_job *job, struct dump *d, size_t size)
 		job->mem_size = d->resident_size;
 		return 0;
 	}
-	job->mem = map_copy_memory(size);
+	job->mem = ring_copy__map(size);
 	if (!job->mem)
 		return -ENOMEM;
 	job->mem_size = size;
@@ -326,9 +315,10 @@ static void job_notify(struct dump_job *job)
 
 /*
  * The copy thread runs at this niceness, for what it does before the pause
- * (it maps and faults in the copy memory): on a CPU kept busy by nice-0 tasks it gets about nine
- * tenths of it (a nice-0 one: a half), so the pause is not put off by the
- * load, which still runs. Refused (no CAP_SYS_NICE), it stays at 0.
+ * (it maps the copy memory and wakes the copiers) and after it (the spill
+ * file): on a CPU kept busy by nice-0 tasks it gets about nine tenths of
+ * it (a nice-0 one: a half), so the pause is not put off by the load,
+ * which still runs. Refused (no CAP_SYS_NICE), it stays at 0.
  */
 #define COPY_PREPARE_NICE (-10)
 
@@ -763,7 +753,7 @@ static int alloc_resident(struct dump *d)
 	}
 	if (!size)
 		return 0;
-	d->resident = map_copy_memory(size);
+	d->resident = ring_copy__map(size);
 	if (d->resident)
 		ring_copy__fault_in(d->resident, size);
 	if (!d->resident) {

@@ -42,7 +42,7 @@ struct dump_report {
 	uint64_t newest_spread_ns;		/* of the overwrite rings' newest records */
 	char ring_pauses[512];			/* "CPU:us ..." per ring */
 	char ring_newest[1024];	 /* "CPU:ns ..." newest record per ring, recording clock */
-	uint64_t fault_ns;	 /* faulting in the copy memory at the trigger */
+	uint64_t fault_ns;	 /* before the first pause: mapping, faulting in the paused parts */
 	uint64_t pause_delay_ns; /* from the trigger to the first ring paused */
 	uint64_t copy_memory_bytes, copy_spilled_bytes;
 	unsigned int rounds; /* > 1: the rings did not fit copy_memory at once */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -98,11 +99,11 @@ static uint64_t ring_head(const struct ring_view *ring)
 /*
  * The share of a ring copied while it is paused: its oldest bytes, which
  * the kernel's next records overwrite first once it runs. The rest is
- * copied after the resume, before the kernel can come round to it: for
- * that it would have to write an eighth of the ring (4 MiB of 32) in the
- * time of one memcpy of the ring (3.7 ms here), 1 GB/s from one CPU,
- * where a busy one writes 20-40 MB/s; if it ever did, the copy says so by
- * data_head and what it may have touched is cut off (copy_running).
+ * faulted in and copied after the resume, before the kernel can come round
+ * to it: for that it would have to write an eighth of the ring (4 MiB of
+ * 32) in that time (25-30 ms here), 150 MB/s from one CPU, where a busy
+ * one writes 20-40 MB/s; if it ever did, the copy says so by data_head and
+ * what it may have touched is cut off (copy_running).
  */
 #define PAUSED_SHARE 8
 /* Smaller rings are copied whole while paused: 1 MiB takes 0.1 ms. */
@@ -114,6 +115,80 @@ static uint64_t ring_head(const struct ring_view *ring)
  * assumed written.
  */
 #define IN_FLIGHT_MAX (4u << 16)
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* Faults in the pages of [@from, @to) of @buf (page-aligned), in place. */
+static void populate(void *buf, size_t from, size_t to)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint8_t *lo = (uint8_t *)buf + (from & ~(page - 1));
+	uint8_t *hi = (uint8_t *)buf + ((to + page - 1) & ~(page - 1));
+
+	if (lo >= hi || madvise(lo, (size_t)(hi - lo), MADV_POPULATE_WRITE) == 0)
+		return;
+	/* Kernels before 5.14 (or memory not from mmap): touch every page. */
+	for (volatile uint8_t *p = lo; p < hi; p += page)
+		*p = *p;
+}
+
+/**
+ * ring_copy__map - anonymous memory for ring copies, in base pages
+ * @size: bytes
+ *
+ * Not faulted in: a round faults in each destination itself (see
+ * ring_copy__round()). Base pages, also where THP is "always": huge pages
+ * are faster only where the memory was just freed (64 MiB: 7 ms against
+ * 25 ms on this VM). A flight recorder dumps after long idle times, and a
+ * host that takes back memory the guest freed (free page reporting, which
+ * reports free blocks of huge-page size) backs a huge page anew at its
+ * first touch: 64 MiB took 136-220 ms in huge pages a few seconds after
+ * they were freed, 22-31 ms in 4 KiB pages (bench: docs/benchmarks.md).
+ *
+ * Returns the memory (munmap() it), or NULL with errno set.
+ */
+void *ring_copy__map(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	(void)madvise(p, size, MADV_NOHUGEPAGE);
+	return p;
+}
+
+/* Faults in @size bytes from ring_copy__map() at once (resident copy memory). */
+void ring_copy__fault_in(void *buf, size_t size)
+{
+	populate(buf, 0, size);
+}
+
+/* The bytes of a ring copied paused: its oldest eighth, at least PAUSED_MIN. */
+static size_t paused_share(size_t data_size, size_t len)
+{
+	size_t part = data_size / PAUSED_SHARE;
+
+	if (part < PAUSED_MIN)
+		part = PAUSED_MIN;
+	return part < len ? part : len;
+}
+
+/*
+ * Before the pause, only where the paused part will land: the last
+ * paused_share() bytes of the copy as long as it is now, and as long as it
+ * may grow until the pause (a ring not yet wrapped) by as much again.
+ */
+static void fault_in_paused(const struct ring_copy_item *it)
+{
+	size_t size = it->ring->data_size;
+	size_t len = backward_ring__len(size, ring_head(it->ring));
+	size_t part = paused_share(size, size);
+	size_t from = len > part ? len - part : 0;
+
+	populate(it->buf, from, len + part < size ? len + part : size);
+}
 
 /*
  * The paused part of one ring: its oldest bytes, then the resume. A record
@@ -130,11 +205,7 @@ static void copy_paused(struct ring_copy_item *it)
 		return; /* never paused */
 	it->head = ring_head(ring);
 	len = backward_ring__len(ring->data_size, it->head);
-	it->paused_part = ring->data_size / PAUSED_SHARE;
-	if (it->paused_part < PAUSED_MIN)
-		it->paused_part = PAUSED_MIN;
-	if (it->paused_part > len)
-		it->paused_part = len;
+	it->paused_part = paused_share(ring->data_size, len);
 	backward_ring__copy_range(it->buf, ring->data, ring->data_size, it->head,
 				  len - it->paused_part, len);
 	it->resume_head = ring_head(ring);
@@ -143,7 +214,7 @@ static void copy_paused(struct ring_copy_item *it)
 	it->len = len;
 }
 
-/* The rest of the ring, running again; then what of the copy can be trusted. */
+/* The rest of the ring, running again: faulted in, copied, and what of it to trust. */
 static void copy_running(struct ring_copy_item *it)
 {
 	const struct ring_view *ring = it->ring;
@@ -151,6 +222,7 @@ static void copy_running(struct ring_copy_item *it)
 
 	if (!it->resumed_ns)
 		return; /* never paused */
+	populate(it->buf, 0, rest);
 	backward_ring__copy_range(it->buf, ring->data, ring->data_size, it->head, 0, rest);
 	it->len = backward_ring__intact(it->len, ring->data_size, it->paused_part,
 					it->head - it->resume_head,
@@ -165,32 +237,6 @@ static void touch_stack(void)
 
 	for (size_t i = 0; i < sizeof(pad); i += 1024)
 		pad[i] = 0;
-}
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
-/*
- * ring_copy__fault_in - fault in a destination, in base pages. Huge pages
- * are faster only where the memory was just freed (64 MiB: 7 ms against
- * 25 ms on this VM). A flight recorder dumps after long idle times, and a
- * host that takes back memory the guest freed (free page reporting, which
- * reports free blocks of huge-page size) backs a huge page anew at its
- * first touch: 64 MiB took 136-220 ms in huge pages a few seconds after
- * they were freed, 22-31 ms in 4 KiB pages (bench: docs/benchmarks.md).
- * A populated page is left as it is.
- */
-void ring_copy__fault_in(void *buf, size_t size)
-{
-	long page = sysconf(_SC_PAGESIZE);
-
-	(void)madvise(buf, size, MADV_NOHUGEPAGE); /* also where THP is "always" */
-	if (madvise(buf, size, MADV_POPULATE_WRITE) == 0)
-		return;
-	/* Kernels before 5.14 (or memory not from mmap): touch every page. */
-	for (size_t off = 0; off < size; off += (size_t)page)
-		((volatile uint8_t *)buf)[off] = ((volatile uint8_t *)buf)[off];
 }
 
 /*
@@ -210,6 +256,26 @@ static void pause_all(struct ring_copy_pool *pool)
 	futex_wake(&pool->go);
 }
 
+/*
+ * The copier's scheduling after the resume, for the fault-in and copy of
+ * the rest: SCHED_OTHER at nice -10, as the dumper's copy thread, so that
+ * this longer part (25 ms per 28 MiB here, most of it page faults) does
+ * not take every CPU from the machine's load, nor from its own real-time
+ * tasks, at once; at that niceness it still gets nine tenths of a CPU
+ * shared with nice-0 tasks, so the kernel has to write 150 MB/s into one
+ * ring to reach the part not yet copied (it is then cut, not trusted).
+ */
+#define RUNNING_NICE (-10)
+
+static void set_running(struct copier *cp, bool realtime)
+{
+	struct sched_param sp = { .sched_priority = realtime ? COPY_RT_PRIORITY : 0 };
+
+	if (!cp->rt_error)
+		(void)pthread_setschedparam(pthread_self(), realtime ? SCHED_FIFO : SCHED_OTHER,
+					    &sp);
+}
+
 static void run_round(struct copier *cp)
 {
 	struct ring_copy_pool *pool = cp->pool;
@@ -220,6 +286,9 @@ static void run_round(struct copier *cp)
 	const int active = pool->nr_active;
 
 	touch_stack();
+	/* At its real-time priority: a few milliseconds, the oldest eighths only. */
+	for (size_t i = 0; i < cp->nr; i++)
+		fault_in_paused(cp->items[i]);
 	if (atomic_fetch_add(&pool->ready, 1) + 1 == active)
 		pause_all(pool);
 	else
@@ -227,8 +296,10 @@ static void run_round(struct copier *cp)
 			futex_wait(&pool->go, 0);
 	for (size_t i = 0; i < cp->nr; i++)
 		copy_paused(cp->items[i]);
+	set_running(cp, false);
 	for (size_t i = 0; i < cp->nr; i++)
 		copy_running(cp->items[i]);
+	set_running(cp, true); /* to sleep at it, ready for the next trigger */
 	if (atomic_fetch_add(&pool->done, 1) + 1 == active)
 		futex_wake(&pool->done);
 }
@@ -239,6 +310,7 @@ static void *copier_main(void *arg)
 	struct ring_copy_pool *pool = cp->pool;
 	unsigned int seen = 0, gen;
 
+	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), RUNNING_NICE);
 	cp->rt_error = set_realtime();
 	touch_stack();
 	atomic_fetch_add(&pool->started, 1);
@@ -389,17 +461,6 @@ int ring_copy__round(struct ring_copy_pool *pool, struct ring_copy_item *items, 
 
 		cp->items[cp->nr++] = &items[i];
 	}
-	/*
-	 * The destinations are faulted in here, at the caller's priority (nice
-	 * -10 in the dumper), before any copier runs, not by the copiers: at
-	 * SCHED_FIFO the fault-in would take every CPU from the machine's load
-	 * at once, and a copier at normal priority on a CPU that a real-time
-	 * task keeps would hold the round until that task yields. Helper threads
-	 * for a share each were tried: no faster in the daemon here (2 x 32 MiB:
-	 * 20-30 ms either way). A populated page is left as it is.
-	 */
-	for (size_t i = 0; i < nr; i++)
-		ring_copy__fault_in(items[i].buf, items[i].ring->data_size);
 	pool->items = items;
 	pool->nr_items = nr;
 	pool->nr_active = active;

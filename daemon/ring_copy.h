@@ -4,15 +4,17 @@
  * A pool of copy threads, one per CPU the daemon may run on, each pinned to
  * it, lives as long as the dumper and sleeps between dumps at SCHED_FIFO
  * (when permitted), so that a trigger on a busy machine wakes them at once.
- * In a round the caller faults in the destinations first (at its own
- * priority), then wakes the copiers of the round; the last one ready pauses
- * every ring of it back to back (PERF_EVENT_IOC_PAUSE_OUTPUT, nothing in between); then
- * each copies, of each of its rings, the oldest eighth (where the kernel's
- * next records go first) and resumes it, and then copies the rest of them
- * while they run: a ring is paused for an eighth of its memcpy. Nothing
- * that can block runs while a ring is paused: the destination is faulted
- * in before, the threads wait before, no lock, no allocation, no file
- * write.
+ * In a round the caller wakes the copiers of the round; each faults in
+ * where the oldest eighth of each of its rings will be copied (where the
+ * kernel's next records go first); the last one ready pauses every ring of
+ * it back to back (PERF_EVENT_IOC_PAUSE_OUTPUT, nothing in between); then
+ * each copies those eighths and resumes each ring, drops its real-time
+ * priority, and faults in and copies the rest while the rings run: a ring
+ * is paused for an eighth of its memcpy, and the rings are paused a few
+ * milliseconds after the trigger, not after the fault-in of every copy.
+ * Nothing that can block runs while a ring is paused: its part of the
+ * destination is faulted in before, the threads wait before, no lock, no
+ * allocation, no file write.
  */
 #ifndef PERFSNAPD_RING_COPY_H
 #define PERFSNAPD_RING_COPY_H
@@ -27,7 +29,7 @@ struct ring_copy_pool;
 /* One ring of a round: set ring and buf, the rest is filled in. */
 struct ring_copy_item {
 	const struct ring_view *ring;
-	void *buf; /* data_size bytes: faulted in before the pause */
+	void *buf; /* data_size bytes, from ring_copy__map() */
 	size_t len;
 	bool wrapped;			/* older data had been overwritten */
 	uint64_t paused_ns, resumed_ns; /* CLOCK_MONOTONIC */
@@ -40,7 +42,7 @@ struct ring_copy_item {
 struct ring_copy_stats {
 	int nr_threads;
 	int rt_error;	     /* the section did not run at SCHED_FIFO: why (-EPERM, ...), else 0 */
-	uint64_t prepare_ns; /* memory faulted in, copiers woken: before the first pause */
+	uint64_t prepare_ns; /* copiers woken, the paused parts faulted in: before the first pause */
 };
 
 /* Starts the copy threads; 0 or -errno. */
@@ -56,7 +58,9 @@ void ring_copy_pool__delete(struct ring_copy_pool *pool);
 int ring_copy__round(struct ring_copy_pool *pool, struct ring_copy_item *items, size_t nr,
 		     struct ring_copy_stats *ret);
 
-/* Faults in @size bytes of anonymous memory, in base pages (see ring_copy.c). */
+/* Anonymous memory for copies, in base pages, not faulted in; NULL on error. */
+void *ring_copy__map(size_t size);
+/* Faults in @size bytes of it at once (memory kept resident between dumps). */
 void ring_copy__fault_in(void *buf, size_t size);
 
 #endif

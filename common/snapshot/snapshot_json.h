@@ -43,7 +43,7 @@ struct snapshot_json_meta {
 	uint64_t pause_spread_ns;  /* first to last ring paused */
 	uint64_t newest_spread_ns; /* of the rings' newest records */
 	bool copy_realtime;	   /* the pause-copy-resume ran at SCHED_FIFO */
-	uint64_t copy_fault_ns;	   /* faulting the copy memory in, before the pause */
+	uint64_t copy_fault_ns;	   /* before the first pause: copy memory mapped, paused parts faulted in */
 	uint64_t copy_memory_bytes, copy_spilled_bytes;
 	unsigned int copy_rounds;
 	bool compressed;	 /* the data files are zstd */
