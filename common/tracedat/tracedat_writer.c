@@ -26,9 +26,6 @@
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "trace.dat is written little-endian from host-order perf data");
 
-/* trace-cmd record compresses its flyrecord in chunks of 10 pages. */
-#define PAGES_PER_CHUNK 10
-
 static int check_state(const struct tracedat_writer *w, enum tdw_state want)
 {
 	if (!w)
@@ -419,7 +416,7 @@ static int emit_page(struct tracedat_writer *w)
 	if (w->compression != TRACEDAT_COMPRESS_ZSTD)
 		return tdw_append(w, page, w->page_size);
 	err = byte_buffer__put(&w->chunk, page, w->page_size);
-	if (!err && w->chunk.len >= PAGES_PER_CHUNK * w->page_size)
+	if (!err && w->chunk.len >= TDW_PAGES_PER_CHUNK * w->page_size)
 		err = flush_chunk(w);
 	return err;
 }

@@ -25,6 +25,7 @@
 
 #include "pwrite_inject.h"
 #include "tracedat_writer.h"
+#include "tracedat_writer-internal.h"
 
 #define PAGE_HDR 16
 #define EV_ID	 900
@@ -567,7 +568,7 @@ static void feed_many(struct tracedat_writer *w)
 {
 	unsigned char ev[64];
 
-	for (uint64_t i = 0; i < 2000; i++) {
+	for (uint64_t i = 0; i < 20000; i++) {
 		event(ev, sizeof(ev), (unsigned char)(i % 3));
 		assert_int_equal(tracedat_writer__add_event(w, TS0 + i * 1000, ev, sizeof(ev)), 0);
 	}
@@ -586,7 +587,7 @@ static unsigned char *cpu0_pages(const struct tdat *t, size_t *ret_len)
 		uint32_t zsize = u32_at(t, p), size = u32_at(t, p + 4);
 
 		assert_int_equal(size % t->page_size, 0);
-		assert_true(size <= 10 * t->page_size);
+		assert_true(size <= TDW_PAGES_PER_CHUNK * t->page_size);
 		out = realloc(out, len + size);
 		assert_int_equal(ZSTD_decompress(out + len, size, t->data + p + 8, zsize), size);
 		len += size;
@@ -597,7 +598,7 @@ static unsigned char *cpu0_pages(const struct tdat *t, size_t *ret_len)
 	return out;
 }
 
-/* zstd: same bytes once decompressed, sections flagged, 10-page chunks. */
+/* zstd: same bytes once decompressed, sections flagged, chunks of TDW_PAGES_PER_CHUNK pages. */
 static void test_zstd(void **state)
 {
 	struct tdat none, z;
@@ -621,7 +622,7 @@ static void test_zstd(void **state)
 	assert_int_equal(z.cpu_offset[0] % z.page_size, 0);
 	a = cpu0_pages(&z, &alen);
 	assert_int_equal(alen, none.cpu_size[0]);
-	assert_true(alen > 10 * none.page_size); /* at least 2 chunks */
+	assert_true(alen > TDW_PAGES_PER_CHUNK * none.page_size); /* at least 2 chunks */
 	assert_memory_equal(a, none.data + none.cpu_offset[0], alen);
 	free(a);
 	free(none.data);
