@@ -43,7 +43,7 @@
 
 #define SKIP_CODE 77
 #define NR_CPUS	  2
-#define PER_CPU	  700 /* about 12 pages: two zstd chunks per CPU */
+#define PER_CPU	  12000 /* about 205 pages: two zstd chunks (TDW_PAGES_PER_CHUNK) per CPU */
 #define NR_EVENTS (NR_CPUS * PER_CPU)
 #define TP_ID	  7000 /* sample ids of the snapshot test */
 #define DUMMY_ID  7100
