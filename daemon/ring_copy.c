@@ -267,13 +267,17 @@ static void pause_all(struct ring_copy_pool *pool)
  */
 #define RUNNING_NICE (-10)
 
+/* Where SCHED_FIFO was refused at its start, a copier stays as it is. */
 static void set_running(struct copier *cp, bool realtime)
 {
-	struct sched_param sp = { .sched_priority = realtime ? COPY_RT_PRIORITY : 0 };
+	static const struct sched_param other = { .sched_priority = 0 };
 
-	if (!cp->rt_error)
-		(void)pthread_setschedparam(pthread_self(), realtime ? SCHED_FIFO : SCHED_OTHER,
-					    &sp);
+	if (cp->rt_error)
+		return;
+	if (realtime)
+		(void)set_realtime();
+	else
+		(void)pthread_setschedparam(pthread_self(), SCHED_OTHER, &other);
 }
 
 static void run_round(struct copier *cp)
