@@ -55,8 +55,6 @@ struct snapshot {
 	size_t map_len;
 	struct lane *lanes;
 	size_t nr_lanes, cap_lanes;
-	uint32_t *lane_of; /* while indexing a chunk: its lane per CPU + 1, 1-based */
-	size_t nr_lane_of;
 	size_t nr_entries;
 	struct snapshot_task *tasks;
 	size_t nr_tasks, cap_tasks;
@@ -66,6 +64,7 @@ struct snapshot {
 	size_t nr_comms;
 	struct snapshot_stats stats;
 	struct tracing_meta *tracing; /* a reference, or NULL */
+	unsigned int index_threads; /* snapshot__set_index_threads() */
 	bool sealed;
 };
 
@@ -76,6 +75,8 @@ static inline const uint8_t *snapshot__chunk_base(const struct snapshot *s, cons
 
 /* Walks chunk @ci into lanes, one per CPU, each in time order; @count: into the stats too. */
 int snapshot_index__chunk(struct snapshot *s, size_t ci, bool count);
+/* The same for the first @nr chunks, counted, several at once. */
+int snapshot_index__chunks(struct snapshot *s, size_t nr);
 /* Sorts the tasks the index found and keeps each once. */
 void snapshot_index__tasks(struct snapshot *s);
 /* The name table, from the COMM and FORK records in time order. */

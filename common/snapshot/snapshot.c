@@ -63,7 +63,6 @@ void snapshot__delete(struct snapshot *s)
 	for (size_t i = 0; i < s->nr_lanes; i++)
 		free(s->lanes[i].e);
 	free(s->lanes);
-	free(s->lane_of);
 	free(s->tasks);
 	free(s->names);
 	free(s->comms);
@@ -346,11 +345,26 @@ static int map_spill(struct snapshot *s)
 }
 
 /**
+ * snapshot__set_index_threads - how many threads __seal indexes chunks with
+ * @s: the snapshot
+ * @n: 0 (the default): one per CPU the sealing thread may run on, at most
+ *     one per chunk and per MiB of records; else at most @n, the sealing
+ *     thread included (1: it alone)
+ *
+ * Each chunk is indexed by one thread; the result does not depend on @n.
+ */
+void snapshot__set_index_threads(struct snapshot *s, unsigned int n)
+{
+	s->index_threads = n;
+}
+
+/**
  * snapshot__seal - index the records of all chunks
  * @s: the snapshot, with no chunk open
  *
  * Each chunk's records are filed by CPU into lanes in time order; readers
- * merge the lanes (snapshot_cursor), so nothing sorts every record.
+ * merge the lanes (snapshot_cursor), so nothing sorts every record. The
+ * chunks are indexed in parallel (snapshot__set_index_threads()).
  * Returns 0 or -errno.
  */
 int snapshot__seal(struct snapshot *s)
@@ -363,9 +377,8 @@ int snapshot__seal(struct snapshot *s)
 		return r;
 	if ((r = map_spill(s)) < 0)
 		return r;
-	for (size_t i = 0; i < s->nr_chunks; i++)
-		if ((r = snapshot_index__chunk(s, i, true)) < 0)
-			return r;
+	if ((r = snapshot_index__chunks(s, s->nr_chunks)) < 0)
+		return r;
 	snapshot_index__tasks(s);
 	s->sealed = true;
 	return snapshot_index__comms(s);

@@ -104,6 +104,12 @@ int snapshot__add_chunk_memory(struct snapshot *s, int cpu, bool backward, const
  * else its chunk's CPU, else 0), and collects tasks. Returns 0 or -errno.
  */
 int snapshot__seal(struct snapshot *s);
+/*
+ * How many threads __seal indexes the chunks with, the caller's included:
+ * 0 (the default) one per CPU the caller may run on, at most one per chunk
+ * and per MiB of records; 1 the caller alone. The index is the same.
+ */
+void snapshot__set_index_threads(struct snapshot *s, unsigned int n);
 
 /*
  * After __seal: merges whole records (each with a known id) into the time

@@ -2,9 +2,11 @@
 /*
  * snapshot_index: files a snapshot's records by chunk and CPU into lanes,
  * each in time order, and gathers the tasks and the COMM/FORK records on
- * the way. See snapshot-internal.h.
+ * the way; the chunks of a seal in parallel. See snapshot-internal.h.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,75 +15,107 @@
 #include "perf_record.h"
 #include "snapshot-internal.h"
 
-/* The lane of @chunk for @cpu, created on first use. */
-static struct lane *lane_for(struct snapshot *s, size_t chunk, int cpu)
+/*
+ * One chunk's index, built apart from the snapshot so that several threads
+ * can index chunks at once (each writes only its part and its own chunk's
+ * info), then joined into the snapshot in chunk order: the result is the
+ * one a single thread builds.
+ */
+struct index_part {
+	size_t chunk;
+	bool count;
+	struct lane *lanes;
+	size_t nr_lanes, cap_lanes;
+	uint32_t *lane_of; /* its lane per CPU + 1, 1-based */
+	size_t nr_lane_of;
+	size_t nr_entries;
+	struct snapshot_task *tasks;
+	size_t nr_tasks, cap_tasks;
+	struct name_entry *names;
+	size_t nr_names, cap_names;
+	struct snapshot_stats stats;
+	uint64_t *ev_records; /* per event */
+	/* The last id looked up: a ring's records come in runs of one event. */
+	uint64_t last_id;
+	const struct snapshot_event *last_ev;
+};
+
+static void part_fini(struct index_part *p)
+{
+	for (size_t i = 0; i < p->nr_lanes; i++)
+		free(p->lanes[i].e);
+	free(p->lanes);
+	free(p->lane_of);
+	free(p->tasks);
+	free(p->names);
+	free(p->ev_records);
+	*p = (struct index_part){ 0 };
+}
+
+/* Room for one more element in a growable array. */
+static int grow(void **arr, size_t *cap, size_t nr, size_t elem, size_t first)
+{
+	size_t n = *cap ? *cap * 2 : first;
+	void *m;
+
+	if (nr < *cap)
+		return 0;
+	m = realloc(*arr, n * elem);
+	if (!m)
+		return -ENOMEM;
+	*arr = m;
+	*cap = n;
+	return 0;
+}
+
+/* The part's lane for @cpu, created on first use. */
+static struct lane *lane_for(struct index_part *p, int cpu)
 {
 	size_t slot = (size_t)(cpu + 1);
 	struct lane *l;
 
-	if (slot < s->nr_lane_of && s->lane_of[slot])
-		return &s->lanes[s->lane_of[slot] - 1];
-	if (slot >= s->nr_lane_of) {
+	if (slot < p->nr_lane_of && p->lane_of[slot])
+		return &p->lanes[p->lane_of[slot] - 1];
+	if (slot >= p->nr_lane_of) {
 		size_t n = slot + 64;
-		uint32_t *m = realloc(s->lane_of, n * sizeof(*m));
+		uint32_t *m = realloc(p->lane_of, n * sizeof(*m));
 
 		if (!m)
 			return NULL;
-		memset(m + s->nr_lane_of, 0, (n - s->nr_lane_of) * sizeof(*m));
-		s->lane_of = m;
-		s->nr_lane_of = n;
+		memset(m + p->nr_lane_of, 0, (n - p->nr_lane_of) * sizeof(*m));
+		p->lane_of = m;
+		p->nr_lane_of = n;
 	}
-	if (s->nr_lanes == s->cap_lanes) {
-		size_t cap = s->cap_lanes ? s->cap_lanes * 2 : 16;
-		struct lane *n = realloc(s->lanes, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		s->lanes = n;
-		s->cap_lanes = cap;
-	}
-	l = &s->lanes[s->nr_lanes++];
-	*l = (struct lane){ .chunk = chunk, .cpu = cpu };
-	s->lane_of[slot] = (uint32_t)s->nr_lanes;
+	if (grow((void **)&p->lanes, &p->cap_lanes, p->nr_lanes, sizeof(*p->lanes), 4) < 0)
+		return NULL;
+	l = &p->lanes[p->nr_lanes++];
+	*l = (struct lane){ .chunk = p->chunk, .cpu = cpu };
+	p->lane_of[slot] = (uint32_t)p->nr_lanes;
 	return l;
 }
 
-static int name_push(struct snapshot *s, size_t chunk, uint64_t time, uint64_t off)
+static int name_push(struct index_part *p, bool backward, uint64_t time, uint64_t off)
 {
-	if (s->nr_names == s->cap_names) {
-		size_t cap = s->cap_names ? s->cap_names * 2 : 256;
-		struct name_entry *n = realloc(s->names, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		s->names = n;
-		s->cap_names = cap;
-	}
-	s->names[s->nr_names++] = (struct name_entry){
+	if (grow((void **)&p->names, &p->cap_names, p->nr_names, sizeof(*p->names), 256) < 0)
+		return -ENOMEM;
+	p->names[p->nr_names++] = (struct name_entry){
 		.time = time,
-		.chunk = chunk,
-		.order = s->chunks[chunk].info.backward ? UINT64_MAX - off : off,
+		.chunk = p->chunk,
+		.order = backward ? UINT64_MAX - off : off,
 		.off = off,
 	};
 	return 0;
 }
 
-static int task_push(struct snapshot *s, pid_t pid, pid_t tid)
+static int task_push(struct index_part *p, pid_t pid, pid_t tid)
 {
 	/* Consecutive samples are mostly the same task: skip the obvious repeat. */
-	if (s->nr_tasks && s->tasks[s->nr_tasks - 1].tid == tid &&
-	    s->tasks[s->nr_tasks - 1].pid == pid)
+	if (p->nr_tasks && p->tasks[p->nr_tasks - 1].tid == tid &&
+	    p->tasks[p->nr_tasks - 1].pid == pid)
 		return 0;
-	if (s->nr_tasks == s->cap_tasks) {
-		size_t cap = s->cap_tasks ? s->cap_tasks * 2 : 256;
-		struct snapshot_task *n = realloc(s->tasks, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		s->tasks = n;
-		s->cap_tasks = cap;
-	}
-	s->tasks[s->nr_tasks++] = (struct snapshot_task){ .pid = pid, .tid = tid };
+	if (grow((void **)&p->tasks, &p->cap_tasks, p->nr_tasks, sizeof(*p->tasks), 256) < 0)
+		return -ENOMEM;
+	p->tasks[p->nr_tasks++] = (struct snapshot_task){ .pid = pid, .tid = tid };
 	return 0;
 }
 
@@ -94,11 +128,20 @@ static int record_cpu(const struct perf_record_info *info, uint64_t sample_type,
 	return c->info.cpu >= 0 ? c->info.cpu : 0;
 }
 
-/* Files one record of chunk @ci into its lane; @count: stats and tasks too. */
-static int index_record(struct snapshot *s, size_t ci, const struct perf_event_header *h,
-			uint64_t off, bool count)
+static const struct snapshot_event *event_of(const struct snapshot *s, struct index_part *p,
+					     uint64_t id)
 {
-	struct chunk *c = &s->chunks[ci];
+	if (!p->last_ev || p->last_id != id) {
+		p->last_ev = snapshot__event_by_id(s, id);
+		p->last_id = id;
+	}
+	return p->last_ev;
+}
+
+/* Files one record of chunk @c into its lane; with p->count, stats and tasks too. */
+static int index_record(const struct snapshot *s, struct index_part *p, struct chunk *c,
+			const struct perf_event_header *h, uint64_t off)
+{
 	struct snapshot_chunk_info *info = &c->info;
 	const struct snapshot_event *ev;
 	struct perf_record_info rec;
@@ -106,9 +149,9 @@ static int index_record(struct snapshot *s, size_t ci, const struct perf_event_h
 	uint64_t id, time;
 	int r;
 
-	if (perf_record__id(h, &id) < 0 || !(ev = snapshot__event_by_id(s, id)) ||
+	if (perf_record__id(h, &id) < 0 || !(ev = event_of(s, p, id)) ||
 	    !(ev->attr.sample_type & PERF_SAMPLE_TIME)) {
-		s->stats.nr_dropped++;
+		p->stats.nr_dropped++;
 		return 0;
 	}
 	/* Only the fields before any callchain or raw data are needed here. */
@@ -116,79 +159,264 @@ static int index_record(struct snapshot *s, size_t ci, const struct perf_event_h
 		    perf_sample_layout__head(&ev->layout, h, &rec) :
 		    perf_record__parse_id_trailer(h, ev->attr.sample_type, &rec);
 	if (r < 0) {
-		s->stats.nr_dropped++;
+		p->stats.nr_dropped++;
 		return 0;
 	}
 	time = rec.time;
-	l = lane_for(s, ci, record_cpu(&rec, ev->attr.sample_type, c));
+	l = lane_for(p, record_cpu(&rec, ev->attr.sample_type, c));
 	if (!l || lane__push(l, time, off, (size_t)(ev - s->events)) < 0)
 		return -ENOMEM;
-	s->nr_entries++;
-	((struct snapshot_event *)ev)->nr_records++;
+	p->nr_entries++;
+	p->ev_records[ev - s->events]++;
 	if ((h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK) &&
-	    (r = name_push(s, ci, time, off)) < 0)
+	    (r = name_push(p, info->backward, time, off)) < 0)
 		return r;
-	if (!count)
+	if (!p->count)
 		return 0;
-	s->stats.bytes += h->size;
+	p->stats.bytes += h->size;
 	if (!info->nr_records++ || time < info->first_time)
 		info->first_time = time;
 	if (time > info->last_time)
 		info->last_time = time;
-	if (!s->stats.nr_records++ || time < s->stats.first_time)
-		s->stats.first_time = time;
-	if (time > s->stats.last_time)
-		s->stats.last_time = time;
+	if (!p->stats.nr_records++ || time < p->stats.first_time)
+		p->stats.first_time = time;
+	if (time > p->stats.last_time)
+		p->stats.last_time = time;
 	if (h->type == PERF_RECORD_SAMPLE) {
-		s->stats.nr_samples++;
-		if ((r = task_push(s, (pid_t)rec.pid, (pid_t)rec.tid)) < 0)
+		p->stats.nr_samples++;
+		if ((r = task_push(p, (pid_t)rec.pid, (pid_t)rec.tid)) < 0)
 			return r;
 	} else if (h->type == PERF_RECORD_LOST && h->size >= sizeof(*h) + 16) {
 		uint64_t lost;
 
 		memcpy(&lost, (const uint8_t *)(h + 1) + 8, sizeof(lost));
-		s->stats.nr_lost_records++;
-		s->stats.lost_events += lost;
+		p->stats.nr_lost_records++;
+		p->stats.lost_events += lost;
 		info->lost_events += lost;
 	}
 	return 0;
 }
 
-/* Walks chunk @ci into lanes, one per CPU, each in ring order then sorted. */
-int snapshot_index__chunk(struct snapshot *s, size_t ci, bool count)
+/* Walks chunk p->chunk into the part's lanes, one per CPU, each in time order. */
+static int part_build(const struct snapshot *s, struct index_part *p)
 {
-	struct chunk *c = &s->chunks[ci];
+	struct chunk *c = &s->chunks[p->chunk];
 	const struct perf_event_header *h;
-	size_t first = s->nr_lanes, pos = 0;
+	size_t pos = 0;
 	const uint8_t *base;
 	int r;
 
+	p->ev_records = calloc(s->nr_events ? s->nr_events : 1, sizeof(*p->ev_records));
+	if (!p->ev_records)
+		return -ENOMEM;
 	if (!c->len)
 		return 0; /* the spill may be unmapped: NULL + 0 is undefined */
 	base = snapshot__chunk_base(s, c);
-	if (s->lane_of)
-		memset(s->lane_of, 0, s->nr_lane_of * sizeof(*s->lane_of));
 	if (c->info.backward) {
 		while ((h = backward_ring__next(base, c->len, &pos)))
-			if ((r = index_record(s, ci, h, (uint64_t)((const uint8_t *)h - base),
-					      count)) < 0)
+			if ((r = index_record(s, p, c, h, (uint64_t)((const uint8_t *)h - base))) < 0)
 				return r;
 		/* Newest first in the ring: turn each lane around to oldest first. */
-		for (size_t i = first; i < s->nr_lanes; i++)
-			lane__reverse(&s->lanes[i]);
+		for (size_t i = 0; i < p->nr_lanes; i++)
+			lane__reverse(&p->lanes[i]);
 	} else {
 		while (c->len - pos >= sizeof(*h)) {
 			h = (const void *)(base + pos);
 			if (h->size < sizeof(*h) || h->size % 8 || h->size > c->len - pos)
 				break;
-			if ((r = index_record(s, ci, h, pos, count)) < 0)
+			if ((r = index_record(s, p, c, h, pos)) < 0)
 				return r;
 			pos += h->size;
 		}
 	}
-	for (size_t i = first; i < s->nr_lanes; i++)
-		lane__sort(&s->lanes[i], c->info.backward);
+	for (size_t i = 0; i < p->nr_lanes; i++)
+		lane__sort(&p->lanes[i], c->info.backward);
 	return 0;
+}
+
+/* Appends @nr elements of @elem bytes to a growable array of exactly the size needed. */
+static int append(void **arr, size_t *nr, size_t *cap, const void *src, size_t n, size_t elem)
+{
+	void *m;
+
+	if (!n)
+		return 0;
+	if (*nr + n > *cap) {
+		m = realloc(*arr, (*nr + n) * elem);
+		if (!m)
+			return -ENOMEM;
+		*arr = m;
+		*cap = *nr + n;
+	}
+	memcpy((uint8_t *)*arr + *nr * elem, src, n * elem);
+	*nr += n;
+	return 0;
+}
+
+/* Moves part @p into the snapshot; on error the snapshot is as it was. */
+static int part_join(struct snapshot *s, struct index_part *p)
+{
+	size_t lanes = s->nr_lanes, names = s->nr_names;
+	struct snapshot_stats *st = &s->stats;
+	int r;
+
+	if ((r = append((void **)&s->lanes, &s->nr_lanes, &s->cap_lanes, p->lanes, p->nr_lanes,
+			sizeof(*p->lanes))) < 0 ||
+	    (r = append((void **)&s->names, &s->nr_names, &s->cap_names, p->names, p->nr_names,
+			sizeof(*p->names))) < 0 ||
+	    (r = append((void **)&s->tasks, &s->nr_tasks, &s->cap_tasks, p->tasks, p->nr_tasks,
+			sizeof(*p->tasks))) < 0) {
+		s->nr_lanes = lanes;
+		s->nr_names = names;
+		return r;
+	}
+	p->nr_lanes = 0; /* the lanes' entries are the snapshot's now */
+	s->nr_entries += p->nr_entries;
+	for (size_t i = 0; i < s->nr_events; i++)
+		s->events[i].nr_records += p->ev_records[i];
+	if (p->stats.nr_records) {
+		if (!st->nr_records || p->stats.first_time < st->first_time)
+			st->first_time = p->stats.first_time;
+		if (p->stats.last_time > st->last_time)
+			st->last_time = p->stats.last_time;
+	}
+	st->nr_records += p->stats.nr_records;
+	st->nr_samples += p->stats.nr_samples;
+	st->nr_lost_records += p->stats.nr_lost_records;
+	st->lost_events += p->stats.lost_events;
+	st->nr_dropped += p->stats.nr_dropped;
+	st->bytes += p->stats.bytes;
+	return 0;
+}
+
+/* Files chunk @ci into lanes, one per CPU, each in time order; @count: into the stats too. */
+int snapshot_index__chunk(struct snapshot *s, size_t ci, bool count)
+{
+	struct index_part p = { .chunk = ci, .count = count };
+	int r = part_build(s, &p);
+
+	if (r == 0)
+		r = part_join(s, &p);
+	part_fini(&p);
+	return r;
+}
+
+/*
+ * Below this many bytes of records a second thread costs more than it
+ * saves (about 50 us to start one; a MiB is about 8,000 records).
+ */
+#define INDEX_THREAD_BYTES (1u << 20)
+#define INDEX_MAX_THREADS 64
+
+struct index_run {
+	const struct snapshot *s;
+	struct index_part *parts;
+	size_t nr;
+	size_t next;   /* the next part to build, taken atomically */
+	int error;     /* the first error, set atomically */
+};
+
+static void *index_worker(void *arg)
+{
+	struct index_run *run = arg;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&run->next, 1, __ATOMIC_RELAXED)) < run->nr) {
+		int r = part_build(run->s, &run->parts[i]);
+		int none = 0;
+
+		if (r < 0)
+			__atomic_compare_exchange_n(&run->error, &none, r, false, __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* How many threads index @nr chunks of @s: see snapshot__set_index_threads(). */
+static size_t index_threads(const struct snapshot *s, size_t nr, const cpu_set_t *allowed)
+{
+	uint64_t bytes = 0;
+	size_t n = s->index_threads;
+
+	if (!n) {
+		for (size_t i = 0; i < nr; i++)
+			bytes += s->chunks[i].len;
+		n = (size_t)CPU_COUNT(allowed);
+		if (bytes / INDEX_THREAD_BYTES < n)
+			n = (size_t)(bytes / INDEX_THREAD_BYTES);
+	}
+	if (n > nr)
+		n = nr;
+	if (n > INDEX_MAX_THREADS)
+		n = INDEX_MAX_THREADS;
+	return n ? n : 1;
+}
+
+/*
+ * Starts a worker on the @k-th allowed CPU other than the caller's: on a
+ * busy machine a new thread is often put on its creator's CPU, where the
+ * two would take turns instead of running at once.
+ */
+static int start_worker(pthread_t *t, struct index_run *run, const cpu_set_t *allowed, size_t k)
+{
+	int here = sched_getcpu(), cpu = -1;
+	pthread_attr_t attr;
+	cpu_set_t one;
+	int r;
+
+	for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
+		if (CPU_ISSET(c, allowed) && c != here && !k--)
+			cpu = c;
+	if (pthread_attr_init(&attr))
+		return -ENOMEM;
+	if (cpu >= 0) {
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
+	}
+	r = pthread_create(t, &attr, index_worker, run);
+	pthread_attr_destroy(&attr);
+	return -r;
+}
+
+/*
+ * Indexes the first @nr chunks, in parallel on up to one thread per CPU
+ * this thread may run on (the caller's included), each chunk by one
+ * thread; then joins them in chunk order.
+ */
+int snapshot_index__chunks(struct snapshot *s, size_t nr)
+{
+	struct index_run run = { .s = s, .nr = nr };
+	pthread_t threads[INDEX_MAX_THREADS - 1];
+	size_t nr_threads = 0, want;
+	cpu_set_t allowed;
+	int r = 0;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0) {
+		CPU_ZERO(&allowed);
+		CPU_SET(0, &allowed);
+	}
+	want = index_threads(s, nr, &allowed);
+
+	run.parts = calloc(nr ? nr : 1, sizeof(*run.parts));
+	if (!run.parts)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++)
+		run.parts[i] = (struct index_part){ .chunk = i, .count = true };
+	/* A thread that cannot start leaves its share to the others. */
+	while (nr_threads + 1 < want && start_worker(&threads[nr_threads], &run, &allowed,
+						     nr_threads) == 0)
+		nr_threads++;
+	index_worker(&run);
+	for (size_t i = 0; i < nr_threads; i++)
+		pthread_join(threads[i], NULL);
+	r = run.error;
+	for (size_t i = 0; i < nr && r == 0; i++)
+		r = part_join(s, &run.parts[i]);
+	for (size_t i = 0; i < nr; i++)
+		part_fini(&run.parts[i]);
+	free(run.parts);
+	return r;
 }
 
 static int cmp_task(const void *a, const void *b)

@@ -413,6 +413,152 @@ static void test_memory_chunks(void **state)
 	snapshot__delete(s);
 }
 
+/*
+ * Six chunks (backward and forward, in memory and spilled, CPUs shared
+ * between chunks, records whose CPU is not their chunk's, names, losses
+ * and unknown ids), the same for every call; sealed with @threads.
+ */
+#define PAR_CHUNKS  6
+#define PAR_RECORDS 400
+
+static struct snapshot *parallel_snapshot(unsigned int threads, uint8_t bufs[][PAR_RECORDS * 64])
+{
+	struct snapshot *s = new_snapshot();
+
+	for (size_t k = 0; k < PAR_CHUNKS; k++) {
+		uint8_t rec[64];
+		size_t len = 0, n;
+		bool backward = k % 2 == 0;
+
+		/* Written oldest first; a backward chunk holds them newest first. */
+		for (size_t i = 0; i < PAR_RECORDS; i++) {
+			size_t j = backward ? PAR_RECORDS - 1 - i : i;
+			uint64_t t = 1000 + k + PAR_CHUNKS * j - (j % 10 == 3 ? 7 : 0);
+			uint32_t tid = (uint32_t)(100 + k * 10 + j % 7);
+
+			if (j % 50 == 7)
+				n = put_comm(rec, 10, tid, j % 100 == 7 ? "even" : "odd", t);
+			else if (j % 77 == 5)
+				n = put_fork(rec, 20, tid + 1000, tid, t);
+			else if (j % 99 == 9)
+				n = put_lost(rec, 11, j, t, (uint32_t)(k % 3));
+			else
+				n = put_sample(rec, j % 120 == 1 ? 99 : (j % 2 ? 21 : 10), tid, t,
+					       (uint32_t)(j % 13 == 0 ? 5 : k % 3));
+			memcpy(bufs[k] + len, rec, n);
+			len += n;
+		}
+		if (k < 3) {
+			assert_int_equal(snapshot__add_chunk_memory(s, (int)(k % 3), backward, bufs[k],
+								    len, k == 0),
+					 0);
+		} else {
+			assert_int_equal(snapshot__begin_chunk(s, (int)(k % 3), backward), 0);
+			assert_int_equal(snapshot__append(s, bufs[k], len), 0);
+			assert_int_equal(snapshot__end_chunk(s), 0);
+		}
+	}
+	snapshot__set_index_threads(s, threads);
+	assert_int_equal(snapshot__seal(s), 0);
+	return s;
+}
+
+static void assert_same_cursor(const struct snapshot *a, const struct snapshot *b, int cpu)
+{
+	struct snapshot_cursor *ca = snapshot_cursor__new(a, cpu), *cb = snapshot_cursor__new(b, cpu);
+	const struct perf_event_header *ha, *hb;
+	uint64_t ta, tb;
+	size_t n = 0;
+
+	assert_non_null(ca);
+	assert_non_null(cb);
+	do {
+		ha = snapshot_cursor__next(ca, &ta);
+		hb = snapshot_cursor__next(cb, &tb);
+		assert_int_equal(ha == NULL, hb == NULL);
+		if (!ha)
+			break;
+		assert_int_equal(ta, tb);
+		assert_int_equal(ha->size, hb->size);
+		assert_memory_equal(ha, hb, ha->size);
+		assert_ptr_equal(snapshot_cursor__event(ca) - snapshot__event(a, 0),
+				 snapshot_cursor__event(cb) - snapshot__event(b, 0));
+		n++;
+	} while (1);
+	if (cpu == SNAPSHOT_ALL_CPUS)
+		assert_int_equal(n, snapshot__nr_records(a));
+	snapshot_cursor__delete(ca);
+	snapshot_cursor__delete(cb);
+}
+
+/* Equal times come in chunk order: a sample's tid says its chunk here. */
+static void assert_ties_in_chunk_order(const struct snapshot *s)
+{
+	struct snapshot_cursor *c = snapshot_cursor__new(s, SNAPSHOT_ALL_CPUS);
+	const struct perf_event_header *h;
+	uint64_t t, prev_t = 0, prev_chunk = 0;
+	size_t ties = 0;
+
+	assert_non_null(c);
+	while ((h = snapshot_cursor__next(c, &t))) {
+		uint32_t tid;
+
+		if (h->type != PERF_RECORD_SAMPLE)
+			continue;
+		memcpy(&tid, (const uint8_t *)h + 20, sizeof(tid));
+		if (t == prev_t) {
+			assert_true((tid - 100) / 10 >= prev_chunk);
+			ties++;
+		}
+		prev_t = t;
+		prev_chunk = (tid - 100) / 10;
+	}
+	assert_true(ties > 0);
+	snapshot_cursor__delete(c);
+}
+
+/* Chunks indexed by several threads give the index one thread gives. */
+static void test_parallel_seal(void **state)
+{
+	static uint8_t bufs[3][PAR_CHUNKS][PAR_RECORDS * 64];
+	struct snapshot *one = parallel_snapshot(1, bufs[0]);
+	const struct snapshot_stats *st = snapshot__stats(one);
+
+	(void)state;
+	/* Every kind of record was filed, and the unknown ids dropped. */
+	assert_true(st->nr_records > PAR_CHUNKS * (PAR_RECORDS - 10));
+	assert_true(st->nr_dropped > 0 && st->nr_lost_records > 0);
+	assert_true(snapshot__nr_comms(one) > 0);
+	for (unsigned int threads = 0; threads <= 4; threads += 4) {
+		struct snapshot *many = parallel_snapshot(threads, bufs[threads ? 2 : 1]);
+		const struct snapshot_stats *sm = snapshot__stats(many);
+
+		assert_memory_equal(st, sm, sizeof(*st));
+		assert_int_equal(snapshot__nr_records(one), snapshot__nr_records(many));
+		assert_int_equal(snapshot__max_cpu(one), snapshot__max_cpu(many));
+		for (size_t i = 0; i < snapshot__nr_events(one); i++)
+			assert_int_equal(snapshot__event(one, i)->nr_records,
+					 snapshot__event(many, i)->nr_records);
+		for (size_t i = 0; i < PAR_CHUNKS; i++)
+			assert_memory_equal(snapshot__chunk(one, i), snapshot__chunk(many, i),
+					    sizeof(struct snapshot_chunk_info));
+		assert_int_equal(snapshot__nr_tasks(one), snapshot__nr_tasks(many));
+		for (size_t i = 0; i < snapshot__nr_tasks(one); i++)
+			assert_memory_equal(snapshot__task(one, i), snapshot__task(many, i),
+					    sizeof(struct snapshot_task));
+		assert_int_equal(snapshot__nr_comms(one), snapshot__nr_comms(many));
+		for (size_t i = 0; i < snapshot__nr_comms(one); i++)
+			assert_memory_equal(snapshot__comm_entry(one, i), snapshot__comm_entry(many, i),
+					    sizeof(struct snapshot_comm));
+		for (int cpu = -1; cpu <= snapshot__max_cpu(one); cpu++)
+			assert_same_cursor(one, many, cpu);
+		assert_same_cursor(one, many, SNAPSHOT_ALL_CPUS);
+		assert_ties_in_chunk_order(many);
+		snapshot__delete(many);
+	}
+	snapshot__delete(one);
+}
+
 static void test_state_errors(void **state)
 {
 	struct snapshot *s = snapshot__new();
@@ -444,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_unordered_run),
 		cmocka_unit_test(test_memory_chunks),
 		cmocka_unit_test(test_state_errors),
+		cmocka_unit_test(test_parallel_seal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
