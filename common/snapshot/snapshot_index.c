@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_grow.h"
 #include "backward_ring.h"
 #include "cleanup.h"
 #include "perf_record.h"
@@ -52,22 +53,6 @@ static void part_fini(struct index_part *p)
 	*p = (struct index_part){ 0 };
 }
 
-/* Room for one more element in a growable array. */
-static int grow(void **arr, size_t *cap, size_t nr, size_t elem, size_t first)
-{
-	size_t n = *cap ? *cap * 2 : first;
-	void *m;
-
-	if (nr < *cap)
-		return 0;
-	m = realloc(*arr, n * elem);
-	if (!m)
-		return -ENOMEM;
-	*arr = m;
-	*cap = n;
-	return 0;
-}
-
 /* The part's lane for @cpu, created on first use. */
 static struct lane *lane_for(struct index_part *p, int cpu)
 {
@@ -86,7 +71,7 @@ static struct lane *lane_for(struct index_part *p, int cpu)
 		p->lane_of = m;
 		p->nr_lane_of = n;
 	}
-	if (grow((void **)&p->lanes, &p->cap_lanes, p->nr_lanes, sizeof(*p->lanes), 4) < 0)
+	if (array__grow((void **)&p->lanes, &p->cap_lanes, p->nr_lanes, sizeof(*p->lanes), 4) < 0)
 		return NULL;
 	l = &p->lanes[p->nr_lanes++];
 	*l = (struct lane){ .chunk = p->chunk, .cpu = cpu };
@@ -96,7 +81,7 @@ static struct lane *lane_for(struct index_part *p, int cpu)
 
 static int name_push(struct index_part *p, bool backward, uint64_t time, uint64_t off)
 {
-	if (grow((void **)&p->names, &p->cap_names, p->nr_names, sizeof(*p->names), 256) < 0)
+	if (array__grow((void **)&p->names, &p->cap_names, p->nr_names, sizeof(*p->names), 256) < 0)
 		return -ENOMEM;
 	p->names[p->nr_names++] = (struct name_entry){
 		.time = time,
@@ -113,7 +98,7 @@ static int task_push(struct index_part *p, pid_t pid, pid_t tid)
 	if (p->nr_tasks && p->tasks[p->nr_tasks - 1].tid == tid &&
 	    p->tasks[p->nr_tasks - 1].pid == pid)
 		return 0;
-	if (grow((void **)&p->tasks, &p->cap_tasks, p->nr_tasks, sizeof(*p->tasks), 256) < 0)
+	if (array__grow((void **)&p->tasks, &p->cap_tasks, p->nr_tasks, sizeof(*p->tasks), 256) < 0)
 		return -ENOMEM;
 	p->tasks[p->nr_tasks++] = (struct snapshot_task){ .pid = pid, .tid = tid };
 	return 0;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array_grow.h"
 #include "perf_record.h"
 #include "snapshot.h"
 #include "snapshot_tracedat.h"
@@ -34,28 +35,12 @@ struct conv {
 	struct tracedat_result res;
 };
 
-/* Room for one more element in a growable array. */
-static int grow(void **arr, size_t *cap, size_t nr, size_t elem)
-{
-	size_t n = *cap ? *cap * 2 : 256;
-	void *p;
-
-	if (nr < *cap)
-		return 0;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
-
 static int push_task(struct conv *c, pid_t tid, pid_t pid)
 {
 	/* Consecutive samples are mostly the same task. */
 	if (tid <= 0 || (c->nr_tasks && c->tasks[c->nr_tasks - 1].tid == tid))
 		return 0;
-	if (grow((void **)&c->tasks, &c->cap_tasks, c->nr_tasks, sizeof(*c->tasks)))
+	if (array__grow((void **)&c->tasks, &c->cap_tasks, c->nr_tasks, sizeof(*c->tasks), 256))
 		return -ENOMEM;
 	c->tasks[c->nr_tasks++] = (struct task_ref){ .tid = tid, .pid = pid };
 	return 0;
