@@ -130,9 +130,9 @@ static void lane_key(struct cursor_lane *cl)
 /*
  * A lane's records are far apart in memory and, in a backward ring, at
  * falling addresses: the hardware does not see them coming, and a reader
- * would wait for each one's first bytes (most of what a writer's
- * per-record time was). So the cursor asks for a record this many entries
- * ahead of the one it returns, both cache lines of a typical sample.
+ * would wait for each one's first bytes (over half of the trace.dat
+ * writer's own time in a profile). So the cursor asks for the record this
+ * many entries ahead of the one it returns, both cache lines of a sample.
  */
 #define PREFETCH_AHEAD 8
 
