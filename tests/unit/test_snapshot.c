@@ -481,7 +481,7 @@ static void assert_same_cursor(const struct snapshot *a, const struct snapshot *
 		assert_int_equal(ta, tb);
 		assert_int_equal(ha->size, hb->size);
 		assert_memory_equal(ha, hb, ha->size);
-		assert_ptr_equal(snapshot_cursor__event(ca) - snapshot__event(a, 0),
+		assert_int_equal(snapshot_cursor__event(ca) - snapshot__event(a, 0),
 				 snapshot_cursor__event(cb) - snapshot__event(b, 0));
 		n++;
 	} while (1);
