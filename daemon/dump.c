@@ -210,8 +210,9 @@ static size_t round_size(const struct ring_copy_item *items, size_t first, size_
 }
 
 /*
- * Memory for the largest round: the dumper's resident memory, or mapped
- * for this dump (and faulted in by the copy threads, around the pause).
+ * Memory for the largest round: the dumper's resident memory, or address
+ * space for this dump, where each round maps a copy file per ring (see
+ * ring_copy__map_file(); the copy threads write them, around the pause).
  */
 static int get_copy_memory(struct dump_job *job, struct dump *d, size_t size)
 {
@@ -253,16 +254,32 @@ static int copy_rings(struct dump_job *job, struct dump *d)
 	}
 	if (r == 0 && nr)
 		r = get_copy_memory(job, d, largest);
+	for (size_t i = 0; i < nr; i++)
+		items[i].fd = -1;
 	for (size_t first = 0; r == 0 && first < nr;) {
 		struct ring_copy_stats st;
 		uint64_t bytes, off = 0;
 		size_t n = round_size(items, first, nr, job->copy_budget, &bytes);
 
-		for (size_t i = first; i < first + n; i++) {
+		for (size_t i = first; r == 0 && i < first + n; i++) {
 			items[i].buf = (uint8_t *)job->mem + off;
 			off += items[i].ring->data_size;
+			if (job->mem_owned && (r = ring_copy__map_file(items[i].buf,
+								       items[i].ring->data_size)) >= 0) {
+				items[i].fd = r;
+				r = 0;
+			}
 		}
-		r = ring_copy__round(d->copiers, items + first, n, &st);
+		if (r == 0)
+			r = ring_copy__round(d->copiers, items + first, n, &st);
+		/* The views hold the files; a later round maps its own over them. */
+		for (size_t i = first; i < first + n; i++)
+			if (items[i].fd >= 0) {
+				close(items[i].fd);
+				items[i].fd = -1;
+			}
+		if (r < 0)
+			break;
 		job->report.rounds++;
 		job->report.fault_ns += st.prepare_ns;
 		job->report.copy_threads = st.nr_threads;
@@ -271,7 +288,7 @@ static int copy_rings(struct dump_job *job, struct dump *d)
 		for (size_t i = first; r == 0 && i < first + n; i++) {
 			uint64_t pause = items[i].resumed_ns - items[i].paused_ns;
 
-			if ((r = items[i].error) < 0)
+			if ((r = items[i].error) < 0 || (r = items[i].copy_error) < 0)
 				break;
 			job->pause_ns[i] = pause;
 			job->report.blind_total_ns += pause;

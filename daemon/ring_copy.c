@@ -116,6 +116,9 @@ static uint64_t ring_head(const struct ring_view *ring)
  */
 #define IN_FLIGHT_MAX (4u << 16)
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
@@ -165,6 +168,55 @@ void ring_copy__fault_in(void *buf, size_t size)
 	populate(buf, 0, size);
 }
 
+/**
+ * ring_copy__map_file - a memory file for one ring's copy, mapped read-only
+ * @at: where, page-aligned, in ring_copy__map() memory
+ * @size: bytes, the ring's data_size
+ *
+ * Why a file the kernel writes rather than anonymous memory the copier
+ * writes: on a virtual machine, user memory new to the process costs most
+ * at its first write, not at its fault, where the hypervisor backs each
+ * page then (pre-faulting it with MADV_POPULATE_WRITE does not help);
+ * pages the guest kernel writes through its own mapping cost a half to a
+ * third of that, and mapping them afterwards costs ~4 ms per 64 MiB
+ * (docs/benchmarks.md). One file per ring: a write takes the file's lock,
+ * and copiers must not wait for each other while their rings are paused.
+ *
+ * Returns the file's descriptor, or -errno; @at is left as it was then.
+ */
+int ring_copy__map_file(void *at, size_t size)
+{
+	int fd = memfd_create("perfsnapd-copy", MFD_CLOEXEC), r;
+
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)size) < 0 ||
+	    mmap(at, size, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* Writes zeros over [@from, @to) of a copy file, so that its pages exist and are backed. */
+static int prewrite(int fd, size_t from, size_t to)
+{
+	static const char zeros[64 << 10];
+
+	while (from < to) {
+		size_t n = to - from < sizeof(zeros) ? to - from : sizeof(zeros);
+		ssize_t w = pwrite(fd, zeros, n, (off_t)from);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		from += (size_t)w;
+	}
+	return 0;
+}
+
 /* The bytes of a ring copied paused: its oldest eighth, at least PAUSED_MIN. */
 static size_t paused_share(size_t data_size, size_t len)
 {
@@ -179,15 +231,21 @@ static size_t paused_share(size_t data_size, size_t len)
  * Before the pause, only where the paused part will land: the last
  * paused_share() bytes of the copy as long as it is now, and as long as it
  * may grow until the pause (a ring not yet wrapped) by as much again.
+ * In a copy file they are written once, so that the copy under pause
+ * neither allocates nor waits for the hypervisor; resident memory is
+ * faulted in already.
  */
-static void fault_in_paused(const struct ring_copy_item *it)
+static void prepare_paused(struct ring_copy_item *it)
 {
 	size_t size = it->ring->data_size;
 	size_t len = backward_ring__len(size, ring_head(it->ring));
 	size_t part = paused_share(size, size);
-	size_t from = len > part ? len - part : 0;
+	size_t from = len > part ? len - part : 0, to = len + part < size ? len + part : size;
 
-	populate(it->buf, from, len + part < size ? len + part : size);
+	if (it->fd < 0)
+		populate(it->buf, from, to);
+	else
+		it->copy_error = prewrite(it->fd, from, to);
 }
 
 /*
@@ -206,24 +264,42 @@ static void copy_paused(struct ring_copy_item *it)
 	it->head = ring_head(ring);
 	len = backward_ring__len(ring->data_size, it->head);
 	it->paused_part = paused_share(ring->data_size, len);
-	backward_ring__copy_range(it->buf, ring->data, ring->data_size, it->head,
-				  len - it->paused_part, len);
+	if (it->fd < 0)
+		backward_ring__copy_range(it->buf, ring->data, ring->data_size, it->head,
+					  len - it->paused_part, len);
+	else if (!it->copy_error)
+		it->copy_error = backward_ring__write_range(it->fd, ring->data, ring->data_size,
+							    it->head, len - it->paused_part, len);
 	it->resume_head = ring_head(ring);
 	it->error = capture__pause_ring(ring, false);
 	it->resumed_ns = monotonic_ns();
 	it->len = len;
 }
 
-/* The rest of the ring, running again: faulted in, copied, and what of it to trust. */
+/*
+ * The rest of the ring, running again: copied, and what of it to trust.
+ * A copy file's view is faulted in at once, as the walks of the copy
+ * would page by page.
+ */
 static void copy_running(struct ring_copy_item *it)
 {
 	const struct ring_view *ring = it->ring;
 	size_t rest = it->len - it->paused_part;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
 	if (!it->resumed_ns)
 		return; /* never paused */
-	populate(it->buf, 0, rest);
-	backward_ring__copy_range(it->buf, ring->data, ring->data_size, it->head, 0, rest);
+	if (it->fd < 0) {
+		populate(it->buf, 0, rest);
+		backward_ring__copy_range(it->buf, ring->data, ring->data_size, it->head, 0, rest);
+	} else {
+		if (!it->copy_error)
+			it->copy_error = backward_ring__write_range(it->fd, ring->data,
+								    ring->data_size, it->head, 0, rest);
+		if (!it->copy_error && it->len)
+			(void)madvise(it->buf, (it->len + page - 1) & ~(page - 1),
+				      MADV_POPULATE_READ);
+	}
 	it->len = backward_ring__intact(it->len, ring->data_size, it->paused_part,
 					it->head - it->resume_head,
 					it->head - ring_head(ring) + IN_FLIGHT_MAX);
@@ -292,7 +368,7 @@ static void run_round(struct copier *cp)
 	touch_stack();
 	/* At its real-time priority: a few milliseconds, the oldest eighths only. */
 	for (size_t i = 0; i < cp->nr; i++)
-		fault_in_paused(cp->items[i]);
+		prepare_paused(cp->items[i]);
 	if (atomic_fetch_add(&pool->ready, 1) + 1 == active)
 		pause_all(pool);
 	else
@@ -450,6 +526,7 @@ int ring_copy__round(struct ring_copy_pool *pool, struct ring_copy_item *items, 
 	for (size_t i = 0; i < nr; i++) {
 		copier_for(pool, items[i].ring->cpu, i)->nr++;
 		items[i].error = 0;
+		items[i].copy_error = 0;
 		items[i].len = 0;
 		items[i].paused_ns = items[i].resumed_ns = 0;
 	}

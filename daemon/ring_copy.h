@@ -4,17 +4,20 @@
  * A pool of copy threads, one per CPU the daemon may run on, each pinned to
  * it, lives as long as the dumper and sleeps between dumps at SCHED_FIFO
  * (when permitted), so that a trigger on a busy machine wakes them at once.
- * In a round the caller wakes the copiers of the round; each faults in
+ * In a round the caller wakes the copiers of the round; each prepares
  * where the oldest eighth of each of its rings will be copied (where the
  * kernel's next records go first); the last one ready pauses every ring of
  * it back to back (PERF_EVENT_IOC_PAUSE_OUTPUT, nothing in between); then
  * each copies those eighths and resumes each ring, drops its real-time
- * priority, and faults in and copies the rest while the rings run: a ring
- * is paused for an eighth of its memcpy, and the rings are paused a few
- * milliseconds after the trigger, not after the fault-in of every copy.
+ * priority, and copies the rest while the rings run: a ring is paused for
+ * an eighth of its memcpy, and the rings are paused a few milliseconds
+ * after the trigger, not after the copies' memory is ready.
+ * A copy goes to memory kept resident (a memcpy), or, by default, to a
+ * memory file of its own that the kernel writes (ring_copy__map_file()).
  * Nothing that can block runs while a ring is paused: its part of the
- * destination is faulted in before, the threads wait before, no lock, no
- * allocation, no file write.
+ * destination is written once before, the threads wait before, no lock
+ * another thread takes (one file per ring), no allocation, no write to
+ * disk.
  */
 #ifndef PERFSNAPD_RING_COPY_H
 #define PERFSNAPD_RING_COPY_H
@@ -26,14 +29,16 @@
 struct ring_view;
 struct ring_copy_pool;
 
-/* One ring of a round: set ring and buf, the rest is filled in. */
+/* One ring of a round: set ring, buf and fd, the rest is filled in. */
 struct ring_copy_item {
 	const struct ring_view *ring;
-	void *buf; /* data_size bytes, from ring_copy__map() */
+	void *buf; /* data_size bytes: ring_copy__map() memory, or a ring_copy__map_file() view */
+	int fd;	   /* -1: the copy is a memcpy to buf; else written here, which buf maps */
 	size_t len;
 	bool wrapped;			/* older data had been overwritten */
 	uint64_t paused_ns, resumed_ns; /* CLOCK_MONOTONIC */
 	int error;			/* of its pause or resume, 0 or -errno */
+	int copy_error;			/* of the writes to fd, 0 or -errno */
 	/* The copier's own: data_head at the pause and at the resume, the part copied paused. */
 	uint64_t head, resume_head;
 	size_t paused_part;
@@ -62,5 +67,12 @@ int ring_copy__round(struct ring_copy_pool *pool, struct ring_copy_item *items, 
 void *ring_copy__map(size_t size);
 /* Faults in @size bytes of it at once (memory kept resident between dumps). */
 void ring_copy__fault_in(void *buf, size_t size);
+/*
+ * A memory file of @size bytes for one ring's copy, mapped read-only at
+ * @at, which must lie in ring_copy__map() memory (it replaces those
+ * pages): its fd, which the round writes through, or -errno. The mapping
+ * holds the file; close the fd once the round is done.
+ */
+int ring_copy__map_file(void *at, size_t size);
 
 #endif

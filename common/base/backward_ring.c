@@ -5,7 +5,9 @@
  * the ring stays paused does not depend on how many records it holds; all
  * header checks happen afterwards, on the private copy.
  */
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backward_ring.h"
 
@@ -73,6 +75,54 @@ void backward_ring__copy_range(void *dst, const void *data, size_t data_size, ui
 	memcpy((char *)dst + from, (const char *)data + start, first);
 	if (to - from > first)
 		memcpy((char *)dst + from + first, data, to - from - first);
+}
+
+/* Writes all of @buf at @off of @fd; 0 or -errno. */
+static int write_all(int fd, const char *buf, size_t len, size_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, buf, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		buf += n;
+		off += (size_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/**
+ * backward_ring__write_range - write part of a ring's linearised copy to a file
+ * @fd: the file: byte x of the copy goes to its offset x
+ * @data: the ring's data area
+ * @data_size: its size, a power of two
+ * @head: data_head, read after pausing the ring
+ * @from: first byte of the part, in the linearised copy
+ * @to: end of the part, at most backward_ring__len()
+ *
+ * As backward_ring__copy_range(), in at most two writes.
+ *
+ * Returns 0 or -errno.
+ */
+int backward_ring__write_range(int fd, const void *data, size_t data_size, uint64_t head,
+			       size_t from, size_t to)
+{
+	size_t start, first;
+	int r;
+
+	if (!data_size || from >= to)
+		return 0;
+	start = (size_t)((head + from) & (data_size - 1));
+	first = data_size - start;
+	if (first > to - from)
+		first = to - from;
+	r = write_all(fd, (const char *)data + start, first, from);
+	if (r == 0 && to - from > first)
+		r = write_all(fd, data, to - from - first, from + first);
+	return r;
 }
 
 /* @len, cut to what stays of the copy once the kernel wrote @n more bytes. */

@@ -37,6 +37,14 @@ void backward_ring__copy_range(void *dst, const void *data, size_t data_size, ui
 			       size_t from, size_t to);
 
 /*
+ * backward_ring__copy_range() into a file: bytes [@from, @to) of the
+ * linearised copy to the same offsets of @fd, by pwrite(), so that the
+ * kernel copies them (see ring_copy__map_file()). Returns 0 or -errno.
+ */
+int backward_ring__write_range(int fd, const void *data, size_t data_size, uint64_t head,
+			       size_t from, size_t to);
+
+/*
  * How much of a copy of @len bytes (from data_head at the pause) can be
  * trusted, when its last @paused_part bytes were copied while the ring was
  * paused and the rest after it ran again; the kernel wrote @while_paused

@@ -5,6 +5,7 @@
  * events, and copy + walk must give back the newest complete records, newest
  * first, with their exact bytes.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -12,6 +13,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "backward_ring.h"
@@ -365,6 +368,47 @@ static void test_two_step_copy(void **state)
 	two_step(RING_SIZE, false); /* round the whole ring: nothing left */
 }
 
+/*
+ * The copy written to a file, in the two steps of a dump, holds the same
+ * bytes as the one copied to memory, at every wrap point of the ring.
+ */
+static void test_write_range(void **state)
+{
+	static uint8_t want[RING_SIZE], got[RING_SIZE];
+	(void)state;
+
+	for (uint64_t start = 0; start < 3 * RING_SIZE; start += RING_SIZE / 8 + 40) {
+		struct sim_ring *r = sim_new(start);
+		int fd = memfd_create("test_write_range", MFD_CLOEXEC);
+		size_t len, part;
+		uint64_t seq = 1;
+
+		assert_true(fd >= 0);
+		for (int i = 0; i < 300; i++)
+			sim_write(r, seq++, (uint16_t)(16 + 8 * (rng() % 30)));
+		len = backward_ring__len(RING_SIZE, r->head);
+		part = len / 8;
+		backward_ring__copy_range(want, r->data, RING_SIZE, r->head, 0, len);
+		assert_int_equal(backward_ring__write_range(fd, r->data, RING_SIZE, r->head,
+							    len - part, len), 0);
+		assert_int_equal(backward_ring__write_range(fd, r->data, RING_SIZE, r->head, 0,
+							    len - part), 0);
+		assert_int_equal(pread(fd, got, len, 0), (ssize_t)len);
+		assert_memory_equal(got, want, len);
+		close(fd);
+		free(r);
+	}
+	/* A file that cannot be written says so. */
+	{
+		struct sim_ring *r = sim_new(0);
+
+		sim_write(r, 1, 64);
+		assert_int_equal(backward_ring__write_range(-1, r->data, RING_SIZE, r->head, 0, 64),
+				 -EBADF);
+		free(r);
+	}
+}
+
 static void test_intact_while_paused(void **state)
 {
 	(void)state;
@@ -426,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_head_wraps_u64),
 		cmocka_unit_test(test_next_rejects_bad_headers),
 		cmocka_unit_test(test_two_step_copy),
+		cmocka_unit_test(test_write_range),
 		cmocka_unit_test(test_intact_while_paused),
 	};
 
