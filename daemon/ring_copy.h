@@ -65,7 +65,7 @@ int ring_copy__round(struct ring_copy_pool *pool, struct ring_copy_item *items, 
 
 /* Anonymous memory for copies, in base pages, not faulted in; NULL on error. */
 void *ring_copy__map(size_t size);
-/* Faults in @size bytes of it at once (memory kept resident between dumps). */
+/* Faults in and writes @size bytes of it at once (memory kept resident between dumps). */
 void ring_copy__fault_in(void *buf, size_t size);
 /*
  * A memory file of @size bytes for one ring's copy, mapped read-only at
