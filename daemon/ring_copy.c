@@ -19,6 +19,7 @@
 
 #include "backward_ring.h"
 #include "capture.h"
+#include "file_output.h"
 #include "monotonic.h"
 #include "ring_copy.h"
 
@@ -213,17 +214,13 @@ static int prewrite(int fd, size_t from, size_t to)
 {
 	static const char zeros[64 << 10];
 
-	while (from < to) {
-		size_t n = to - from < sizeof(zeros) ? to - from : sizeof(zeros);
-		ssize_t w = pwrite(fd, zeros, n, (off_t)from);
+	int r = 0;
 
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		from += (size_t)w;
+	for (size_t n; r == 0 && from < to; from += n) {
+		n = to - from < sizeof(zeros) ? to - from : sizeof(zeros);
+		r = file_output__write_at(fd, from, zeros, n);
 	}
-	return 0;
+	return r;
 }
 
 /* The bytes of a ring copied paused: its oldest eighth, at least PAUSED_MIN. */

@@ -5,11 +5,10 @@
  * the ring stays paused does not depend on how many records it holds; all
  * header checks happen afterwards, on the private copy.
  */
-#include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "backward_ring.h"
+#include "file_output.h"
 
 /**
  * backward_ring__copy - linearise a paused backward ring
@@ -77,23 +76,6 @@ void backward_ring__copy_range(void *dst, const void *data, size_t data_size, ui
 		memcpy((char *)dst + from + first, data, to - from - first);
 }
 
-/* Writes all of @buf at @off of @fd; 0 or -errno. */
-static int write_all(int fd, const char *buf, size_t len, size_t off)
-{
-	while (len) {
-		ssize_t n = pwrite(fd, buf, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		buf += n;
-		off += (size_t)n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /**
  * backward_ring__write_range - write part of a ring's linearised copy to a file
  * @fd: the file: byte x of the copy goes to its offset x
@@ -119,9 +101,9 @@ int backward_ring__write_range(int fd, const void *data, size_t data_size, uint6
 	first = data_size - start;
 	if (first > to - from)
 		first = to - from;
-	r = write_all(fd, (const char *)data + start, first, from);
+	r = file_output__write_at(fd, from, (const char *)data + start, first);
 	if (r == 0 && to - from > first)
-		r = write_all(fd, data, to - from - first, from + first);
+		r = file_output__write_at(fd, from + first, data, to - from - first);
 	return r;
 }
 

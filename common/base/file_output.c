@@ -20,8 +20,19 @@
  */
 #define FILE_OUTPUT_WRITEBACK (4u << 20)
 
-/* The only place bytes reach the file. */
-static int write_at(int fd, uint64_t offset, const void *data, size_t len)
+/**
+ * file_output__write_at - write all of a buffer at an offset, unbuffered
+ * @fd: the file
+ * @offset: where
+ * @data: the bytes
+ * @len: how many
+ *
+ * The only place bytes reach a file here (the ring copies' memory files
+ * too): short writes and EINTR are retried.
+ *
+ * Returns 0 or -errno (-EIO if a write wrote nothing).
+ */
+int file_output__write_at(int fd, uint64_t offset, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 
@@ -89,7 +100,7 @@ int file_output__flush(struct file_output *o)
 
 	if (!o->len)
 		return 0;
-	err = write_at(o->fd, o->offset, o->buf, o->len);
+	err = file_output__write_at(o->fd, o->offset, o->buf, o->len);
 	if (err)
 		return err;
 	appended(o, o->len);
@@ -112,7 +123,7 @@ int file_output__append(struct file_output *o, const void *data, size_t len)
 	int err;
 
 	if (p && !o->len && len >= FILE_OUTPUT_BUF_SIZE) {
-		err = write_at(o->fd, o->offset, p, len);
+		err = file_output__write_at(o->fd, o->offset, p, len);
 		if (!err)
 			appended(o, len);
 		return err;
@@ -149,7 +160,7 @@ int file_output__patch(struct file_output *o, uint64_t offset, const void *data,
 {
 	int err = file_output__flush(o);
 
-	return err ? err : write_at(o->fd, offset, data, len);
+	return err ? err : file_output__write_at(o->fd, offset, data, len);
 }
 
 uint64_t file_output__pos(const struct file_output *o)

@@ -33,4 +33,7 @@ int file_output__patch(struct file_output *o, uint64_t offset, const void *data,
 /* The offset the next appended byte goes to. */
 uint64_t file_output__pos(const struct file_output *o);
 
+/* Writes all @len bytes of @data at @offset of @fd, unbuffered. Returns 0 or -errno. */
+int file_output__write_at(int fd, uint64_t offset, const void *data, size_t len);
+
 #endif
