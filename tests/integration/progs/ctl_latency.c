@@ -4,7 +4,8 @@
  * starting a client. Sends "status" over the control socket again and
  * again for DURATION_MS and prints, for the answers that said "state:
  * dumping", their count and the slowest in microseconds, then the same
- * for all answers.
+ * for all answers. "polling" on stderr after the first answer tells a
+ * script that what it does next is measured.
  *
  * usage: ctl_latency SOCKET DURATION_MS
  */
@@ -73,7 +74,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ctl_latency: status failed\n");
 			return 1;
 		}
-		nr_all++;
+		if (nr_all++ == 0)
+			fputs("polling\n", stderr);
 		if (t > max_all)
 			max_all = t;
 		if (dumping) {
