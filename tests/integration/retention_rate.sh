@@ -10,11 +10,17 @@ CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
 write_config "$WORK/p.conf" "raw_syscalls:sys_enter" 1M \
 	"$(printf 'min_interval = 1s\nmax_snapshots = 3')"
 start_daemon "$WORK/p.conf"
+t0=$(date +%s%N)
 for _ in $(seq 1 50); do kill -USR2 "$DAEMON_PID"; sleep 0.04; done
+t1=$(date +%s%N)
 sleep 2.5
 n=$(snapshot_count)
-note "50 triggers in 2 s -> $n snapshots"
-[ "$n" -ge 2 ] && [ "$n" -le 4 ] || fail "$n snapshots, want 2 to 4 (one a second)"
+# The loop takes 2 s on an idle machine, longer on a loaded one (each
+# sleep and kill is a process): one dump a second while it runs, one
+# more for the last trigger, at most.
+max=$(( (t1 - t0) / 1000000000 + 2 ))
+note "50 triggers in $(( (t1 - t0) / 1000000 )) ms -> $n snapshots"
+[ "$n" -ge 2 ] && [ "$n" -le "$max" ] || fail "$n snapshots, want 2 to $max (one a second)"
 grep -q 'deferred .* by min_interval' "$WORK/daemon.log" || fail "nothing deferred by min_interval"
 on_disk=$(ls "$WORK/out"/*.perf.data | wc -l)
 want=$(( n < 3 ? n : 3 ))
