@@ -213,7 +213,6 @@ int ring_copy__map_file(void *at, size_t size)
 static int prewrite(int fd, size_t from, size_t to)
 {
 	static const char zeros[64 << 10];
-
 	int r = 0;
 
 	for (size_t n; r == 0 && from < to; from += n) {

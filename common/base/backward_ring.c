@@ -48,6 +48,22 @@ size_t backward_ring__len(size_t data_size, uint64_t head)
 	return written < data_size ? (size_t)written : data_size;
 }
 
+/*
+ * Bytes [@from, @to) of the linearised copy start at ring offset *@start
+ * and run to the ring's end for the returned length; the rest, if any,
+ * starts at the ring's offset 0. Returns 0 for nothing to copy.
+ */
+static size_t piece(size_t data_size, uint64_t head, size_t from, size_t to, size_t *start)
+{
+	size_t first;
+
+	if (!data_size || from >= to)
+		return 0;
+	*start = (size_t)((head + from) & (data_size - 1));
+	first = data_size - *start;
+	return first < to - from ? first : to - from;
+}
+
 /**
  * backward_ring__copy_range - copy part of a ring's linearised copy
  * @dst: the whole copy's destination (see backward_ring__copy())
@@ -63,14 +79,10 @@ size_t backward_ring__len(size_t data_size, uint64_t head)
 void backward_ring__copy_range(void *dst, const void *data, size_t data_size, uint64_t head,
 			       size_t from, size_t to)
 {
-	size_t start, first;
+	size_t start, first = piece(data_size, head, from, to, &start);
 
-	if (!data_size || from >= to)
+	if (!first)
 		return;
-	start = (size_t)((head + from) & (data_size - 1));
-	first = data_size - start;
-	if (first > to - from)
-		first = to - from;
 	memcpy((char *)dst + from, (const char *)data + start, first);
 	if (to - from > first)
 		memcpy((char *)dst + from + first, data, to - from - first);
@@ -92,15 +104,11 @@ void backward_ring__copy_range(void *dst, const void *data, size_t data_size, ui
 int backward_ring__write_range(int fd, const void *data, size_t data_size, uint64_t head,
 			       size_t from, size_t to)
 {
-	size_t start, first;
+	size_t start, first = piece(data_size, head, from, to, &start);
 	int r;
 
-	if (!data_size || from >= to)
+	if (!first)
 		return 0;
-	start = (size_t)((head + from) & (data_size - 1));
-	first = data_size - start;
-	if (first > to - from)
-		first = to - from;
 	r = file_output__write_at(fd, from, (const char *)data + start, first);
 	if (r == 0 && to - from > first)
 		r = file_output__write_at(fd, from + first, data, to - from - first);
