@@ -84,7 +84,6 @@ struct dump {
 	/* copy_memory_resident: held between dumps, faulted in once. */
 	void *resident;
 	size_t resident_size;
-	bool rt_warned;
 	struct ring_copy_pool *copiers; /* for every dump of this capture */
 	struct compress_policy compress; /* compression = auto */
 
@@ -520,6 +519,12 @@ static void learn_compression(struct dump *d, const struct dump_report *rep)
 					monotonic_ns());
 }
 
+/*
+ * Said once per process, not per dumper: a reload that reopens the rings
+ * makes a new dumper, and the permission it lacks has not changed.
+ */
+static bool rt_warned;
+
 /* Loop thread: report a finished (or failed) dump, then start what waits. */
 static void finish(struct dump *d, struct dump_job *job)
 {
@@ -527,8 +532,8 @@ static void finish(struct dump *d, struct dump_job *job)
 
 	d->job = NULL;
 	job->report.dump_ns = monotonic_ns() - job->report.trigger_ns;
-	if (job->report.rt_error && !d->rt_warned) {
-		d->rt_warned = true;
+	if (job->report.rt_error && !rt_warned) {
+		rt_warned = true;
 		log_warning("the ring copy cannot run at real-time priority (SCHED_FIFO: %s): it "
 			    "runs at normal priority, so a busy CPU can stretch each ring's pause; "
 			    "allow it with CAP_SYS_NICE or LimitRTPRIO=1",

@@ -3,7 +3,8 @@
 # The pause-copy-resume section asks for SCHED_FIFO. Where that is refused
 # (RLIMIT_RTPRIO 0 and no CAP_SYS_NICE: prlimit and setpriv, as a service
 # without the permission would be), one clear log line says so, once, and
-# dumps go on at normal priority, complete. Where it is permitted the
+# dumps go on at normal priority, complete, a reload that reopens the
+# rings included. Where it is permitted the
 # sidecar says the section ran at SCHED_FIFO.
 source "$(dirname "$0")/lib.sh"
 require_env
@@ -33,6 +34,12 @@ for _ in 1 2 3; do
 	perf_script_complete "$file"
 	grep -q '"copy_realtime": false' "$(last_json)" || fail "sidecar does not say normal priority"
 done
+# A reload that reopens the rings (another size) makes a new dumper: still one line.
+write_config "$WORK/p.conf" "raw_syscalls:sys_enter sched:sched_switch" 2M
+kill -HUP "$DAEMON_PID"
+wait_for_line "$WORK/daemon.log" "reloaded '$WORK/p.conf': event set or ring sizes changed"
+file=$(dump_and_wait)
+perf_script_complete "$file"
 n=$(grep -c 'cannot run at real-time priority (SCHED_FIFO: Operation not permitted)' "$WORK/daemon.log")
 [ "$n" = 1 ] || fail "$n log lines about the refused SCHED_FIFO, want exactly 1"
 "$CTL" --socket "$WORK/control.sock" status | grep -q '^last copy: .*normal priority (SCHED_FIFO refused)' ||
