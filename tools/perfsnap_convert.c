@@ -468,6 +468,10 @@ static int convert(const struct convert_options *o, int in_fd)
 		printf(PROG ": converted %" PRIu64 " tracepoint events and %" PRIu64
 			    " samples from '%s' into '%s'\n",
 		       res.perfetto.nr_ftrace, res.perfetto.nr_samples, in_name, o->output);
+		if (res.perfetto.nr_tracepoint_stacks)
+			printf(PROG ": %" PRIu64 " of the tracepoint events have their callstacks "
+				    "as StackSamples too\n",
+			       res.perfetto.nr_tracepoint_stacks);
 		printf(PROG ": named %" PRIu64 " threads; %" PRIu64 " samples outside --time\n",
 		       res.perfetto.nr_tasks, st->nr_out_of_range);
 		if (res.perfetto.lost_events || res.perfetto.nr_lost_marks)

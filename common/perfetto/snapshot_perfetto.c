@@ -277,9 +277,21 @@ static int record(struct writer *w, const struct perf_event_header *h)
 		r = ftrace_conv__sample(w->fc, w->o, &info);
 		if (r > 0)
 			w->res.nr_invalid++;
-		else if (!r)
-			w->res.nr_ftrace++;
-		return r < 0 ? r : 0;
+		if (r)
+			return r < 0 ? r : 0;
+		w->res.nr_ftrace++;
+		/*
+		 * Recorded with its callchain (call-graph=fp, perf record -g), a
+		 * tracepoint's stack is why it is recorded: it goes in as well,
+		 * a StackSample of a stream named after the tracepoint, as
+		 * Perfetto's own profiler does with a tracepoint timebase.
+		 */
+		if (!info.callchain_nr)
+			return 0;
+		r = stack_conv__sample(w->sc, w->o, event_index(w->s, ev), ev, &info, h->misc);
+		if (!r)
+			w->res.nr_tracepoint_stacks++;
+		return r;
 	}
 	r = stack_conv__sample(w->sc, w->o, event_index(w->s, ev), ev, &info, h->misc);
 	if (!r)

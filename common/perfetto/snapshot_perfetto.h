@@ -46,6 +46,7 @@ struct perfetto_result {
 	uint64_t bytes;		/* the file's size */
 	uint64_t nr_ftrace;	/* tracepoint samples written as ftrace events */
 	uint64_t nr_samples;	/* other samples, written as StackSamples */
+	uint64_t nr_tracepoint_stacks; /* of nr_ftrace, those with a callchain: StackSamples too */
 	uint64_t nr_invalid;	/* samples that could not be decoded */
 	uint64_t lost_events;	/* sum of PERF_RECORD_LOST counts */
 	uint64_t nr_lost_marks; /* bundles marked lost_events */

@@ -34,22 +34,30 @@ pftrace_count() {
 }
 
 # pftrace_same_counts DATA DECODED: every tracepoint type perf script shows in
-# DATA has as many events in DECODED, and the samples as many StackSamples.
+# DATA has as many events in DECODED, and the samples as many StackSamples;
+# so do the tracepoints recorded with their callchains (sample_type
+# CALLCHAIN in perf evlist -v), whose stacks are StackSamples too.
 pftrace_same_counts() {
 	local type n got samples
 	perf script -i "$1" -F event 2>/dev/null | sed 's/^ *//; s/: *$//' | sort | uniq -c >counts.txt
 	[ -s counts.txt ] || fail "perf script shows nothing in $1"
+	perf evlist -v -i "$1" 2>/dev/null |
+		sed -n 's/^\([^ :]*:[^ :]*\): type: 2,.*sample_type: [A-Z|]*CALLCHAIN.*/\1/p' >stacked.txt
 	samples=0
 	while read -r n type; do
 		case "$type" in
 		*:*) got=$(pftrace_count "$2" "$type")
 		     [ "$got" = "$n" ] || fail "$type: perf script shows $n, the trace has $got"
-		     note "$type: $n events" ;;
+		     note "$type: $n events"
+		     if grep -qxF "$type" stacked.txt; then
+			     samples=$((samples + n))
+			     note "$type: $n callstacks"
+		     fi ;;
 		*) samples=$((samples + n)) ;;
 		esac
 	done <counts.txt
 	got=$(grep -c '^  stack_sample {' "$2")
-	[ "$got" = "$samples" ] || fail "perf script shows $samples samples, the trace $got StackSamples"
+	[ "$got" = "$samples" ] || fail "perf script shows $samples samples and stacked tracepoints, the trace $got StackSamples"
 	note "samples: $samples"
 }
 
@@ -62,11 +70,16 @@ pftrace_thread_named() {
 		/^    }/ { t = 0 }' "$1"
 }
 
-# pftrace_in_callstack DECODED FUNCTION: FUNCTION is the name of a frame that
-# an interned callstack holds (iids are per sequence; one sequence suffices).
+# pftrace_in_callstack DECODED FUNCTION [STREAM]: FUNCTION is the name of a
+# frame that an interned callstack holds (iids are per sequence; one sequence
+# suffices), in the StackSamples of STREAM (the event's name) if given.
 pftrace_in_callstack() {
-	awk -v want="$2" '
+	awk -v want="$2" -v stream="${3:-}" '
 		/^  trusted_packet_sequence_id:/ { seq = $2 }
+		/^        name:/ { n = $0; sub(/^ *name: "/, "", n); sub(/"$/, "", n); if (n == stream) mine[seq] = 1 }
+		/^  [a-z_]+ {/ && stream != "" && !(seq in mine) { sect = ""; skip = 1; next }
+		/^  [a-z_]+ {/ { skip = 0 }
+		skip { next }
 		/^    function_names {/ { sect = "fn"; iid = ""; next }
 		/^    frames {/ { sect = "fr"; iid = ""; fname = ""; next }
 		/^    callstacks {/ { sect = "cs"; next }

@@ -5,13 +5,13 @@
 # Perfetto's perfetto_trace.proto, with as many events of each tracepoint
 # and as many StackSamples as perf script shows in the snapshot's perf.data;
 # a program that exited before the dump is named (and its exit is there), the spinner's functions
-# are in callstacks. With compression = zstd the .pftrace is zstd and says
+# are in callstacks, and so is __schedule in sched_switch's own (call-graph=fp). With compression = zstd the .pftrace is zstd and says
 # the same.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/perfetto_lib.sh"
 require_env
 command -v zstd >/dev/null || prereq_missing "zstd"
-EVENTS="sched:sched_switch sched:sched_waking sched:sched_process_exit raw_syscalls:sys_enter raw_syscalls:sys_exit cpu-clock/freq=999,call-graph=fp/"
+EVENTS="sched:sched_switch/call-graph=fp/ sched:sched_waking sched:sched_process_exit raw_syscalls:sys_enter raw_syscalls:sys_exit cpu-clock/freq=999,call-graph=fp/"
 
 # check STEM: the snapshot's .pftrace against its perf.data.
 check() {
@@ -21,6 +21,8 @@ check() {
 	pftrace_decode "$pf" "$WORK/pf.txt"
 	pftrace_same_counts "$1.perf.data" "$WORK/pf.txt"
 	pftrace_in_callstack "$WORK/pf.txt" psnap_spin_inner || fail "psnap_spin_inner in no callstack"
+	pftrace_in_callstack "$WORK/pf.txt" __schedule sched:sched_switch ||
+		fail "__schedule is in no callstack of sched:sched_switch"
 }
 
 FORMATS="perf.data trace.dat perfetto" write_config "$WORK/p.conf" "$EVENTS" 16M
