@@ -252,6 +252,7 @@ static int record(struct writer *w, const struct perf_event_header *h)
 	const struct snapshot_event *ev;
 	struct perf_record_info info;
 	uint64_t id, lost;
+	bool tracepoint;
 	int r;
 
 	if (perf_record__id(h, &id) < 0 || !(ev = snapshot__event_by_id(w->s, id)))
@@ -273,7 +274,8 @@ static int record(struct writer *w, const struct perf_event_header *h)
 	}
 	if (!(ev->attr.sample_type & PERF_SAMPLE_CPU))
 		info.cpu = 0;
-	if (ev->attr.type == PERF_TYPE_TRACEPOINT) {
+	tracepoint = ev->attr.type == PERF_TYPE_TRACEPOINT;
+	if (tracepoint) {
 		r = ftrace_conv__sample(w->fc, w->o, &info);
 		if (r > 0)
 			w->res.nr_invalid++;
@@ -288,13 +290,11 @@ static int record(struct writer *w, const struct perf_event_header *h)
 		 */
 		if (!info.callchain_nr)
 			return 0;
-		r = stack_conv__sample(w->sc, w->o, event_index(w->s, ev), ev, &info, h->misc);
-		if (!r)
-			w->res.nr_tracepoint_stacks++;
-		return r;
 	}
 	r = stack_conv__sample(w->sc, w->o, event_index(w->s, ev), ev, &info, h->misc);
-	if (!r)
+	if (!r && tracepoint)
+		w->res.nr_tracepoint_stacks++;
+	else if (!r)
 		w->res.nr_samples++;
 	return r;
 }

@@ -43,7 +43,7 @@ entries_match() {
 		diff "$WORK/report.list" "$WORK/kshark.list" | head -n 20 >&2
 		fail "KernelShark's entries differ from trace-cmd report's for $dat"
 	fi
-	# Every CPU of the snapshot is there, and the load's task by its pid.
+	# Every CPU of the snapshot is there.
 	[ "$(cut -d' ' -f1 "$WORK/kshark.list" | sort -u | wc -l)" = "$(nproc)" ] ||
 		fail "KernelShark does not show every CPU of $dat"
 }
