@@ -60,8 +60,10 @@ void snapshot__delete(struct snapshot *s)
 		munmap((void *)s->map, s->map_len);
 	if (s->spill_fd >= 0)
 		close(s->spill_fd);
-	for (size_t i = 0; i < s->nr_lanes; i++)
+	for (size_t i = 0; i < s->nr_lanes; i++) {
 		free(s->lanes[i].e);
+		free(s->lanes[i].marks);
+	}
 	free(s->lanes);
 	free(s->tasks);
 	free(s->names);
@@ -486,7 +488,10 @@ struct snapshot_cursor *snapshot_cursor__new(const struct snapshot *s, int cpu)
 		if (l->nr && (cpu == SNAPSHOT_ALL_CPUS || l->cpu == cpu))
 			snapshot_cursor__add(c, l, snapshot__chunk_base(s, ch), ch->info.backward);
 	}
-	snapshot_cursor__start(c);
+	if (snapshot_cursor__start(c) < 0) {
+		snapshot_cursor__delete(c);
+		return NULL;
+	}
 	return c;
 }
 

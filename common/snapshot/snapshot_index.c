@@ -16,6 +16,19 @@
 #include "perf_record.h"
 #include "snapshot-internal.h"
 
+/* The last id looked up: a ring's records come in runs of one event. */
+struct event_cache {
+	uint64_t id;
+	const struct snapshot_event *ev;
+};
+
+/* What the index files a record by. */
+struct record_key {
+	const struct snapshot_event *ev;
+	struct perf_record_info rec;
+	int cpu;
+};
+
 /*
  * One chunk's index, built apart from the snapshot so that several threads
  * can index chunks at once (each writes only its part and its own chunk's
@@ -36,15 +49,15 @@ struct index_part {
 	size_t nr_names, cap_names;
 	struct snapshot_stats stats;
 	uint64_t *ev_records; /* per event */
-	/* The last id looked up: a ring's records come in runs of one event. */
-	uint64_t last_id;
-	const struct snapshot_event *last_ev;
+	struct event_cache cache;
 };
 
 static void part_fini(struct index_part *p)
 {
-	for (size_t i = 0; i < p->nr_lanes; i++)
+	for (size_t i = 0; i < p->nr_lanes; i++) {
 		free(p->lanes[i].e);
+		free(p->lanes[i].marks);
+	}
 	free(p->lanes);
 	free(p->lane_of);
 	free(p->tasks);
@@ -113,14 +126,39 @@ static int record_cpu(const struct perf_record_info *info, uint64_t sample_type,
 	return c->info.cpu >= 0 ? c->info.cpu : 0;
 }
 
-static const struct snapshot_event *event_of(const struct snapshot *s, struct index_part *p,
+static const struct snapshot_event *event_of(const struct snapshot *s, struct event_cache *cache,
 					     uint64_t id)
 {
-	if (!p->last_ev || p->last_id != id) {
-		p->last_ev = snapshot__event_by_id(s, id);
-		p->last_id = id;
+	if (!cache->ev || cache->id != id) {
+		cache->ev = snapshot__event_by_id(s, id);
+		cache->id = id;
 	}
-	return p->last_ev;
+	return cache->ev;
+}
+
+/*
+ * A record's event, leading fields and CPU. Returns 0, or -1 for a record
+ * the index drops (no known id, no time, malformed). The segments of a
+ * backward lane are read again with it, so it must decide the same each time.
+ */
+static int record_key(const struct snapshot *s, const struct chunk *c,
+		      const struct perf_event_header *h, struct event_cache *cache,
+		      struct record_key *k)
+{
+	uint64_t id;
+	int r;
+
+	if (perf_record__id(h, &id) < 0 || !(k->ev = event_of(s, cache, id)) ||
+	    !(k->ev->attr.sample_type & PERF_SAMPLE_TIME))
+		return -1;
+	/* Only the fields before any callchain or raw data are needed here. */
+	r = h->type == PERF_RECORD_SAMPLE ?
+		    perf_sample_layout__head(&k->ev->layout, h, &k->rec) :
+		    perf_record__parse_id_trailer(h, k->ev->attr.sample_type, &k->rec);
+	if (r < 0)
+		return -1;
+	k->cpu = record_cpu(&k->rec, k->ev->attr.sample_type, c);
+	return 0;
 }
 
 /* Files one record of chunk @c into its lane; with p->count, stats and tasks too. */
@@ -128,31 +166,25 @@ static int index_record(const struct snapshot *s, struct index_part *p, struct c
 			const struct perf_event_header *h, uint64_t off)
 {
 	struct snapshot_chunk_info *info = &c->info;
-	const struct snapshot_event *ev;
-	struct perf_record_info rec;
+	struct record_key k;
 	struct lane *l;
-	uint64_t id, time;
+	uint64_t time;
+	size_t ev;
 	int r;
 
-	if (perf_record__id(h, &id) < 0 || !(ev = event_of(s, p, id)) ||
-	    !(ev->attr.sample_type & PERF_SAMPLE_TIME)) {
+	if (record_key(s, c, h, &p->cache, &k) < 0) {
 		p->stats.nr_dropped++;
 		return 0;
 	}
-	/* Only the fields before any callchain or raw data are needed here. */
-	r = h->type == PERF_RECORD_SAMPLE ?
-		    perf_sample_layout__head(&ev->layout, h, &rec) :
-		    perf_record__parse_id_trailer(h, ev->attr.sample_type, &rec);
-	if (r < 0) {
-		p->stats.nr_dropped++;
-		return 0;
-	}
-	time = rec.time;
-	l = lane_for(p, record_cpu(&rec, ev->attr.sample_type, c));
-	if (!l || lane__push(l, time, off, (size_t)(ev - s->events)) < 0)
+	time = k.rec.time;
+	ev = (size_t)(k.ev - s->events);
+	if (!(l = lane_for(p, k.cpu)))
 		return -ENOMEM;
+	r = info->backward ? lane__mark(l, time, off) : lane__push(l, time, off, ev);
+	if (r < 0)
+		return r;
 	p->nr_entries++;
-	p->ev_records[ev - s->events]++;
+	p->ev_records[ev]++;
 	if ((h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK) &&
 	    (r = name_push(p, info->backward, time, off)) < 0)
 		return r;
@@ -169,7 +201,7 @@ static int index_record(const struct snapshot *s, struct index_part *p, struct c
 		p->stats.last_time = time;
 	if (h->type == PERF_RECORD_SAMPLE) {
 		p->stats.nr_samples++;
-		if ((r = task_push(p, (pid_t)rec.pid, (pid_t)rec.tid)) < 0)
+		if ((r = task_push(p, (pid_t)k.rec.pid, (pid_t)k.rec.tid)) < 0)
 			return r;
 	} else if (h->type == PERF_RECORD_LOST && h->size >= sizeof(*h) + 16) {
 		uint64_t lost;
@@ -180,6 +212,48 @@ static int index_record(const struct snapshot *s, struct index_part *p, struct c
 		info->lost_events += lost;
 	}
 	return 0;
+}
+
+/**
+ * lane__load_segment - one segment of a backward lane, in time order
+ * @s: the sealed snapshot
+ * @l: a segmented lane of it
+ * @seg: the segment, 0 the newest
+ * @out: room for l->max_segment entries
+ *
+ * Walks the segment's bytes again and keys each record of the lane as the
+ * index did; equal times stay oldest first.
+ *
+ * Returns the number of entries.
+ */
+size_t lane__load_segment(const struct snapshot *s, const struct lane *l, size_t seg,
+			  struct lane_entry *out)
+{
+	const struct chunk *c = &s->chunks[l->chunk];
+	const uint8_t *base = snapshot__chunk_base(s, c);
+	size_t pos = seg ? l->marks[seg - 1].off : 0, n = 0;
+	size_t want = l->marks[seg].nr - (seg ? l->marks[seg - 1].nr : 0);
+	struct event_cache cache = { 0 };
+	const struct perf_event_header *h;
+	struct record_key k;
+	struct lane run;
+
+	while (n < want && (h = backward_ring__next(base, l->marks[seg].off, &pos))) {
+		size_t ev;
+
+		if (record_key(s, c, h, &cache, &k) < 0 || k.cpu != l->cpu)
+			continue;
+		ev = (size_t)(k.ev - s->events);
+		out[n++] = (struct lane_entry){
+			.time = k.rec.time,
+			.off = (uint64_t)((const uint8_t *)h - base),
+			.ev = ev < LANE_EVENT_UNKNOWN ? ev : LANE_EVENT_UNKNOWN,
+		};
+	}
+	run = (struct lane){ .e = out, .nr = n };
+	lane__reverse(&run);
+	lane__sort(&run, true);
+	return n;
 }
 
 /* Walks chunk p->chunk into the part's lanes, one per CPU, each in time order. */
@@ -201,9 +275,10 @@ static int part_build(const struct snapshot *s, struct index_part *p)
 		while ((h = backward_ring__next(base, c->len, &pos)))
 			if ((r = index_record(s, p, c, h, (uint64_t)((const uint8_t *)h - base))) < 0)
 				return r;
-		/* Newest first in the ring: turn each lane around to oldest first. */
 		for (size_t i = 0; i < p->nr_lanes; i++)
-			lane__reverse(&p->lanes[i]);
+			if ((r = lane__mark_end(&p->lanes[i], pos)) < 0)
+				return r;
+		return 0;
 	} else {
 		while (c->len - pos >= sizeof(*h)) {
 			h = (const void *)(base + pos);
@@ -215,7 +290,7 @@ static int part_build(const struct snapshot *s, struct index_part *p)
 		}
 	}
 	for (size_t i = 0; i < p->nr_lanes; i++)
-		lane__sort(&p->lanes[i], c->info.backward);
+		lane__sort(&p->lanes[i], false);
 	return 0;
 }
 

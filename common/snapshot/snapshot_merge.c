@@ -2,11 +2,13 @@
 /*
  * snapshot_merge: lanes and the k-way merge of a snapshot's cursors. A
  * merge over k lanes costs O(log k) per record, where sorting an index of
- * every record cost O(log n). See snapshot_merge.h.
+ * every record cost O(log n); a ring's lane is read a segment at a time,
+ * so no index of every record is kept either. See snapshot_merge.h.
  */
 #include <errno.h>
 #include <stdlib.h>
 
+#include "array_grow.h"
 #include "perf_record.h"
 #include "snapshot_merge.h"
 
@@ -103,6 +105,62 @@ int lane__push(struct lane *l, uint64_t time, uint64_t off, size_t ev)
 	return 0;
 }
 
+/**
+ * lane__mark - count a backward lane's record, newest first
+ * @l: the lane
+ * @time: the record's time
+ * @off: its offset in its chunk
+ *
+ * Every LANE_SEGMENT_RECORDS records a mark is put before the record; a
+ * mark stays only while no older record is later than the newer records'
+ * least time, so a segment can be sorted alone. The marks' least times
+ * fall from first to last, so an older record with a later time can only
+ * undo the last ones.
+ *
+ * Returns 0 or -ENOMEM.
+ */
+int lane__mark(struct lane *l, uint64_t time, uint64_t off)
+{
+	uint64_t min = l->nr ? l->marks[l->nr_marks].min : UINT64_MAX;
+
+	/* marks[nr_marks] is scratch: the least time so far, without a mark. */
+	if (array__grow((void **)&l->marks, &l->cap_marks, l->nr_marks + 1, sizeof(*l->marks),
+			16) < 0)
+		return -ENOMEM;
+	l->segmented = true;
+	if (l->nr && l->nr % LANE_SEGMENT_RECORDS == 0)
+		l->marks[l->nr_marks++] = (struct lane_mark){ .off = off, .nr = l->nr, .min = min };
+	while (l->nr_marks && l->marks[l->nr_marks - 1].min < time)
+		l->nr_marks--;
+	l->marks[l->nr_marks].min = time < min ? time : min;
+	l->nr++;
+	return 0;
+}
+
+/**
+ * lane__mark_end - end a backward lane's marks
+ * @l: the lane, its records counted with lane__mark()
+ * @end: where its chunk's records end
+ *
+ * Returns 0 or -ENOMEM.
+ */
+int lane__mark_end(struct lane *l, uint64_t end)
+{
+	size_t prev = 0;
+
+	if (array__grow((void **)&l->marks, &l->cap_marks, l->nr_marks + 1, sizeof(*l->marks),
+			16) < 0)
+		return -ENOMEM;
+	l->marks[l->nr_marks++] = (struct lane_mark){ .off = end, .nr = l->nr };
+	l->max_segment = 0;
+	for (size_t i = 0; i < l->nr_marks; i++) {
+		if (l->marks[i].nr - prev > l->max_segment)
+			l->max_segment = l->marks[i].nr - prev;
+		prev = l->marks[i].nr;
+	}
+	return 0;
+}
+
 /*
  * The k-way merge: a binary heap of lanes keyed by their next entry. The
  * key is kept in the heap itself: the comparisons of a sift then read
@@ -115,16 +173,33 @@ struct cursor_lane {
 	const struct lane *lane;
 	const uint8_t *base;
 	bool backward;
-	size_t pos;
+	const struct lane_entry *e; /* the lane's entries, or its segment's */
+	size_t n, pos;
+	struct lane_entry *segment; /* a segmented lane's buffer */
+	size_t next_segment;	    /* segments left to load, oldest first */
 };
 
 /* Loads the key of the lane's entry at pos. */
 static void lane_key(struct cursor_lane *cl)
 {
-	const struct lane_entry *e = &cl->lane->e[cl->pos];
+	const struct lane_entry *e = &cl->e[cl->pos];
 
 	cl->time = e->time;
 	cl->order = cl->backward ? UINT64_MAX - e->off : e->off;
+}
+
+/* Moves on to the lane's next entry, loading its next segment if need be. */
+static bool lane_advance(const struct snapshot *s, struct cursor_lane *cl)
+{
+	if (++cl->pos < cl->n)
+		return true;
+	while (cl->segment && cl->next_segment) {
+		cl->n = lane__load_segment(s, cl->lane, --cl->next_segment, cl->segment);
+		cl->pos = 0;
+		if (cl->n)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -133,15 +208,14 @@ static void lane_key(struct cursor_lane *cl)
  * would wait for each one's first bytes (over half of the trace.dat
  * writer's own time in a profile). So the cursor asks for the record this
  * many entries ahead of the one it returns, both cache lines of a sample.
+ * A segment's records were just read to load it: they need no prefetch.
  */
 #define PREFETCH_AHEAD 8
 
 static void prefetch_ahead(const struct cursor_lane *cl)
 {
-	const struct lane *l = cl->lane;
-
-	if (cl->pos + PREFETCH_AHEAD < l->nr) {
-		const uint8_t *p = cl->base + l->e[cl->pos + PREFETCH_AHEAD].off;
+	if (!cl->segment && cl->pos + PREFETCH_AHEAD < cl->n) {
+		const uint8_t *p = cl->base + cl->e[cl->pos + PREFETCH_AHEAD].off;
 
 		__builtin_prefetch(p);
 		__builtin_prefetch(p + 64);
@@ -153,6 +227,7 @@ struct snapshot_cursor {
 	const struct perf_event_header *last; /* returned by __next, and its event */
 	size_t last_ev;
 	size_t nr;
+	struct lane_entry *segments; /* the segmented lanes' buffers, one block */
 	struct cursor_lane heap[];
 };
 
@@ -211,20 +286,51 @@ struct snapshot_cursor *snapshot_cursor__alloc(const struct snapshot *s, size_t 
 void snapshot_cursor__add(struct snapshot_cursor *c, const struct lane *l, const uint8_t *base,
 			  bool backward)
 {
-	struct cursor_lane *cl = &c->heap[c->nr++];
-
-	*cl = (struct cursor_lane){ .chunk = l->chunk, .lane = l, .base = base, .backward = backward };
-	lane_key(cl);
+	c->heap[c->nr++] = (struct cursor_lane){
+		.chunk = l->chunk,
+		.lane = l,
+		.base = base,
+		.backward = backward,
+		.e = l->e,
+		.n = l->nr,
+	};
 }
 
 /**
- * snapshot_cursor__start - order the heap
+ * snapshot_cursor__start - load each lane's first entry and order the heap
  * @c: the cursor, with its lanes added
+ *
+ * Returns 0 or -ENOMEM.
  */
-void snapshot_cursor__start(struct snapshot_cursor *c)
+int snapshot_cursor__start(struct snapshot_cursor *c)
 {
+	size_t room = 0, n = 0;
+
+	for (size_t i = 0; i < c->nr; i++)
+		if (c->heap[i].lane->segmented)
+			room += c->heap[i].lane->max_segment;
+	if (room && !(c->segments = malloc(room * sizeof(*c->segments))))
+		return -ENOMEM;
+	room = 0;
+	for (size_t i = 0; i < c->nr; i++) {
+		struct cursor_lane *cl = &c->heap[i];
+
+		if (cl->lane->segmented) {
+			cl->segment = c->segments + room;
+			room += cl->lane->max_segment;
+			cl->next_segment = cl->lane->nr_marks;
+			cl->n = cl->pos = 0;
+			cl->e = cl->segment;
+			if (!lane_advance(c->s, cl))
+				continue;
+		}
+		lane_key(cl);
+		c->heap[n++] = *cl;
+	}
+	c->nr = n;
 	for (size_t i = c->nr / 2; i-- > 0;)
 		sift_down(c, i);
+	return 0;
 }
 
 /**
@@ -242,12 +348,12 @@ const struct perf_event_header *snapshot_cursor__next(struct snapshot_cursor *c,
 	if (!c->nr)
 		return c->last = NULL;
 	top = &c->heap[0];
-	e = &top->lane->e[top->pos];
+	e = &top->e[top->pos];
 	c->last = (const void *)(top->base + e->off);
 	c->last_ev = e->ev;
 	if (ret_time)
 		*ret_time = e->time;
-	if (++top->pos == top->lane->nr) {
+	if (!lane_advance(c->s, top)) {
 		c->heap[0] = c->heap[--c->nr];
 	} else {
 		lane_key(top);
@@ -283,5 +389,7 @@ const struct snapshot_event *snapshot_cursor__event(const struct snapshot_cursor
  */
 void snapshot_cursor__delete(struct snapshot_cursor *c)
 {
+	if (c)
+		free(c->segments);
 	free(c);
 }

@@ -23,12 +23,35 @@ struct lane_entry {
 	uint64_t ev : 16;
 };
 
-/* The records of one chunk for one CPU, in time order after __seal. */
+/*
+ * A place in a backward lane's chunk where every older record of the lane
+ * has a time no later than every newer one: the lane can be read oldest
+ * first a segment (the records between two marks) at a time.
+ */
+struct lane_mark {
+	uint64_t off; /* where the segment that ends here ends, in the chunk */
+	size_t nr;    /* the lane's records before @off (newer ones) */
+	uint64_t min; /* while indexing: the least time of those records */
+};
+
+/* Records per segment, unless out-of-order times merge segments. */
+#define LANE_SEGMENT_RECORDS 1024
+
+/*
+ * The records of one chunk for one CPU. A forward chunk's lane lists every
+ * record (e, in time order after __seal). A backward ring's lane lists
+ * only marks: its cursor walks one segment at a time into a small buffer
+ * of its own, so a snapshot holds no per-record index of its rings.
+ */
 struct lane {
 	size_t chunk;
 	int cpu;
 	struct lane_entry *e;
 	size_t nr, cap;
+	struct lane_mark *marks; /* a backward lane's, the last at its end */
+	size_t nr_marks, cap_marks;
+	size_t max_segment; /* records in its largest segment */
+	bool segmented;
 };
 
 /* Appends in ring order. Returns 0 or -ENOMEM. */
@@ -37,11 +60,22 @@ int lane__push(struct lane *l, uint64_t time, uint64_t off, size_t ev);
 void lane__reverse(struct lane *l);
 /* Puts a lane in time order, equal times in ring order. */
 void lane__sort(struct lane *l, bool backward);
+/* Counts a backward lane's record at @off, newest first. Returns 0 or -ENOMEM. */
+int lane__mark(struct lane *l, uint64_t time, uint64_t off);
+/* Ends a backward lane's marks at @end, its chunk's end. Returns 0 or -ENOMEM. */
+int lane__mark_end(struct lane *l, uint64_t end);
+/*
+ * Segment @seg of a backward lane (0 the newest) into @out (room for
+ * l->max_segment entries) in time order, equal times oldest first; in
+ * snapshot_index.c, which knows how records are keyed. Returns the count.
+ */
+size_t lane__load_segment(const struct snapshot *s, const struct lane *l, size_t seg,
+			  struct lane_entry *out);
 
 /* A cursor over at most @max_lanes lanes: __add them, then __start. */
 struct snapshot_cursor *snapshot_cursor__alloc(const struct snapshot *s, size_t max_lanes);
 void snapshot_cursor__add(struct snapshot_cursor *c, const struct lane *l, const uint8_t *base,
 			  bool backward);
-void snapshot_cursor__start(struct snapshot_cursor *c);
+int snapshot_cursor__start(struct snapshot_cursor *c);
 
 #endif

@@ -355,6 +355,111 @@ static void test_unordered_run(void **state)
 }
 
 /*
+ * A backward ring of thousands of records is read a segment at a time:
+ * times out of ring order, within a segment, across the marks and across
+ * many segments, still come out as a stable sort of the ring's records
+ * (oldest first), per CPU and merged; dropped records and a second CPU's
+ * records in the same ring do not disturb the count.
+ */
+#define SEG_RECORDS 6000
+
+static uint64_t seg_time(size_t i)
+{
+	uint64_t t = 10 * (uint64_t)i;
+
+	if (i % 97 == 5)
+		t += 25; /* later than its next two: a small local inversion */
+	if (i % 1024 == 1023 || i % 1024 == 0)
+		t = 10 * (uint64_t)(i - i % 1024) + 3; /* the same time across a mark */
+	if (i == 1500)
+		t = 10 * 4000; /* an old record later than 2,500 newer ones */
+	if (i == 5000)
+		t = 10 * 2100; /* a new record earlier than 2,900 older ones */
+	if (i == 5500)
+		t = 10 * 5500 + 5;
+	return t;
+}
+
+struct seg_rec {
+	uint64_t time;
+	uint32_t tid, cpu;
+};
+
+static int cmp_seg_rec(const void *a, const void *b)
+{
+	const struct seg_rec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid; /* tid: ring order, oldest first */
+}
+
+static void check_segments(struct snapshot *s, const struct seg_rec *want, size_t nr, int cpu)
+{
+	struct snapshot_cursor *c = snapshot_cursor__new(s, cpu);
+	const struct perf_event_header *h;
+	size_t k = 0;
+	uint64_t t;
+
+	assert_non_null(c);
+	for (size_t i = 0; i < nr; i++) {
+		if (cpu != SNAPSHOT_ALL_CPUS && want[i].cpu != (uint32_t)cpu)
+			continue;
+		h = snapshot_cursor__next(c, &t);
+		assert_non_null(h);
+		assert_int_equal(t, want[i].time);
+		assert_int_equal(((const uint32_t *)h)[5], want[i].tid); /* after header, id, pid */
+		k++;
+	}
+	assert_null(snapshot_cursor__next(c, &t));
+	assert_true(k > 0);
+	snapshot_cursor__delete(c);
+}
+
+static void test_backward_segments(void **state)
+{
+	static uint64_t ring[SEG_RECORDS * 5 + 8];
+	static struct seg_rec want[SEG_RECORDS];
+	size_t n = 0, nr = 0;
+
+	(void)state;
+	/* Newest first in the ring: record i (oldest first) is written last to first. */
+	for (size_t j = SEG_RECORDS; j-- > 0;) {
+		uint32_t cpu = j % 7 == 3 ? 1 : 0;
+
+		if (j % 500 == 250) {
+			n += put_sample((uint8_t *)ring + n, 99, (uint32_t)j, seg_time(j), cpu);
+			continue; /* an unknown id: dropped */
+		}
+		n += put_sample((uint8_t *)ring + n, 10, (uint32_t)j, seg_time(j), cpu);
+	}
+	for (size_t i = 0; i < SEG_RECORDS; i++)
+		if (i % 500 != 250)
+			want[nr++] = (struct seg_rec){ seg_time(i), (uint32_t)i, i % 7 == 3 ? 1 : 0 };
+	qsort(want, nr, sizeof(*want), cmp_seg_rec);
+
+	for (int spilled = 0; spilled < 2; spilled++) {
+		struct snapshot *s = new_snapshot();
+
+		if (spilled) {
+			assert_int_equal(snapshot__begin_chunk(s, 0, true), 0);
+			assert_int_equal(snapshot__append(s, ring, n), 0);
+			assert_int_equal(snapshot__end_chunk(s), 0);
+		} else {
+			assert_int_equal(snapshot__add_chunk_memory(s, 0, true, ring, n, true), 0);
+		}
+		assert_int_equal(snapshot__seal(s), 0);
+		assert_int_equal(snapshot__nr_records(s), nr);
+		assert_int_equal(snapshot__stats(s)->nr_dropped, SEG_RECORDS - nr);
+		assert_int_equal(snapshot__max_cpu(s), 1);
+		check_segments(s, want, nr, SNAPSHOT_ALL_CPUS);
+		check_segments(s, want, nr, 0);
+		check_segments(s, want, nr, 1);
+		snapshot__delete(s);
+	}
+}
+
+/*
  * Chunks that stay in the caller's memory merge with spilled ones exactly
  * as if spilled, also after __add_records maps the spill anew.
  */
@@ -588,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_comms),
 		cmocka_unit_test(test_lanes_per_cpu),
 		cmocka_unit_test(test_unordered_run),
+		cmocka_unit_test(test_backward_segments),
 		cmocka_unit_test(test_memory_chunks),
 		cmocka_unit_test(test_state_errors),
 		cmocka_unit_test(test_parallel_seal),
