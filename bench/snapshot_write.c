@@ -11,6 +11,9 @@
  * usage: snapshot-write PERF.DATA DIR [RUNS [LEVEL|plain]]
  *   LEVEL: perf.data's zstd level (default 3, perfsnapd's; trace.dat's is 3)
  *   plain: only the writes without zstd (to profile the writers)
+ * With RINGS=1 in the environment the records are laid out as perfsnapd's
+ * copies are, a backward ring per CPU (newest first, in memory), so the
+ * seal and the cursors do what they do in a dump.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -49,6 +52,55 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/*
+ * A new snapshot of @in's events (@in is freed) whose records are one
+ * backward ring copy per CPU, newest first, in memory that is never freed:
+ * the snapshot borrows it until the program ends.
+ */
+static struct snapshot *as_rings(struct snapshot *in)
+{
+	struct snapshot *s = snapshot__new();
+	int max_cpu;
+
+	if (!s || snapshot__seal(in) < 0)
+		exit(1);
+	for (size_t i = 0; i < snapshot__nr_events(in); i++) {
+		const struct snapshot_event *e = snapshot__event(in, i);
+
+		if (snapshot__add_event(s, &e->attr, e->name, e->ids, e->nr_ids) < 0)
+			exit(1);
+	}
+	snapshot__set_tracing(s, (struct tracing_meta *)snapshot__tracing(in));
+	max_cpu = snapshot__max_cpu(in);
+	for (int cpu = 0; cpu <= max_cpu; cpu++) {
+		struct snapshot_cursor *c = snapshot_cursor__new(in, cpu);
+		const struct perf_event_header *h;
+		size_t len = 0, at;
+		uint8_t *ring;
+
+		if (!c)
+			exit(1);
+		while ((h = snapshot_cursor__next(c, NULL)))
+			len += h->size;
+		snapshot_cursor__delete(c);
+		if (!len)
+			continue;
+		ring = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
+		c = snapshot_cursor__new(in, cpu);
+		if (!ring || !c)
+			exit(1);
+		for (at = len; (h = snapshot_cursor__next(c, NULL));) {
+			at -= h->size;
+			memcpy(ring + at, h, h->size);
+		}
+		snapshot_cursor__delete(c);
+		if (snapshot__add_chunk_memory(s, cpu, true, ring, len, true) < 0)
+			exit(1);
+	}
+	snapshot__delete(in);
+	return s;
+}
+
 static struct snapshot *load(const char *path, double *seal_ms)
 {
 	struct snapshot *s = snapshot__new();
@@ -67,6 +119,8 @@ static struct snapshot *load(const char *path, double *seal_ms)
 			r ? perfdata_reader__error(r) : strerror(-err));
 		exit(1);
 	}
+	if (getenv("RINGS") && !strcmp(getenv("RINGS"), "1"))
+		s = as_rings(s);
 	t = cpu_ms();
 	err = snapshot__seal(s);
 	*seal_ms = cpu_ms() - t;

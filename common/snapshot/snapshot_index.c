@@ -222,7 +222,7 @@ static int index_record(const struct snapshot *s, struct index_part *p, struct c
  * @out: room for l->max_segment entries
  *
  * Walks the segment's bytes again and keys each record of the lane as the
- * index did; equal times stay oldest first.
+ * index did (so finds as many as it counted); equal times stay oldest first.
  *
  * Returns the number of entries.
  */
@@ -238,20 +238,23 @@ size_t lane__load_segment(const struct snapshot *s, const struct lane *l, size_t
 	struct record_key k;
 	struct lane run;
 
+	/* Newest first in the ring: filled from the end, the buffer is oldest first. */
 	while (n < want && (h = backward_ring__next(base, l->marks[seg].off, &pos))) {
 		size_t ev;
 
 		if (record_key(s, c, h, &cache, &k) < 0 || k.cpu != l->cpu)
 			continue;
 		ev = (size_t)(k.ev - s->events);
-		out[n++] = (struct lane_entry){
+		out[want - ++n] = (struct lane_entry){
 			.time = k.rec.time,
 			.off = (uint64_t)((const uint8_t *)h - base),
 			.ev = ev < LANE_EVENT_UNKNOWN ? ev : LANE_EVENT_UNKNOWN,
 		};
 	}
+	/* The index counted the same records; should the bytes say otherwise, keep what was found. */
+	if (n < want)
+		memmove(out, out + want - n, n * sizeof(*out));
 	run = (struct lane){ .e = out, .nr = n };
-	lane__reverse(&run);
 	lane__sort(&run, true);
 	return n;
 }
