@@ -64,20 +64,6 @@ void lane__sort(struct lane *l, bool backward)
 }
 
 /**
- * lane__reverse - turn a lane around
- * @l: the lane
- */
-void lane__reverse(struct lane *l)
-{
-	for (size_t a = 0, b = l->nr; a + 1 < b; a++, b--) {
-		struct lane_entry t = l->e[a];
-
-		l->e[a] = l->e[b - 1];
-		l->e[b - 1] = t;
-	}
-}
-
-/**
  * lane__push - append an entry in ring order
  * @l: the lane
  * @time: the record's time

@@ -56,8 +56,6 @@ struct lane {
 
 /* Appends in ring order. Returns 0 or -ENOMEM. */
 int lane__push(struct lane *l, uint64_t time, uint64_t off, size_t ev);
-/* A backward ring's lane, newest first, turned to oldest first. */
-void lane__reverse(struct lane *l);
 /* Puts a lane in time order, equal times in ring order. */
 void lane__sort(struct lane *l, bool backward);
 /* Counts a backward lane's record at @off, newest first. Returns 0 or -ENOMEM. */
