@@ -282,15 +282,14 @@ static int part_build(const struct snapshot *s, struct index_part *p)
 			if ((r = lane__mark_end(&p->lanes[i], pos)) < 0)
 				return r;
 		return 0;
-	} else {
-		while (c->len - pos >= sizeof(*h)) {
-			h = (const void *)(base + pos);
-			if (h->size < sizeof(*h) || h->size % 8 || h->size > c->len - pos)
-				break;
-			if ((r = index_record(s, p, c, h, pos)) < 0)
-				return r;
-			pos += h->size;
-		}
+	}
+	while (c->len - pos >= sizeof(*h)) {
+		h = (const void *)(base + pos);
+		if (h->size < sizeof(*h) || h->size % 8 || h->size > c->len - pos)
+			break;
+		if ((r = index_record(s, p, c, h, pos)) < 0)
+			return r;
+		pos += h->size;
 	}
 	for (size_t i = 0; i < p->nr_lanes; i++)
 		lane__sort(&p->lanes[i], false);

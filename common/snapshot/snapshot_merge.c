@@ -113,7 +113,6 @@ int lane__mark(struct lane *l, uint64_t time, uint64_t off)
 	if (array__grow((void **)&l->marks, &l->cap_marks, l->nr_marks + 1, sizeof(*l->marks),
 			16) < 0)
 		return -ENOMEM;
-	l->segmented = true;
 	if (l->nr && l->nr % LANE_SEGMENT_RECORDS == 0)
 		l->marks[l->nr_marks++] = (struct lane_mark){ .off = off, .nr = l->nr, .min = min };
 	while (l->nr_marks && l->marks[l->nr_marks - 1].min < time)
@@ -293,7 +292,7 @@ int snapshot_cursor__start(struct snapshot_cursor *c)
 	size_t room = 0, n = 0;
 
 	for (size_t i = 0; i < c->nr; i++)
-		if (c->heap[i].lane->segmented)
+		if (c->heap[i].lane->nr_marks)
 			room += c->heap[i].lane->max_segment;
 	if (room && !(c->segments = malloc(room * sizeof(*c->segments))))
 		return -ENOMEM;
@@ -301,7 +300,7 @@ int snapshot_cursor__start(struct snapshot_cursor *c)
 	for (size_t i = 0; i < c->nr; i++) {
 		struct cursor_lane *cl = &c->heap[i];
 
-		if (cl->lane->segmented) {
+		if (cl->lane->nr_marks) {
 			cl->segment = c->segments + room;
 			room += cl->lane->max_segment;
 			cl->next_segment = cl->lane->nr_marks;

@@ -48,10 +48,9 @@ struct lane {
 	int cpu;
 	struct lane_entry *e;
 	size_t nr, cap;
-	struct lane_mark *marks; /* a backward lane's, the last at its end */
+	struct lane_mark *marks; /* a backward lane's (read by segments), the last at its end */
 	size_t nr_marks, cap_marks;
 	size_t max_segment; /* records in its largest segment */
-	bool segmented;
 };
 
 /* Appends in ring order. Returns 0 or -ENOMEM. */
