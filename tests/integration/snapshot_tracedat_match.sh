@@ -30,8 +30,11 @@ FORMATS="perf.data trace.dat" write_config "$WORK/p.conf" \
 	"sched:sched_switch sched:sched_wakeup raw_syscalls:sys_enter" 2M
 start_daemon "$WORK/p.conf"
 "$PROGS/marker" psnap_load 300000 exit 0 >/dev/null  # wraps the rings, then ends: the marker is newest
-"$PROGS/marker" psnap_marker 500 exit >/dev/null
-file=$(dump_and_wait)
+# The marker signals the dump itself after its last mark: under a syscall
+# load on every CPU the 2 MiB rings wrap within milliseconds.
+before=$(snapshot_count)
+"$PROGS/marker" psnap_marker 500 exit 0 "$DAEMON_PID" >/dev/null
+file=$(wait_snapshot "$before")
 stem=${file%.perf.data}
 check_pair "$stem"
 n=$(wc -l <"$WORK/report.txt")
@@ -46,8 +49,11 @@ FORMATS="perf.data trace.dat" write_config "$WORK/z.conf" \
 rm -f "$WORK/out"/*
 start_daemon "$WORK/z.conf"
 "$PROGS/marker" psnap_load 300000 exit 0 >/dev/null  # wraps the rings, then ends: the marker is newest
-"$PROGS/marker" psnap_marker 500 exit >/dev/null
-file=$(dump_and_wait)
+# The marker signals the dump itself after its last mark: under a syscall
+# load on every CPU the 2 MiB rings wrap within milliseconds.
+before=$(snapshot_count)
+"$PROGS/marker" psnap_marker 500 exit 0 "$DAEMON_PID" >/dev/null
+file=$(wait_snapshot "$before")
 stem=${file%.perf.data}
 check_pair "$stem"
 zsize=$(stat -c %s "$stem.trace.dat")
