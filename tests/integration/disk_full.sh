@@ -31,8 +31,9 @@ left=$(ls -A "$WORK/out")
 [ -z "$left" ] || fail "files left after a failed dump: $left"
 # Free space: a bigger tmpfs in its place.
 mount -o remount,size=64m "$WORK/out" || fail "remount"
-"$PROGS/marker" psnap_after 10 exit >/dev/null
-file=$(dump_and_wait)
+before=$(snapshot_count)
+"$PROGS/marker" psnap_after 10 exit 0 "$DAEMON_PID" >/dev/null # it signals the dump: no wrap between
+file=$(wait_snapshot "$before")
 # The failed dump's pause shows as the kernel's LOST record: perf's warning is true.
 perf_script_complete "$file"
 perf script -i "$file" >"$WORK/script.txt" 2>/dev/null

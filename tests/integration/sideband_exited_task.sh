@@ -4,7 +4,8 @@
 # is still named, with its user functions, in perf.data (and in trace.dat):
 # only the side-band can know it, /proc no longer does. The rings are big
 # enough that a busy machine's load on every CPU cannot overwrite the
-# task's newest events between its exit and the dump, and the names are
+# task's newest events between its exit and the dump (dump_after sends the
+# signal as it reaps the task), and the names are
 # checked only where they are defined: its events after its exec (before
 # it, the forked child rightly carries its parent's name).
 source "$(dirname "$0")/lib.sh"
@@ -13,11 +14,13 @@ require_env
 FORMATS="perf.data trace.dat" write_config "$WORK/p.conf" \
 	"raw_syscalls:sys_enter/call-graph=fp/ sched:sched_switch" 32M
 start_daemon "$WORK/p.conf"
-"$PROGS/shortlived_xyz" 4 >"$WORK/sl.out" || fail "shortlived_xyz failed"
+before=$(snapshot_count)
+"$PROGS/dump_after" "$DAEMON_PID" "$PROGS/shortlived_xyz" 4 >"$WORK/sl.out" ||
+	fail "shortlived_xyz failed"
 slpid=$(awk '{print $2}' "$WORK/sl.out")
 made=$(awk '{print $3}' "$WORK/sl.out")
 [ -d "/proc/$slpid" ] && fail "shortlived_xyz still running"
-file=$(dump_and_wait)
+file=$(wait_snapshot "$before")
 note "snapshot $file; shortlived_xyz (pid $slpid) made $made marked calls"
 perf_script_clean "$file" "$WORK/script.txt"
 

@@ -7,9 +7,13 @@ require_env
 
 write_config "$WORK/p.conf" "raw_syscalls:sys_enter" 4M
 start_daemon "$WORK/p.conf"
-"$PROGS/renamer" psnap_before psnap_after 200 exit >"$WORK/r.out" || fail "renamer"
+# dump_after signals the moment the renamer is reaped: a signal from here,
+# forks later, would let a load on every CPU wrap the 4 MiB rings first.
+before=$(snapshot_count)
+"$PROGS/dump_after" "$DAEMON_PID" "$PROGS/renamer" psnap_before psnap_after 200 exit \
+	>"$WORK/r.out" || fail "renamer"
 rpid=$(awk '{print $2}' "$WORK/r.out")
-file=$(dump_and_wait)
+file=$(wait_snapshot "$before")
 perf_script_clean "$file" "$WORK/script.txt"
 gawk -v pid="$rpid" '$2 == pid && /NR 4660 /' "$WORK/script.txt" >"$WORK/mine.txt"
 [ "$(wc -l <"$WORK/mine.txt")" = 400 ] || fail "$(wc -l <"$WORK/mine.txt") marked events, want 400"
