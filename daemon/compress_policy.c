@@ -41,6 +41,34 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns, c
 }
 
 /**
+ * compress_policy__dump_cost - what writing a dump's data files took
+ * @cost_ns: each file's time running and waiting (not runnable)
+ * @nr: how many files
+ * @slowest: the file synced last, which held the dump up
+ * @nr_cpus: CPUs the writers may run on
+ *
+ * The files are written at once. With a CPU each, the slowest one is the
+ * stage's length; with fewer CPUs they take turns, and the stage lasts at
+ * least their summed time over the CPUs. Taking only the slowest there
+ * judged zstd by one file's compression while the other file waited for
+ * it, and an uncompressed dump by one file's page-cache writes while the
+ * other's were queued behind them.
+ *
+ * Returns the larger of the two, in ns.
+ */
+uint64_t compress_policy__dump_cost(const uint64_t *cost_ns, size_t nr, size_t slowest,
+				    unsigned int nr_cpus)
+{
+	uint64_t sum = 0, ns = slowest < nr ? cost_ns[slowest] : 0;
+
+	for (size_t i = 0; i < nr; i++)
+		sum += cost_ns[i];
+	if (nr_cpus && nr_cpus < nr && sum / nr_cpus > ns)
+		ns = sum / nr_cpus;
+	return ns;
+}
+
+/**
  * compress_policy__record - learn from a finished dump
  * @p: the policy
  * @compressed: it was written with zstd

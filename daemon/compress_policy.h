@@ -7,9 +7,12 @@
  * the guest frees, new page cache is backed anew as it is written, and an
  * uncompressed dump's writers ran 5x longer than a moment before on the
  * same disk. So the policy measures, as a flight recorder can only between
- * rare dumps: each dump's slowest data file, its time running and waiting
- * (not runnable) per byte of the snapshot's records, kept per mode for a
- * while. It writes uncompressed when that mode has no recent measurement,
+ * rare dumps: each dump's writing time per byte of the snapshot's records,
+ * kept per mode for a while. That time is the slowest data file's running
+ * and waiting (not runnable), or, where the writers have fewer CPUs than
+ * files (a recorder confined to one CPU), the files' summed time over
+ * those CPUs: there they take turns, and a mode that costs one file CPU
+ * holds up the other. It writes uncompressed when that mode has no recent measurement,
  * compares the two when both have one, and otherwise tries zstd once
  * uncompressed writing costs more than zstd usually does. Loop thread only.
  */
@@ -51,5 +54,13 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns, c
  */
 void compress_policy__record(struct compress_policy *p, bool compressed, uint64_t ns,
 			     uint64_t record_bytes, uint64_t now_ns);
+
+/*
+ * The @ns for __record from a dump's @nr data files, each of which ran and
+ * waited @cost_ns; @slowest (an index) was synced last; the writers could
+ * run on @nr_cpus CPUs.
+ */
+uint64_t compress_policy__dump_cost(const uint64_t *cost_ns, size_t nr, size_t slowest,
+				    unsigned int nr_cpus);
 
 #endif

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -502,21 +503,35 @@ static int make_stem(struct dump_job *job, unsigned long seq)
 
 static void schedule(struct dump *d);
 
-/* What the dump's slowest data file cost per byte, for compression = auto. */
+/* CPUs this thread may run on, as the writer threads it starts inherit them. */
+static unsigned int usable_cpus(void)
+{
+	cpu_set_t set;
+
+	return sched_getaffinity(0, sizeof(set), &set) == 0 ? (unsigned int)CPU_COUNT(&set) : 0;
+}
+
+/* What the dump's data files cost per byte, for compression = auto. */
 static void learn_compression(struct dump *d, const struct dump_report *rep)
 {
 	const struct snapshot_files_result *f = &rep->files;
-	uint64_t last = 0, ns = 0;
+	uint64_t last = 0, cost[SNAPSHOT_NR_FILES];
+	size_t nr = 0, slowest = 0;
 
 	/* The data files start together: the last one synced held the dump up. */
-	for (int k = 0; k < SNAPSHOT_NR_FILES; k++)
-		if (k != SNAPSHOT_FILE_JSON && f->synced_ns[k] > last) {
+	for (int k = 0; k < SNAPSHOT_NR_FILES; k++) {
+		if (k == SNAPSHOT_FILE_JSON || !f->synced_ns[k])
+			continue;
+		if (f->synced_ns[k] > last) {
 			last = f->synced_ns[k];
-			ns = f->cost_ns[k];
+			slowest = nr;
 		}
-	if (last)
-		compress_policy__record(&d->compress, rep->compressed, ns, rep->record_bytes,
-					monotonic_ns());
+		cost[nr++] = f->cost_ns[k];
+	}
+	if (nr)
+		compress_policy__record(&d->compress, rep->compressed,
+					compress_policy__dump_cost(cost, nr, slowest, usable_cpus()),
+					rep->record_bytes, monotonic_ns());
 }
 
 /*

@@ -96,6 +96,39 @@ static void test_tiny_dumps_ignored(void **state)
 	assert_non_null(strstr(why, "no recent uncompressed dump"));
 }
 
+static void test_dump_cost(void **state)
+{
+	const uint64_t cost[] = { 74 * MS, 40 * MS };
+	struct compress_policy p = { 0 };
+	char why[160];
+
+	(void)state;
+	/* A CPU per file: the one synced last held the dump up. */
+	assert_int_equal(compress_policy__dump_cost(cost, 2, 0, 2), 74 * MS);
+	assert_int_equal(compress_policy__dump_cost(cost, 2, 1, 8), 40 * MS);
+	/* One CPU: they took turns, the stage lasted both. */
+	assert_int_equal(compress_policy__dump_cost(cost, 2, 0, 1), 114 * MS);
+	assert_int_equal(compress_policy__dump_cost(cost, 2, 1, 1), 114 * MS);
+	/* Unknown CPUs (0) and one file: the slowest alone. */
+	assert_int_equal(compress_policy__dump_cost(cost, 2, 0, 0), 74 * MS);
+	assert_int_equal(compress_policy__dump_cost(cost, 1, 0, 1), 74 * MS);
+	/* Three files on two CPUs: at least half their sum. */
+	assert_int_equal(compress_policy__dump_cost((const uint64_t[]){ 10 * MS, 50 * MS, 60 * MS },
+						    3, 0, 2),
+			 60 * MS);
+	/*
+	 * The quiet benchmark's case: 64 MiB of records whose perf.data took
+	 * 74 ms and trace.dat 40 ms uncompressed on one CPU. The slowest file
+	 * alone looked cheaper than zstd usually is; both together do not.
+	 */
+	compress_policy__record(&p, false, compress_policy__dump_cost(cost, 2, 0, 2), 64 * MIB,
+				1000 * MS);
+	assert_false(choose(&p, 1001 * MS, why));
+	compress_policy__record(&p, false, compress_policy__dump_cost(cost, 2, 0, 1), 64 * MIB,
+				2000 * MS);
+	assert_true(choose(&p, 2001 * MS, why));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -104,6 +137,7 @@ int main(void)
 		cmocka_unit_test(test_cheaper_mode_wins),
 		cmocka_unit_test(test_stale_measurement_taken_anew),
 		cmocka_unit_test(test_tiny_dumps_ignored),
+		cmocka_unit_test(test_dump_cost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
