@@ -56,6 +56,9 @@ static uint64_t read_once(const uint8_t *p, size_t size)
 	return sum;
 }
 
+enum kind { ANON, FILE_VIEW, PREAD, NR_KINDS };
+static const char *const kind_name[NR_KINDS] = { "anon", "file", "pread" };
+
 #define PREAD_PIECE (256u << 10)
 
 /* read_once() of a memory file's @size bytes, pread into @buf piece by piece. */
@@ -103,9 +106,9 @@ int main(int argc, char **argv)
 	memset(piece, 0, sizeof(piece)); /* kept between dumps: resident */
 	printf("kind  take_ms copy_ms read_ms reread_ms total_ms   (%zu MiB, %ld ms apart)\n",
 	       size >> 20, gap);
-	for (int i = 0; i < 3 * rounds; i++) {
-		int kind = i % 3;
-		bool file = kind != 0;
+	for (int i = 0; i < NR_KINDS * rounds; i++) {
+		enum kind kind = (enum kind)(i % NR_KINDS);
+		bool file = kind != ANON;
 		double t0 = now_ms(), t1, t2, t3, t4;
 		uint8_t *p = NULL;
 		int fd = -1;
@@ -120,12 +123,12 @@ int main(int argc, char **argv)
 			if (write_file(fd, src, size) < 0)
 				return die("pwrite");
 		}
-		if (kind == 1) {
+		if (kind == FILE_VIEW) {
 			p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
 			if (p == MAP_FAILED)
 				return die("mmap");
 			(void)madvise(p, size, MADV_POPULATE_READ);
-		} else if (kind == 0) {
+		} else if (kind == ANON) {
 			p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 			if (p == MAP_FAILED)
 				return die("mmap");
@@ -139,8 +142,8 @@ int main(int argc, char **argv)
 		t3 = now_ms();
 		sum += p ? read_once(p, size) : pread_once(fd, piece, size);
 		t4 = now_ms();
-		printf("%-5s %7.1f %7.1f %7.1f %9.1f %8.1f\n", (const char *[]){ "anon", "file", "pread" }[kind],
-		       t1 - t0, t2 - t1, t3 - t2, t4 - t3, t3 - t0);
+		printf("%-5s %7.1f %7.1f %7.1f %9.1f %8.1f\n", kind_name[kind], t1 - t0, t2 - t1,
+		       t3 - t2, t4 - t3, t3 - t0);
 		if (p)
 			munmap(p, size);
 		if (fd >= 0)

@@ -12,9 +12,10 @@
  * and waiting (not runnable), or, where the writers have fewer CPUs than
  * files (a recorder confined to one CPU), the files' summed time over
  * those CPUs: there they take turns, and a mode that costs one file CPU
- * holds up the other. It writes uncompressed when that mode has no recent measurement,
- * compares the two when both have one, and otherwise tries zstd once
- * uncompressed writing costs more than zstd usually does. Loop thread only.
+ * holds up the other. It writes uncompressed when that mode has no recent
+ * measurement, compares the two when both have one, and otherwise tries
+ * zstd once uncompressed writing costs more than zstd usually does. Loop
+ * thread only.
  */
 #ifndef PERFSNAPD_COMPRESS_POLICY_H
 #define PERFSNAPD_COMPRESS_POLICY_H

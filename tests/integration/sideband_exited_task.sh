@@ -5,9 +5,9 @@
 # only the side-band can know it, /proc no longer does. The rings are big
 # enough that a busy machine's load on every CPU cannot overwrite the
 # task's newest events between its exit and the dump (dump_after sends the
-# signal as it reaps the task), and the names are
-# checked only where they are defined: its events after its exec (before
-# it, the forked child rightly carries its parent's name).
+# signal as it reaps the task), and the names are checked only where they
+# are defined: its events after its exec (before it, the forked child
+# rightly carries its parent's name).
 source "$(dirname "$0")/lib.sh"
 require_env
 
