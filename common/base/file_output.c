@@ -114,14 +114,26 @@ int file_output__flush(struct file_output *o)
  * @data: the bytes, or NULL for zeros
  * @len: how many
  *
- * A block of the buffer's size or more goes straight to the file when
- * nothing is buffered, without a copy. Returns 0 or -errno.
+ * Bulk goes straight to the file without a copy: a block of the buffer's
+ * size or more when nothing is buffered, else what is left of a larger
+ * one once it has filled the buffer. Returns 0 or -errno.
  */
 int file_output__append(struct file_output *o, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 	int err;
 
+	if (p && o->len && len >= 2 * FILE_OUTPUT_BUF_SIZE - o->len) {
+		/* Tops the buffer up, so that what is left goes out without a copy. */
+		size_t n = FILE_OUTPUT_BUF_SIZE - o->len;
+
+		memcpy(o->buf + o->len, p, n);
+		o->len += n;
+		if ((err = file_output__flush(o)))
+			return err;
+		p += n;
+		len -= n;
+	}
 	if (p && !o->len && len >= FILE_OUTPUT_BUF_SIZE) {
 		err = file_output__write_at(o->fd, o->offset, p, len);
 		if (!err)

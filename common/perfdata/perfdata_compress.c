@@ -171,6 +171,57 @@ int perfdata_compress__add(struct perfdata_compress *c, const void *record, size
 }
 
 /**
+ * perfdata_compress__add_records - add records that lie back to back
+ * @c: the compressor
+ * @records: whole records, each a perf_event_header first
+ * @len: their total size in bytes
+ *
+ * As __add for each, with one copy per chunk's worth rather than per record.
+ * Returns 0, -EINVAL for a header that is not a record's or does not fit
+ * @len, or what __add returns; after an error the stream is unusable.
+ */
+int perfdata_compress__add_records(struct perfdata_compress *c, const void *records, size_t len)
+{
+	const unsigned char *p = records;
+	int err;
+
+	if (!c || (!records && len))
+		return -EINVAL;
+	while (len) {
+		size_t room = PERFDATA_COMPRESS_CHUNK - c->chunk_len, n = 0;
+		struct perf_event_header h;
+
+		/* The whole records that fit the chunk's room. */
+		for (;;) {
+			if (len - n < sizeof(h))
+				return -EINVAL;
+			memcpy(&h, p + n, sizeof(h));
+			if (h.size < sizeof(h) || h.size % 8 || h.size > len - n)
+				return -EINVAL;
+			if (h.size > room - n)
+				break;
+			n += h.size;
+			if (n == len)
+				break;
+		}
+		if (!n) {
+			/* The next one does not fit: the chunk goes out first, or it goes raw. */
+			err = perfdata_compress__add(c, p, h.size);
+			n = h.size;
+		} else {
+			memcpy(c->chunk + c->chunk_len, p, n);
+			c->chunk_len += n;
+			err = 0;
+		}
+		if (err)
+			return err;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/**
  * perfdata_compress__finish - write the records still in the chunk
  * @c: the compressor
  * @ret_feature: set to the HEADER_COMPRESSED payload on success

@@ -36,6 +36,8 @@ struct perfdata_compress *perfdata_compress__new(
 void perfdata_compress__delete(struct perfdata_compress *c);
 
 int perfdata_compress__add(struct perfdata_compress *c, const void *record, size_t len);
+/* Whole records back to back, as many __add calls. */
+int perfdata_compress__add_records(struct perfdata_compress *c, const void *records, size_t len);
 int perfdata_compress__finish(struct perfdata_compress *c,
 			      uint32_t ret_feature[PERFDATA_COMPRESS_FEAT_WORDS]);
 

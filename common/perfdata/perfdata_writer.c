@@ -402,6 +402,46 @@ int perfdata_writer__write_event(struct perfdata_writer *w, const struct perf_ev
 	return err;
 }
 
+/**
+ * perfdata_writer__write_events - append records that lie back to back
+ * @w: the writer, after __begin_data
+ * @events: whole records, each a multiple of 8 bytes long
+ * @len: their total size
+ *
+ * As __write_event for each, in one write where the data is not compressed.
+ * Returns 0, -EBADFD out of order, -EINVAL for a record that is not one or
+ * does not fit @len, or the -errno of a failed write.
+ */
+int perfdata_writer__write_events(struct perfdata_writer *w, const void *events, size_t len)
+{
+	const unsigned char *p = events;
+	int err;
+
+	err = check_state(w, WRITER_DATA);
+	if (err)
+		return err;
+	if (!events && len)
+		return -EINVAL;
+	if (w->zc) {
+		err = perfdata_compress__add_records(w->zc, events, len);
+		if (err)
+			w->state = WRITER_FAILED;
+		return err;
+	}
+	/* The compressor checks each header it copies; unchecked, perf would misparse the file. */
+	for (size_t pos = 0; pos < len;) {
+		struct perf_event_header h;
+
+		if (len - pos < sizeof(h))
+			return -EINVAL;
+		memcpy(&h, p + pos, sizeof(h));
+		if (h.size < sizeof(h) || h.size % 8 || h.size > len - pos)
+			return -EINVAL;
+		pos += h.size;
+	}
+	return len ? append(w, events, len) : 0;
+}
+
 static int set_feature(struct perfdata_writer *w, enum perfdata_feature feat, struct byte_buffer *b)
 {
 	byte_buffer__fini(&w->feat[feat]);

@@ -4,7 +4,8 @@
  * `perf script` and `perf report` read) to an open file descriptor.
  *
  * Sequence: __new, __add_attr for every event, __begin_data,
- * __write_event for every record (in time order), the __set_* calls for
+ * __write_event(s) for every record (perf orders them by time as it
+ * reads, up to each FINISHED_ROUND), the __set_* calls for
  * feature sections (any time before __finish), __finish. Each step checks
  * the writer's state, so a call out of order returns -EBADFD instead of
  * producing a file perf would misread. Attrs are written with size 128
@@ -54,6 +55,8 @@ int perfdata_writer__begin_data(struct perfdata_writer *w);
 
 /* Appends one record; @event->size must be a multiple of 8. */
 int perfdata_writer__write_event(struct perfdata_writer *w, const struct perf_event_header *event);
+/* Appends whole records that lie back to back, @len bytes in all. */
+int perfdata_writer__write_events(struct perfdata_writer *w, const void *events, size_t len);
 
 /* Feature sections; strings are copied. */
 int perfdata_writer__set_string(struct perfdata_writer *w, enum perfdata_feature feat,

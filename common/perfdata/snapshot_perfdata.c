@@ -110,19 +110,21 @@ static int synthesize(const struct snapshot *s, const struct perfdata_meta *meta
 	return 0;
 }
 
-/* Every record, merged from the per-CPU runs in time order. */
+static int write_run(void *ctx, const void *data, size_t len)
+{
+	return perfdata_writer__write_events(ctx, data, len);
+}
+
+/*
+ * Every record, as the rings hold them: perf script and report put a
+ * perf.data's records in time order as they read (up to the one
+ * FINISHED_ROUND, after the last), as they do perf record's own, whose
+ * backward rings it writes newest first too. Merging them here would read
+ * every record once more for nothing (a third of a dump's record walks).
+ */
 static int write_records(const struct snapshot *s, struct perfdata_writer *w)
 {
-	struct snapshot_cursor *c = snapshot_cursor__new(s, SNAPSHOT_ALL_CPUS);
-	const struct perf_event_header *h;
-	int r = 0;
-
-	if (!c)
-		return -ENOMEM;
-	while (r == 0 && (h = snapshot_cursor__next(c, NULL)))
-		r = perfdata_writer__write_event(w, h);
-	snapshot_cursor__delete(c);
-	return r;
+	return snapshot__for_each_run(s, write_run, w);
 }
 
 /**
@@ -157,7 +159,7 @@ int snapshot__write_perfdata(const struct snapshot *s, int fd, const struct perf
 		const struct snapshot_event *ev = snapshot__event(s, i);
 		struct perf_event_attr attr = ev->attr;
 
-		/* The file holds ordered, forward records from enabled events. */
+		/* The file holds whole forward records from enabled events. */
 		attr.write_backward = 0;
 		attr.disabled = 0;
 		r = perfdata_writer__add_attr(e.w, &attr, ev->name, ev->ids, ev->nr_ids);

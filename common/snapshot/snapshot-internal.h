@@ -20,6 +20,8 @@ struct chunk {
 	struct snapshot_chunk_info info;
 	uint64_t offset, len;
 	const uint8_t *mem; /* in memory (the caller's), or NULL: in the spill at offset */
+	uint64_t walked;     /* from the index: the whole records at its start, in bytes */
+	uint64_t nr_dropped; /* from the index: records among them it left out */
 };
 
 /* A COMM or FORK record, for the name table: its time, then ring order. */

@@ -3,7 +3,8 @@
  * snapshot: the model of one dump. Events (attrs, names, ids) and per-CPU
  * chunks of raw ring records go in; out come the records in time order
  * (all of them, or one CPU's) through a cursor that merges the chunks'
- * per-CPU runs, the tasks that appear, their names (from the snapshot's
+ * per-CPU runs, or as the rings hold them for a reader that orders them
+ * itself, the tasks that appear, their names (from the snapshot's
  * own COMM and FORK records), and counts. A writer needs nothing but the
  * snapshot. Chunk bytes live in the caller's memory (ring copies within
  * the copy budget) or in an unlinked spill file, so a dump of many big
@@ -129,6 +130,14 @@ const struct perf_event_header *snapshot_cursor__next(struct snapshot_cursor *c,
 /* The event of the record __next returned last (no id lookup), or NULL. */
 const struct snapshot_event *snapshot_cursor__event(const struct snapshot_cursor *c);
 void snapshot_cursor__delete(struct snapshot_cursor *c);
+/*
+ * After __seal: the same records as a cursor over all CPUs, but as the
+ * rings hold them (a backward ring's newest first), in runs of whole
+ * records handed to @fn; for a reader that orders by time itself, as perf
+ * does. Returns 0, -EBADFD before __seal, or @fn's first nonzero return.
+ */
+int snapshot__for_each_run(const struct snapshot *s,
+			   int (*fn)(void *ctx, const void *data, size_t len), void *ctx);
 size_t snapshot__nr_records(const struct snapshot *s);
 /* The highest CPU a record is filed under, -1 without records. */
 int snapshot__max_cpu(const struct snapshot *s);

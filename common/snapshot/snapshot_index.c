@@ -281,6 +281,8 @@ static int part_build(const struct snapshot *s, struct index_part *p)
 		for (size_t i = 0; i < p->nr_lanes; i++)
 			if ((r = lane__mark_end(&p->lanes[i], pos)) < 0)
 				return r;
+		c->walked = pos;
+		c->nr_dropped = p->stats.nr_dropped;
 		return 0;
 	}
 	while (c->len - pos >= sizeof(*h)) {
@@ -293,6 +295,66 @@ static int part_build(const struct snapshot *s, struct index_part *p)
 	}
 	for (size_t i = 0; i < p->nr_lanes; i++)
 		lane__sort(&p->lanes[i], false);
+	c->walked = pos;
+	c->nr_dropped = p->stats.nr_dropped;
+	return 0;
+}
+
+/* The runs of chunk @c's records the index kept, where it dropped some. */
+static int chunk_runs(const struct snapshot *s, const struct chunk *c,
+		      int (*fn)(void *ctx, const void *data, size_t len), void *ctx)
+{
+	const uint8_t *base = snapshot__chunk_base(s, c);
+	struct event_cache cache = { 0 };
+	const struct perf_event_header *h;
+	size_t pos = 0, start = 0;
+	struct record_key k;
+	int r;
+
+	/* Within c->walked every header is sound: the index walked them all. */
+	while (pos < c->walked) {
+		h = (const void *)(base + pos);
+		if (record_key(s, c, h, &cache, &k) < 0) {
+			if (pos > start && (r = fn(ctx, base + start, pos - start)))
+				return r;
+			start = pos + h->size;
+		}
+		pos += h->size;
+	}
+	return pos > start ? fn(ctx, base + start, pos - start) : 0;
+}
+
+/**
+ * snapshot__for_each_run - a sealed snapshot's records as the rings hold them
+ * @s: the sealed snapshot
+ * @fn: called with each run of whole records that lie back to back
+ *      (8-byte aligned); a nonzero return stops the walk
+ * @ctx: passed to @fn
+ *
+ * The records a cursor over all CPUs returns, each once, but in ring order:
+ * chunk by chunk, the records of __add_records last, a backward ring's
+ * newest first. For a reader that orders records by time itself, as perf
+ * does a perf.data: no merge, and most chunks are one run, not read here.
+ *
+ * Returns 0, -EBADFD before __seal, or @fn's nonzero return.
+ */
+int snapshot__for_each_run(const struct snapshot *s,
+			   int (*fn)(void *ctx, const void *data, size_t len), void *ctx)
+{
+	int r;
+
+	if (!s->sealed)
+		return -EBADFD;
+	for (size_t i = 0; i < s->nr_chunks + s->nr_added; i++) {
+		const struct chunk *c = &s->chunks[i];
+
+		if (!c->walked)
+			continue; /* also: the spill may be unmapped under an empty chunk */
+		r = c->nr_dropped ? chunk_runs(s, c, fn, ctx) :
+				    fn(ctx, snapshot__chunk_base(s, c), c->walked);
+		if (r)
+			return r;
+	}
 	return 0;
 }
 

@@ -236,6 +236,78 @@ static void test_large_records_raw(void **state)
 	free(in.data);
 }
 
+/*
+ * Records added in runs come out as the same bytes as added one by one:
+ * the same chunks, the same raw records, whatever the runs' boundaries.
+ */
+static void test_runs_as_records(void **state)
+{
+	static const uint16_t sizes[] = { 64, 1000, 65528, 128, 8, PERFDATA_COMPRESS_CHUNK, 2000,
+					  PERFDATA_COMPRESS_CHUNK + 8, 40 };
+	struct sink one = { 0 }, runs = { 0 };
+	struct input in = { 0 };
+	struct perfdata_compress *a = perfdata_compress__new(1, sink_write, &one);
+	struct perfdata_compress *b = perfdata_compress__new(1, sink_write, &runs);
+	uint32_t feat_a[PERFDATA_COMPRESS_FEAT_WORDS], feat_b[PERFDATA_COMPRESS_FEAT_WORDS];
+	size_t cut[3] = { 0 }, nr = 0;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	for (int round = 0; round < 40; round++)
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			if (round == 13 && i == 4 && nr < 3)
+				cut[nr++] = in.len;
+			if (round == 21 && i == 0 && nr < 3)
+				cut[nr++] = in.len;
+			add_record(a, &in, (uint16_t)(sizes[i] + 8 * (round % 5) * (sizes[i] < 60000)),
+				   round % 3 == 0);
+		}
+	cut[nr++] = in.len;
+	assert_int_equal(nr, 3);
+	assert_int_equal(perfdata_compress__add_records(b, in.data, cut[0]), 0);
+	assert_int_equal(perfdata_compress__add_records(b, in.data + cut[0], cut[1] - cut[0]), 0);
+	assert_int_equal(perfdata_compress__add_records(b, in.data + cut[1], cut[2] - cut[1]), 0);
+	assert_int_equal(perfdata_compress__add_records(b, in.data, 0), 0);
+	assert_int_equal(perfdata_compress__finish(a, feat_a), 0);
+	assert_int_equal(perfdata_compress__finish(b, feat_b), 0);
+	assert_int_equal(runs.len, one.len);
+	assert_memory_equal(runs.data, one.data, one.len);
+	assert_memory_equal(feat_a, feat_b, sizeof(feat_a));
+	parse_output(&runs, &in);
+	perfdata_compress__delete(a);
+	perfdata_compress__delete(b);
+	free(one.data);
+	free(runs.data);
+	free(in.data);
+}
+
+/* A run that is not whole records is refused. */
+static void test_runs_malformed(void **state)
+{
+	uint64_t rec[8] = { 0 };
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 32 };
+	struct sink s = { 0 };
+	struct perfdata_compress *c;
+
+	(void)state;
+	memcpy(rec, &h, sizeof(h));
+	assert_int_equal(perfdata_compress__add_records(NULL, rec, 32), -EINVAL);
+	c = perfdata_compress__new(1, sink_write, &s);
+	assert_non_null(c);
+	assert_int_equal(perfdata_compress__add_records(c, NULL, 8), -EINVAL);
+	assert_int_equal(perfdata_compress__add_records(c, rec, 24), -EINVAL); /* past the end */
+	assert_int_equal(perfdata_compress__add_records(c, rec, 36), -EINVAL); /* a torn header */
+	h.size = 12;
+	memcpy(rec, &h, sizeof(h));
+	assert_int_equal(perfdata_compress__add_records(c, rec, 32), -EINVAL); /* not 8-aligned */
+	h.size = 0;
+	memcpy(rec, &h, sizeof(h));
+	assert_int_equal(perfdata_compress__add_records(c, rec, 32), -EINVAL); /* would not move */
+	perfdata_compress__delete(c);
+	free(s.data);
+}
+
 static void test_empty_stream(void **state)
 {
 	struct sink s = { 0 };
@@ -287,6 +359,8 @@ int main(void)
 		cmocka_unit_test(test_chunks_of_whole_records),
 		cmocka_unit_test(test_incompressible),
 		cmocka_unit_test(test_large_records_raw),
+		cmocka_unit_test(test_runs_as_records),
+		cmocka_unit_test(test_runs_malformed),
 		cmocka_unit_test(test_empty_stream),
 		cmocka_unit_test(test_errors),
 	};

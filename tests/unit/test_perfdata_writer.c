@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -333,6 +334,82 @@ static void test_provisional_header(void **state)
 	close(fd);
 }
 
+/* Writes 12000 records of mixed sizes, one by one or (@runs) in three runs. */
+static struct file write_mixed(bool runs)
+{
+	struct perf_event_attr a;
+	struct perfdata_writer *w;
+	uint64_t *all = malloc(12000 * 128), buf[16];
+	size_t len = 0, cut = 0;
+	struct file f;
+	int fd = new_fd();
+
+	assert_non_null(all);
+	tp_attr(&a, 1);
+	w = perfdata_writer__new(fd);
+	assert_int_equal(perfdata_writer__add_attr(w, &a, "x:y", NULL, 0), 0);
+	assert_int_equal(perfdata_writer__begin_data(w), 0);
+	for (uint32_t i = 0; i < 12000; i++) {
+		uint16_t size = (uint16_t)(8 + 8 * (i % 15));
+
+		make_event(buf, size, i);
+		memcpy((uint8_t *)all + len, buf, size);
+		if (!runs)
+			assert_int_equal(perfdata_writer__write_event(w, (void *)buf), 0);
+		len += size;
+		if (i == 6)
+			cut = len;
+	}
+	if (runs) {
+		/* A few buffered, then one large enough to go out without a copy, then none. */
+		assert_int_equal(perfdata_writer__write_events(w, all, cut), 0);
+		assert_int_equal(perfdata_writer__write_events(w, (uint8_t *)all + cut, len - cut), 0);
+		assert_int_equal(perfdata_writer__write_events(w, all, 0), 0);
+	}
+	assert_int_equal(perfdata_writer__finish(w), 0);
+	perfdata_writer__delete(w);
+	f = read_file(fd);
+	close(fd);
+	free(all);
+	return f;
+}
+
+/* Records written in runs make the file written record by record. */
+static void test_write_events(void **state)
+{
+	struct file one = write_mixed(false), runs = write_mixed(true);
+	uint64_t rec[6] = { 0 };
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 16 };
+	struct perf_event_attr a;
+	struct perfdata_writer *w;
+	int fd = new_fd();
+
+	(void)state;
+	assert_true(one.size > 2 * 256 * 1024);
+	assert_int_equal(runs.size, one.size);
+	assert_memory_equal(runs.data, one.data, one.size);
+	free(one.data);
+	free(runs.data);
+
+	/* Not whole records: refused, nothing written, the writer still usable. */
+	tp_attr(&a, 1);
+	w = perfdata_writer__new(fd);
+	assert_int_equal(perfdata_writer__add_attr(w, &a, "x:y", NULL, 0), 0);
+	memcpy(rec, &h, sizeof(h));
+	assert_int_equal(perfdata_writer__write_events(w, rec, 16), -EBADFD);
+	assert_int_equal(perfdata_writer__begin_data(w), 0);
+	assert_int_equal(perfdata_writer__write_events(w, rec, 8), -EINVAL);
+	assert_int_equal(perfdata_writer__write_events(w, rec, 20), -EINVAL);
+	assert_int_equal(perfdata_writer__write_events(w, NULL, 16), -EINVAL);
+	h.size = 12;
+	memcpy(rec, &h, sizeof(h));
+	assert_int_equal(perfdata_writer__write_events(w, rec, 16), -EINVAL);
+	assert_int_equal(perfdata_writer__finish(w), 0);
+	assert_int_equal(perfdata_writer__size(w), HEADER_SIZE + ATTR_ENTRY + 16 + 8 + ATTR_SIZE + 4 + 4 + 64);
+	perfdata_writer__delete(w);
+	close(fd);
+}
+
 static void test_state_errors(void **state)
 {
 	struct perf_event_header fin = { .type = PERF_RECORD_FINISHED_ROUND, .size = 8 };
@@ -413,6 +490,7 @@ int main(void)
 		cmocka_unit_test_setup(test_feature_sections, reset_inject),
 		cmocka_unit_test_setup(test_minimal_file, reset_inject),
 		cmocka_unit_test_setup(test_provisional_header, reset_inject),
+		cmocka_unit_test_setup(test_write_events, reset_inject),
 		cmocka_unit_test_setup(test_state_errors, reset_inject),
 		cmocka_unit_test_setup(test_invalid_args, reset_inject),
 	};

@@ -664,6 +664,124 @@ static void test_parallel_seal(void **state)
 	snapshot__delete(one);
 }
 
+/* What snapshot__for_each_run handed out: the runs, in order. */
+struct runs {
+	const uint8_t *data[64];
+	size_t len[64];
+	size_t nr, stop_at;
+};
+
+static int take_run(void *ctx, const void *data, size_t len)
+{
+	struct runs *r = ctx;
+
+	assert_true(r->nr < 64);
+	assert_true(len > 0);
+	assert_int_equal((uintptr_t)data % 8, 0);
+	r->data[r->nr] = data;
+	r->len[r->nr++] = len;
+	return r->nr == r->stop_at ? -ECANCELED : 0;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	const uint8_t *x = *(const uint8_t *const *)a, *y = *(const uint8_t *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The runs hold each record of the all-CPU cursor once, whole, and no other. */
+static void assert_runs_are_cursor(const struct snapshot *s, const struct runs *r)
+{
+	size_t nr = snapshot__nr_records(s), n = 0, k = 0;
+	const uint8_t **from_runs = calloc(nr + 1, sizeof(*from_runs));
+	const uint8_t **from_cursor = calloc(nr + 1, sizeof(*from_cursor));
+	struct snapshot_cursor *c = snapshot_cursor__new(s, SNAPSHOT_ALL_CPUS);
+	const struct perf_event_header *h;
+
+	assert_non_null(from_runs);
+	assert_non_null(from_cursor);
+	assert_non_null(c);
+	for (size_t i = 0; i < r->nr; i++)
+		for (size_t pos = 0; pos < r->len[i]; pos += h->size) {
+			h = (const void *)(r->data[i] + pos);
+			assert_true(h->size >= sizeof(*h) && h->size <= r->len[i] - pos);
+			assert_true(n < nr);
+			from_runs[n++] = (const uint8_t *)h;
+		}
+	while ((h = snapshot_cursor__next(c, NULL)))
+		from_cursor[k++] = (const uint8_t *)h;
+	snapshot_cursor__delete(c);
+	assert_int_equal(n, nr);
+	assert_int_equal(k, nr);
+	qsort(from_runs, n, sizeof(*from_runs), cmp_ptr);
+	qsort(from_cursor, k, sizeof(*from_cursor), cmp_ptr);
+	assert_memory_equal(from_runs, from_cursor, n * sizeof(*from_runs));
+	free(from_runs);
+	free(from_cursor);
+}
+
+/* Records as the rings hold them: whole runs, the dropped ones and cut tails left out. */
+static void test_runs(void **state)
+{
+	uint8_t (*bufs)[PAR_RECORDS * 64] = calloc(PAR_CHUNKS, sizeof(*bufs));
+	struct snapshot *s = new_snapshot();
+	struct runs r = { 0 };
+	uint64_t mem[32];
+	uint8_t buf[512], side[64];
+	size_t n = 0, cut;
+
+	(void)state;
+	assert_int_equal(snapshot__for_each_run(s, take_run, &r), -EBADFD);
+	/* Backward, in memory: newest first, then a record the kernel was overwriting. */
+	n += put_sample((uint8_t *)mem + n, 10, 100, 50, 0);
+	n += put_sample((uint8_t *)mem + n, 20, 101, 30, 0);
+	cut = n;
+	n += put_sample((uint8_t *)mem + n, 10, 100, 10, 0);
+	((struct perf_event_header *)((uint8_t *)mem + cut))->size = 48; /* runs past the end */
+	assert_int_equal(snapshot__add_chunk_memory(s, 0, true, mem, n, true), 0);
+	/* Forward, spilled: an unknown id (99) in the middle splits it. */
+	n = 0;
+	n += put_sample(buf + n, 11, 102, 20, 1);
+	n += put_sample(buf + n, 21, 100, 30, 1);
+	n += put_sample(buf + n, 99, 103, 35, 1);
+	n += put_sample(buf + n, 21, 102, 60, 1);
+	n += put_sample(buf + n, 99, 103, 65, 1);
+	assert_int_equal(snapshot__begin_chunk(s, 1, false), 0);
+	assert_int_equal(snapshot__append(s, buf, n), 0);
+	assert_int_equal(snapshot__end_chunk(s), 0);
+	/* An empty chunk gives no run. */
+	assert_int_equal(snapshot__begin_chunk(s, 2, false), 0);
+	assert_int_equal(snapshot__end_chunk(s), 0);
+	assert_int_equal(snapshot__seal(s), 0);
+	assert_int_equal(snapshot__add_records(s, side, put_comm(side, 10, 104, "late", 5)), 0);
+
+	assert_int_equal(snapshot__for_each_run(s, take_run, &r), 0);
+	assert_int_equal(r.nr, 4);
+	assert_ptr_equal(r.data[0], (const uint8_t *)mem);
+	assert_int_equal(r.len[0], cut);
+	assert_int_equal(r.len[1], 80);
+	assert_memory_equal(r.data[1], buf, 80);
+	assert_int_equal(r.len[2], 40);
+	assert_memory_equal(r.data[2], buf + 120, 40);
+	assert_memory_equal(r.data[3], side, r.len[3]); /* merged records come last */
+	assert_runs_are_cursor(s, &r);
+	/* A nonzero return stops the walk and is returned. */
+	r = (struct runs){ .stop_at = 2 };
+	assert_int_equal(snapshot__for_each_run(s, take_run, &r), -ECANCELED);
+	assert_int_equal(r.nr, 2);
+	snapshot__delete(s);
+
+	/* Many chunks of every kind: the same records as the cursor. */
+	assert_non_null(bufs);
+	s = parallel_snapshot(0, bufs);
+	r = (struct runs){ 0 };
+	assert_int_equal(snapshot__for_each_run(s, take_run, &r), 0);
+	assert_runs_are_cursor(s, &r);
+	snapshot__delete(s);
+	free(bufs);
+}
+
 static void test_state_errors(void **state)
 {
 	struct snapshot *s = snapshot__new();
@@ -697,6 +815,7 @@ int main(void)
 		cmocka_unit_test(test_memory_chunks),
 		cmocka_unit_test(test_state_errors),
 		cmocka_unit_test(test_parallel_seal),
+		cmocka_unit_test(test_runs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
