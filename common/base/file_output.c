@@ -8,8 +8,6 @@
 
 #include "file_output.h"
 
-#define FILE_OUTPUT_BUF_SIZE (256 * 1024)
-
 /*
  * Every file written here is a finished file meant for the disk (the
  * daemon fsyncs each before it is named). Left to the flusher, all of it

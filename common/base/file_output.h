@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The append buffer's size. */
+#define FILE_OUTPUT_BUF_SIZE (256 * 1024)
+
 struct file_output {
 	int fd;
 	unsigned char *buf;

@@ -402,6 +402,13 @@ int perfdata_writer__write_event(struct perfdata_writer *w, const struct perf_ev
 	return err;
 }
 
+/*
+ * What __write_events checks and writes at a time: large enough that the
+ * file output writes most of it without a copy (twice its buffer), small
+ * enough to stay in the cache between the check and the write.
+ */
+#define WRITE_EVENTS_PIECE (2 * FILE_OUTPUT_BUF_SIZE)
+
 /**
  * perfdata_writer__write_events - append records that lie back to back
  * @w: the writer, after __begin_data
@@ -428,18 +435,30 @@ int perfdata_writer__write_events(struct perfdata_writer *w, const void *events,
 			w->state = WRITER_FAILED;
 		return err;
 	}
-	/* The compressor checks each header it copies; unchecked, perf would misparse the file. */
-	for (size_t pos = 0; pos < len;) {
-		struct perf_event_header h;
+	/*
+	 * Checked as the compressor checks what it copies (perf would misparse
+	 * the file), a piece at a time, each written while its bytes are still
+	 * in the cache from the check.
+	 */
+	while (len) {
+		size_t n = 0;
 
-		if (len - pos < sizeof(h))
-			return -EINVAL;
-		memcpy(&h, p + pos, sizeof(h));
-		if (h.size < sizeof(h) || h.size % 8 || h.size > len - pos)
-			return -EINVAL;
-		pos += h.size;
+		while (n < len && n < WRITE_EVENTS_PIECE) {
+			struct perf_event_header h;
+
+			if (len - n < sizeof(h))
+				return -EINVAL;
+			memcpy(&h, p + n, sizeof(h));
+			if (h.size < sizeof(h) || h.size % 8 || h.size > len - n)
+				return -EINVAL;
+			n += h.size;
+		}
+		if ((err = append(w, p, n)))
+			return err;
+		p += n;
+		len -= n;
 	}
-	return len ? append(w, events, len) : 0;
+	return 0;
 }
 
 static int set_feature(struct perfdata_writer *w, enum perfdata_feature feat, struct byte_buffer *b)
