@@ -415,9 +415,10 @@ int perfdata_writer__write_event(struct perfdata_writer *w, const struct perf_ev
  * @events: whole records, each a multiple of 8 bytes long
  * @len: their total size
  *
- * As __write_event for each, in one write where the data is not compressed.
- * Returns 0, -EBADFD out of order, -EINVAL for a record that is not one or
- * does not fit @len, or the -errno of a failed write.
+ * As __write_event for each; uncompressed, written in pieces without a
+ * copy. Returns 0, -EBADFD out of order, -EINVAL for a record that is not
+ * one or does not fit @len, or the -errno of a failed write. A refused
+ * run leaves the writer usable if none of it was written, else failed.
  */
 int perfdata_writer__write_events(struct perfdata_writer *w, const void *events, size_t len)
 {
@@ -447,11 +448,17 @@ int perfdata_writer__write_events(struct perfdata_writer *w, const void *events,
 			struct perf_event_header h;
 
 			if (len - n < sizeof(h))
-				return -EINVAL;
+				break;
 			memcpy(&h, p + n, sizeof(h));
 			if (h.size < sizeof(h) || h.size % 8 || h.size > len - n)
-				return -EINVAL;
+				break;
 			n += h.size;
+		}
+		if (n < len && n < WRITE_EVENTS_PIECE) {
+			/* A torn run: what went before it is in the file already. */
+			if ((const void *)p != events)
+				w->state = WRITER_FAILED;
+			return -EINVAL;
 		}
 		if ((err = append(w, p, n)))
 			return err;

@@ -410,6 +410,33 @@ static void test_write_events(void **state)
 	close(fd);
 }
 
+/* A run torn after its first piece went out fails the writer: the file holds part of it. */
+static void test_write_events_torn(void **state)
+{
+	size_t n = 1u << 20, rec = 64;
+	uint64_t *run = calloc(n / 8, 8), buf[8];
+	struct perf_event_attr a;
+	struct perfdata_writer *w;
+	int fd = new_fd();
+
+	(void)state;
+	assert_non_null(run);
+	make_event(buf, (uint16_t)rec, 1);
+	for (size_t off = 0; off < n; off += rec)
+		memcpy((uint8_t *)run + off, buf, rec);
+	((struct perf_event_header *)((uint8_t *)run + n - rec))->size = 12;
+	tp_attr(&a, 1);
+	w = perfdata_writer__new(fd);
+	assert_int_equal(perfdata_writer__add_attr(w, &a, "x:y", NULL, 0), 0);
+	assert_int_equal(perfdata_writer__begin_data(w), 0);
+	assert_int_equal(perfdata_writer__write_events(w, run, n), -EINVAL);
+	assert_int_equal(perfdata_writer__write_event(w, (void *)buf), -EBADFD);
+	assert_int_equal(perfdata_writer__finish(w), -EBADFD);
+	perfdata_writer__delete(w);
+	close(fd);
+	free(run);
+}
+
 static void test_state_errors(void **state)
 {
 	struct perf_event_header fin = { .type = PERF_RECORD_FINISHED_ROUND, .size = 8 };
@@ -491,6 +518,7 @@ int main(void)
 		cmocka_unit_test_setup(test_minimal_file, reset_inject),
 		cmocka_unit_test_setup(test_provisional_header, reset_inject),
 		cmocka_unit_test_setup(test_write_events, reset_inject),
+		cmocka_unit_test_setup(test_write_events_torn, reset_inject),
 		cmocka_unit_test_setup(test_state_errors, reset_inject),
 		cmocka_unit_test_setup(test_invalid_args, reset_inject),
 	};
