@@ -9,6 +9,7 @@
 
 #include "backward_ring.h"
 #include "file_output.h"
+#include "perf_record.h"
 
 /**
  * backward_ring__copy - linearise a paused backward ring
@@ -164,13 +165,6 @@ size_t backward_ring__intact(size_t len, size_t data_size, size_t paused_part,
  */
 const struct perf_event_header *backward_ring__next(const void *copy, size_t len, size_t *pos)
 {
-	const struct perf_event_header *hdr;
-
-	if (*pos > len || len - *pos < sizeof(*hdr))
-		return NULL;
-	hdr = (const struct perf_event_header *)((const char *)copy + *pos);
-	if (hdr->size < sizeof(*hdr) || hdr->size % 8 || hdr->size > len - *pos)
-		return NULL;
-	*pos += hdr->size;
-	return hdr;
+	/* Its records lie back to back like any others'; only their order is backward. */
+	return perf_record__next(copy, len, pos);
 }

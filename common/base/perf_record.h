@@ -31,6 +31,26 @@ struct perf_record_info {
 	uint32_t raw_size;
 };
 
+/*
+ * The record at *@pos of @len bytes of records lying back to back (8-byte
+ * aligned), and *@pos moved past it; NULL at the end or where what is there
+ * is not a whole record: fewer bytes left than a header, a size smaller
+ * than a header or not a multiple of 8, or one running past @len.
+ */
+static inline const struct perf_event_header *perf_record__next(const void *buf, size_t len,
+								size_t *pos)
+{
+	const struct perf_event_header *h;
+
+	if (*pos > len || len - *pos < sizeof(*h))
+		return NULL;
+	h = (const struct perf_event_header *)((const char *)buf + *pos);
+	if (h->size < sizeof(*h) || h->size % 8 || h->size > len - *pos)
+		return NULL;
+	*pos += h->size;
+	return h;
+}
+
 /* Returns 0 and the identifier of @hdr, or -EINVAL if the record is too short. */
 int perf_record__id(const struct perf_event_header *hdr, uint64_t *ret_id);
 

@@ -20,6 +20,7 @@
 #include <perf/event.h>
 
 #include "perfdata_compress.h"
+#include "perf_record.h"
 
 #define COMP_HEADER_SIZE sizeof(struct perf_event_header)
 /* header.size is 16 bits: header plus payload must stay below 64 KiB. */
@@ -173,7 +174,7 @@ int perfdata_compress__add(struct perfdata_compress *c, const void *record, size
 /**
  * perfdata_compress__add_records - add records that lie back to back
  * @c: the compressor
- * @records: whole records, each a perf_event_header first
+ * @records: whole records, each a perf_event_header first (8-byte aligned)
  * @len: their total size in bytes
  *
  * As __add for each, with one copy per chunk's worth rather than per record.
@@ -188,26 +189,19 @@ int perfdata_compress__add_records(struct perfdata_compress *c, const void *reco
 	if (!c || (!records && len))
 		return -EINVAL;
 	while (len) {
-		size_t room = PERFDATA_COMPRESS_CHUNK - c->chunk_len, n = 0;
-		struct perf_event_header h;
+		size_t room = PERFDATA_COMPRESS_CHUNK - c->chunk_len, n = 0, next = 0;
 
 		/* The whole records that fit the chunk's room. */
-		for (;;) {
-			if (len - n < sizeof(h))
+		while (n < len && next <= room) {
+			if (!perf_record__next(p, len, &next))
 				return -EINVAL;
-			memcpy(&h, p + n, sizeof(h));
-			if (h.size < sizeof(h) || h.size % 8 || h.size > len - n)
-				return -EINVAL;
-			if (h.size > room - n)
-				break;
-			n += h.size;
-			if (n == len)
-				break;
+			if (next <= room)
+				n = next;
 		}
 		if (!n) {
 			/* The next one does not fit: the chunk goes out first, or it goes raw. */
-			err = perfdata_compress__add(c, p, h.size);
-			n = h.size;
+			n = next;
+			err = perfdata_compress__add(c, p, n);
 		} else {
 			memcpy(c->chunk + c->chunk_len, p, n);
 			c->chunk_len += n;

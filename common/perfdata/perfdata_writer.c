@@ -19,6 +19,7 @@
 #include "byte_buffer.h"
 #include "file_output.h"
 #include "perfdata_writer.h"
+#include "perf_record.h"
 
 /* perf 6.1 refuses attrs larger than its own struct, which is VER7. */
 #define FILE_ATTR_SIZE	  PERF_ATTR_SIZE_VER7
@@ -412,7 +413,7 @@ int perfdata_writer__write_event(struct perfdata_writer *w, const struct perf_ev
 /**
  * perfdata_writer__write_events - append records that lie back to back
  * @w: the writer, after __begin_data
- * @events: whole records, each a multiple of 8 bytes long
+ * @events: whole records, each a multiple of 8 bytes long (8-byte aligned)
  * @len: their total size
  *
  * As __write_event for each; uncompressed, written in pieces without a
@@ -444,16 +445,8 @@ int perfdata_writer__write_events(struct perfdata_writer *w, const void *events,
 	while (len) {
 		size_t n = 0;
 
-		while (n < len && n < WRITE_EVENTS_PIECE) {
-			struct perf_event_header h;
-
-			if (len - n < sizeof(h))
-				break;
-			memcpy(&h, p + n, sizeof(h));
-			if (h.size < sizeof(h) || h.size % 8 || h.size > len - n)
-				break;
-			n += h.size;
-		}
+		while (n < len && n < WRITE_EVENTS_PIECE && perf_record__next(p, len, &n))
+			;
 		if (n < len && n < WRITE_EVENTS_PIECE) {
 			/* A torn run: what went before it is in the file already. */
 			if ((const void *)p != events)

@@ -407,13 +407,10 @@ int snapshot__add_records(struct snapshot *s, const void *records, size_t len)
 
 	if (!s->sealed || s->spill_fd < 0 || len % 8)
 		return s->sealed && s->spill_fd >= 0 ? -EINVAL : -EBADFD;
-	for (pos = 0; len - pos >= sizeof(struct perf_event_header);) {
-		const struct perf_event_header *h = (const void *)(p + pos);
-
-		if (h->size < sizeof(*h) || h->size % 8 || h->size > len - pos)
-			return -EINVAL;
-		pos += h->size;
-	}
+	while (perf_record__next(p, len, &pos))
+		;
+	if (pos < len)
+		return -EINVAL;
 	chunks = realloc(s->chunks, (s->nr_chunks + s->nr_added + 1) * sizeof(*chunks));
 	if (!chunks)
 		return -ENOMEM;

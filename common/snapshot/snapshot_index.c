@@ -285,14 +285,9 @@ static int part_build(const struct snapshot *s, struct index_part *p)
 		c->nr_dropped = p->stats.nr_dropped;
 		return 0;
 	}
-	while (c->len - pos >= sizeof(*h)) {
-		h = (const void *)(base + pos);
-		if (h->size < sizeof(*h) || h->size % 8 || h->size > c->len - pos)
-			break;
-		if ((r = index_record(s, p, c, h, pos)) < 0)
+	while ((h = perf_record__next(base, c->len, &pos)))
+		if ((r = index_record(s, p, c, h, (uint64_t)((const uint8_t *)h - base))) < 0)
 			return r;
-		pos += h->size;
-	}
 	for (size_t i = 0; i < p->nr_lanes; i++)
 		lane__sort(&p->lanes[i], false);
 	c->walked = pos;
@@ -307,19 +302,17 @@ static int chunk_runs(const struct snapshot *s, const struct chunk *c,
 	const uint8_t *base = snapshot__chunk_base(s, c);
 	struct event_cache cache = { 0 };
 	const struct perf_event_header *h;
-	size_t pos = 0, start = 0;
+	size_t pos = 0, start = 0, at;
 	struct record_key k;
 	int r;
 
-	/* Within c->walked every header is sound: the index walked them all. */
-	while (pos < c->walked) {
-		h = (const void *)(base + pos);
-		if (record_key(s, c, h, &cache, &k) < 0) {
-			if (pos > start && (r = fn(ctx, base + start, pos - start)))
-				return r;
-			start = pos + h->size;
-		}
-		pos += h->size;
+	while ((h = perf_record__next(base, c->walked, &pos))) {
+		if (record_key(s, c, h, &cache, &k) == 0)
+			continue;
+		at = (size_t)((const uint8_t *)h - base);
+		if (at > start && (r = fn(ctx, base + start, at - start)))
+			return r;
+		start = pos;
 	}
 	return pos > start ? fn(ctx, base + start, pos - start) : 0;
 }
