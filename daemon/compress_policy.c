@@ -10,6 +10,17 @@ static bool fresh(const struct compress_mode_figure *f, uint64_t now_ns)
 	return f->measured && now_ns - f->at_ns <= COMPRESS_POLICY_VALID_NS;
 }
 
+/* One mode's figure for the reason: its cost per byte and age, or none. */
+static void figure_str(const struct compress_mode_figure *f, uint64_t now_ns, char *buf,
+		       size_t size)
+{
+	if (!f->measured)
+		snprintf(buf, size, "not measured");
+	else
+		snprintf(buf, size, "%" PRIu64 " ps (%" PRIu64 " s ago)", f->ps_per_byte,
+			 (now_ns - f->at_ns) / 1000000000u);
+}
+
 /**
  * compress_policy__choose - compress the next dump or not
  * @p: the policy
@@ -23,21 +34,35 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns, c
 			     size_t why_size)
 {
 	const struct compress_mode_figure *none = &p->mode[0], *zstd = &p->mode[1];
+	bool series = p->dumped && now_ns - p->last_dump_ns <= COMPRESS_POLICY_VALID_NS;
+	char fn[64], fz[64];
+	bool best;
 
-	if (!fresh(none, now_ns)) {
-		snprintf(why, why_size, "no recent uncompressed dump to compare with");
-		return false;
-	}
-	if (fresh(zstd, now_ns)) {
+	if (!none->measured && !zstd->measured) {
 		snprintf(why, why_size,
-			 "writing cost %" PRIu64 " ps per byte uncompressed, %" PRIu64 " with zstd",
-			 none->ps_per_byte, zstd->ps_per_byte);
-		return zstd->ps_per_byte < none->ps_per_byte;
+			 "nothing measured yet, and zstd costs CPU time only (usually %u ps per byte)",
+			 COMPRESS_POLICY_ZSTD_GUESS_PS);
+		return true;
 	}
-	snprintf(why, why_size,
-		 "writing cost %" PRIu64 " ps per byte uncompressed; zstd usually %u", none->ps_per_byte,
-		 COMPRESS_POLICY_ZSTD_GUESS_PS);
-	return none->ps_per_byte > COMPRESS_POLICY_ZSTD_GUESS_PS;
+	if (none->measured && zstd->measured)
+		best = zstd->ps_per_byte < none->ps_per_byte;
+	else
+		best = !none->measured || none->ps_per_byte > COMPRESS_POLICY_ZSTD_GUESS_PS;
+	figure_str(none, now_ns, fn, sizeof(fn));
+	figure_str(zstd, now_ns, fz, sizeof(fz));
+	if (series && !fresh(&p->mode[!best], now_ns)) {
+		snprintf(why, why_size,
+			 "measuring %s, not measured in 5 minutes, in a series of dumps; "
+			 "cost per byte: uncompressed %s, zstd %s",
+			 best ? "uncompressed" : "zstd", fn, fz);
+		return !best;
+	}
+	if (zstd->measured)
+		snprintf(why, why_size, "cost per byte: uncompressed %s, zstd %s", fn, fz);
+	else
+		snprintf(why, why_size, "cost per byte: uncompressed %s, zstd %s (usually %u ps)", fn,
+			 fz, COMPRESS_POLICY_ZSTD_GUESS_PS);
+	return best;
 }
 
 /**
@@ -79,6 +104,8 @@ uint64_t compress_policy__dump_cost(const uint64_t *cost_ns, size_t nr, size_t s
 void compress_policy__record(struct compress_policy *p, bool compressed, uint64_t ns,
 			     uint64_t record_bytes, uint64_t now_ns)
 {
+	p->dumped = true;
+	p->last_dump_ns = now_ns;
 	/* A tiny dump says little about the bytes of a full one. */
 	if (record_bytes < (1u << 20))
 		return;

@@ -8,14 +8,19 @@
  * uncompressed dump's writers ran 5x longer than a moment before on the
  * same disk. So the policy measures, as a flight recorder can only between
  * rare dumps: each dump's writing time per byte of the snapshot's records,
- * kept per mode for a while. That time is the slowest data file's running
- * and waiting (not runnable), or, where the writers have fewer CPUs than
- * files (a recorder confined to one CPU), the files' summed time over
- * those CPUs: there they take turns, and a mode that costs one file CPU
- * holds up the other. It writes uncompressed when that mode has no recent
- * measurement, compares the two when both have one, and otherwise tries
- * zstd once uncompressed writing costs more than zstd usually does. Loop
- * thread only.
+ * per mode. That time is the slowest data file's running and waiting (not
+ * runnable), or, where the writers have fewer CPUs than files (a recorder
+ * confined to one CPU), the files' summed time over those CPUs: there they
+ * take turns, and a mode that costs one file CPU holds up the other.
+ *
+ * The first dump after a quiet spell is the one that follows an incident,
+ * and most dumps of a recorder are such: it gets the mode that measured
+ * cheaper last, however long ago, and zstd before anything is measured
+ * (its cost is CPU time, bounded and known; uncompressed writing was 5x
+ * dearer on a page cache backed anew). A mode is measured again only in a
+ * series of dumps (the last one finished less than VALID_NS ago), once its
+ * own figure is that old or missing: one dump of the series pays for it,
+ * never the first. Loop thread only.
  */
 #ifndef PERFSNAPD_COMPRESS_POLICY_H
 #define PERFSNAPD_COMPRESS_POLICY_H
@@ -24,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* How long a measurement counts: later, that mode is measured anew. */
+/* How long a figure stays current, and how close dumps make a series. */
 #define COMPRESS_POLICY_VALID_NS (300ull * 1000000000ull)
 /*
  * What zstd usually costs, in ps of the slowest file's time per record
@@ -40,6 +45,8 @@ struct compress_policy {
 		uint64_t at_ns;	 /* when (CLOCK_MONOTONIC) */
 		uint64_t ps_per_byte;
 	} mode[2]; /* [0]: uncompressed, [1]: zstd */
+	bool dumped;
+	uint64_t last_dump_ns; /* when the last dump finished (CLOCK_MONOTONIC) */
 };
 
 /*

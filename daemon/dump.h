@@ -50,7 +50,7 @@ struct dump_report {
 	int rt_error;	  /* the copy could not run at SCHED_FIFO: -errno */
 	uint64_t dump_ns; /* trigger to renamed files */
 	bool compressed;	/* written with zstd */
-	char compress_why[160]; /* compression = auto: why (or why not) */
+	char compress_why[192]; /* compression = auto: why (or why not) */
 	/* CLOCK_MONOTONIC ns of its stages (files: the per-file times in .files) */
 	uint64_t trigger_ns, copied_ns, collected_ns, sealed_ns, named_ns;
 	uint64_t copy_bytes;  /* ring bytes copied */

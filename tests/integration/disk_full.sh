@@ -9,7 +9,8 @@ require_env
 mkdir -p "$WORK/out"
 mount -t tmpfs -o size=256k tmpfs "$WORK/out" || prereq_missing "mounting a tmpfs"
 CLEANUP_HOOK='umount "$WORK/out" 2>/dev/null'
-write_config "$WORK/p.conf" "raw_syscalls:sys_enter sched:sched_switch" 4M
+# Uncompressed: 8 MiB of rings cannot fit 256 KiB.
+write_config "$WORK/p.conf" "raw_syscalls:sys_enter sched:sched_switch" 4M "compression = none"
 start_daemon "$WORK/p.conf"
 start_prog /dev/null "$PROGS/marker" psnap_load 3000000 exit 0
 sleep 1

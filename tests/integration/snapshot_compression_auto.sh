@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# compression = auto, the default: the first full dump is uncompressed and
-# says it has nothing to compare with; each later one says which figures it
-# chose on, in the log and the sidecar, and its files are what it says
-# (perf.data's compressed header, trace.dat's compression algorithm), open
-# in perf and trace-cmd without warnings either way. Which one it chooses
-# depends on this machine's disk and page cache, so both are accepted;
-# what is checked is that the choice, the reason and the files agree.
+# compression = auto, the default: the first dump, with nothing measured,
+# is zstd; the next, in the same series of dumps, measures uncompressed
+# writing; each later one chooses the mode whose figure (both in its
+# reason) is lower. The log and the sidecar say the choice and the reason,
+# and the files are what they say (perf.data's compressed header,
+# trace.dat's compression algorithm), open in perf and trace-cmd without
+# warnings either way. Which mode wins depends on this machine's disk and
+# page cache; what is checked is that the choice, the figures and the files
+# agree.
 source "$(dirname "$0")/lib.sh"
 require_env
 command -v trace-cmd >/dev/null || prereq_missing "trace-cmd"
@@ -26,12 +28,24 @@ for i in 1 2 3 4; do
 	why=$(sed -n 's/^  "compression_auto": "\(.*\)",$/\1/p' "$json")
 	note "dump $i: $comp ($why)"
 	[ -n "$comp" ] && [ -n "$why" ] || { cat "$json"; fail "no compression or reason in $json"; }
-	if [ "$i" = 1 ]; then
-		[ "$comp" = none ] || fail "the first dump was compressed: $comp"
-		[[ $why == *"no recent uncompressed dump"* ]] || fail "first dump's reason: $why"
-	else
-		[[ $why == *"ps per byte uncompressed"* ]] || fail "dump $i's reason has no figure: $why"
-	fi
+	case $i in
+	1)
+		[ "$comp" = zstd ] || fail "the first dump was not compressed: $comp"
+		[[ $why == "nothing measured yet"* ]] || fail "first dump's reason: $why"
+		;;
+	2)
+		[ "$comp" = none ] || fail "the second dump did not measure uncompressed: $comp"
+		[[ $why == "measuring uncompressed, not measured in 5 minutes, in a series of dumps; cost per byte: uncompressed not measured, zstd "[0-9]*" ps ("* ]] ||
+			fail "second dump's reason: $why"
+		;;
+	*)
+		[[ $why =~ ^cost\ per\ byte:\ uncompressed\ ([0-9]+)\ ps\ .*,\ zstd\ ([0-9]+)\ ps ]] ||
+			fail "dump $i's reason has not both figures: $why"
+		want=none
+		[ "${BASH_REMATCH[2]}" -lt "${BASH_REMATCH[1]}" ] && want=zstd
+		[ "$comp" = "$want" ] || fail "dump $i chose $comp on: $why"
+		;;
+	esac
 	grep -qF "compression auto: $comp, as $why" "$WORK/daemon.log" ||
 		fail "the log does not say '$comp, as $why'"
 	if perf report --header-only -i "$file" 2>/dev/null | grep -q '^# compressed : Zstd'; then

@@ -27,7 +27,7 @@ check_pair() {
 }
 
 FORMATS="perf.data trace.dat" write_config "$WORK/p.conf" \
-	"sched:sched_switch sched:sched_wakeup raw_syscalls:sys_enter" 2M
+	"sched:sched_switch sched:sched_wakeup raw_syscalls:sys_enter" 2M "compression = none"
 start_daemon "$WORK/p.conf"
 "$PROGS/marker" psnap_load 300000 exit 0 >/dev/null  # wraps the rings, then ends: the marker is newest
 # The marker signals the dump itself after its last mark: under a syscall

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests for compress_policy (compression = auto): uncompressed until
- * measured, zstd tried only when writing got dear, the cheaper mode once
- * both are measured, and a stale measurement taken anew.
+ * Unit tests for compress_policy (compression = auto): zstd until
+ * measured, zstd tried when uncompressed writing got dear, the cheaper
+ * mode once both are measured, however old their figures, and a stale
+ * figure measured anew only in a series of dumps.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,44 +20,45 @@
 
 static bool choose(const struct compress_policy *p, uint64_t now, char *why)
 {
-	return compress_policy__choose(p, now, why, 160);
+	return compress_policy__choose(p, now, why, 192);
 }
 
-static void test_first_dump_uncompressed(void **state)
+static void test_first_dump_zstd(void **state)
 {
 	struct compress_policy p = { 0 };
-	char why[160];
+	char why[192];
 
 	(void)state;
-	assert_false(choose(&p, 1000 * MS, why));
-	assert_non_null(strstr(why, "no recent uncompressed dump"));
+	assert_true(choose(&p, 1000 * MS, why));
+	assert_non_null(strstr(why, "nothing measured yet"));
 }
 
 static void test_dear_writing_tries_zstd(void **state)
 {
 	struct compress_policy p = { 0 };
-	char why[160];
+	char why[192];
 
 	(void)state;
-	/* 64 MiB of records in 60 ms: cheap, stays uncompressed. */
+	/* 64 MiB of records in 60 ms uncompressed: cheaper than zstd usually is. */
 	compress_policy__record(&p, false, 60 * MS, 64 * MIB, 1000 * MS);
-	assert_false(choose(&p, 1001 * MS, why));
+	assert_false(choose(&p, 1000 * MS + 2 * COMPRESS_POLICY_VALID_NS, why));
+	assert_non_null(strstr(why, "uncompressed 894 ps"));
+	assert_non_null(strstr(why, "zstd not measured (usually 1300 ps)"));
 	/* In 200 ms: dearer than zstd usually is, so zstd is tried. */
 	compress_policy__record(&p, false, 200 * MS, 64 * MIB, 2000 * MS);
-	assert_true(choose(&p, 2001 * MS, why));
-	assert_non_null(strstr(why, "zstd usually"));
+	assert_true(choose(&p, 2000 * MS + 2 * COMPRESS_POLICY_VALID_NS, why));
 }
 
 static void test_cheaper_mode_wins(void **state)
 {
 	struct compress_policy p = { 0 };
-	char why[160];
+	char why[192];
 
 	(void)state;
 	compress_policy__record(&p, false, 200 * MS, 64 * MIB, 1000 * MS);
 	compress_policy__record(&p, true, 90 * MS, 64 * MIB, 2000 * MS);
 	assert_true(choose(&p, 2001 * MS, why));
-	assert_non_null(strstr(why, "with zstd"));
+	assert_non_null(strstr(why, "cost per byte: uncompressed 2980 ps (1 s ago), zstd 1341 ps (0 s ago)"));
 	/* The disk got quick again: the next uncompressed dump says so. */
 	compress_policy__record(&p, false, 40 * MS, 64 * MIB, 3000 * MS);
 	assert_false(choose(&p, 3001 * MS, why));
@@ -66,41 +68,60 @@ static void test_cheaper_mode_wins(void **state)
 	assert_false(choose(&p, 4101 * MS, why));
 }
 
-static void test_stale_measurement_taken_anew(void **state)
+/*
+ * The first dump after a quiet spell takes the mode that measured cheaper,
+ * however old its figure; the other mode is measured again only in a
+ * series of dumps, once its figure is old, and then only once.
+ */
+static void test_stale_figures(void **state)
 {
+	const uint64_t valid = COMPRESS_POLICY_VALID_NS;
 	struct compress_policy p = { 0 };
-	char why[160];
 	uint64_t t = 1000 * MS;
+	char why[192];
 
 	(void)state;
 	compress_policy__record(&p, false, 200 * MS, 64 * MIB, t);
 	compress_policy__record(&p, true, 90 * MS, 64 * MIB, t + 10 * MS);
-	assert_true(choose(&p, t + COMPRESS_POLICY_VALID_NS, why));
-	/* The uncompressed figure is too old: one uncompressed dump measures again. */
-	assert_false(choose(&p, t + COMPRESS_POLICY_VALID_NS + 1, why));
-	/* A stale zstd figure falls back to the usual cost. */
-	compress_policy__record(&p, false, 200 * MS, 64 * MIB, t + 2 * COMPRESS_POLICY_VALID_NS);
-	assert_true(choose(&p, t + 2 * COMPRESS_POLICY_VALID_NS + 1, why));
-	assert_non_null(strstr(why, "zstd usually"));
+	/* An hour later: zstd, the cheaper, with no dump spent on measuring. */
+	t += 3600 * 1000 * MS;
+	assert_true(choose(&p, t, why));
+	assert_non_null(strstr(why, "uncompressed 2980 ps (3600 s ago), zstd 1341 ps (3599 s ago)"));
+	compress_policy__record(&p, true, 95 * MS, 64 * MIB, t + 100 * MS);
+	/* The next dump of that series measures uncompressed again... */
+	assert_false(choose(&p, t + 1000 * MS, why));
+	assert_non_null(strstr(why, "measuring uncompressed, not measured in 5 minutes, in a series of dumps"));
+	compress_policy__record(&p, false, 180 * MS, 64 * MIB, t + 1200 * MS);
+	/* ...once: then the figures, both current, decide. */
+	assert_true(choose(&p, t + 2000 * MS, why));
+	assert_non_null(strstr(why, "cost per byte: uncompressed 2682 ps (0 s ago)"));
+	/* Uncompressed cheaper: zstd is measured again in a series, after a while. */
+	compress_policy__record(&p, false, 40 * MS, 64 * MIB, t + 3000 * MS);
+	assert_false(choose(&p, t + 3100 * MS, why));
+	compress_policy__record(&p, false, 40 * MS, 64 * MIB, t + valid);
+	assert_true(choose(&p, t + valid + 200 * MS, why));
+	assert_non_null(strstr(why, "measuring zstd, not measured in 5 minutes"));
+	/* A dump long after the series is not part of it: the cheaper mode. */
+	assert_false(choose(&p, t + 3 * valid, why));
 }
 
 static void test_tiny_dumps_ignored(void **state)
 {
 	struct compress_policy p = { 0 };
-	char why[160];
+	char why[192];
 
 	(void)state;
 	/* Slow per byte, but 64 KiB says nothing about a full dump. */
 	compress_policy__record(&p, false, 50 * MS, 64 * 1024, 1000 * MS);
-	assert_false(choose(&p, 1001 * MS, why));
-	assert_non_null(strstr(why, "no recent uncompressed dump"));
+	assert_true(choose(&p, 1001 * MS, why));
+	assert_non_null(strstr(why, "nothing measured yet"));
 }
 
 static void test_dump_cost(void **state)
 {
 	const uint64_t cost[] = { 74 * MS, 40 * MS };
 	struct compress_policy p = { 0 };
-	char why[160];
+	char why[192];
 
 	(void)state;
 	/* A CPU per file: the one synced last held the dump up. */
@@ -123,19 +144,19 @@ static void test_dump_cost(void **state)
 	 */
 	compress_policy__record(&p, false, compress_policy__dump_cost(cost, 2, 0, 2), 64 * MIB,
 				1000 * MS);
-	assert_false(choose(&p, 1001 * MS, why));
+	assert_false(choose(&p, 1000 * MS + 2 * COMPRESS_POLICY_VALID_NS, why));
 	compress_policy__record(&p, false, compress_policy__dump_cost(cost, 2, 0, 1), 64 * MIB,
 				2000 * MS);
-	assert_true(choose(&p, 2001 * MS, why));
+	assert_true(choose(&p, 2000 * MS + 2 * COMPRESS_POLICY_VALID_NS, why));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_first_dump_uncompressed),
+		cmocka_unit_test(test_first_dump_zstd),
 		cmocka_unit_test(test_dear_writing_tries_zstd),
 		cmocka_unit_test(test_cheaper_mode_wins),
-		cmocka_unit_test(test_stale_measurement_taken_anew),
+		cmocka_unit_test(test_stale_figures),
 		cmocka_unit_test(test_tiny_dumps_ignored),
 		cmocka_unit_test(test_dump_cost),
 	};
