@@ -947,3 +947,13 @@ bool dump__busy(const struct dump *d)
 {
 	return d->job != NULL;
 }
+
+struct compress_policy dump__compress_policy(const struct dump *d)
+{
+	return d->compress;
+}
+
+void dump__set_compress_policy(struct dump *d, const struct compress_policy *p)
+{
+	d->compress = *p;
+}

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compress_policy.h"
 #include "dump_schedule.h"
 #include "snapshot_files.h"
 
@@ -101,5 +102,12 @@ uint64_t dump__copy_buffer_size(const struct dump *d);
 uint64_t dump__copy_budget(const struct dump *d);
 /* True while a dump runs. */
 bool dump__busy(const struct dump *d);
+/*
+ * What compression = auto has measured, to hand to the dumper that replaces
+ * this one when a reload reopens the rings: the disk and the page cache
+ * did not change with the events.
+ */
+struct compress_policy dump__compress_policy(const struct dump *d);
+void dump__set_compress_policy(struct dump *d, const struct compress_policy *p);
 
 #endif

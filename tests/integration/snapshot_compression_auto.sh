@@ -65,4 +65,17 @@ for i in 1 2 3 4; do
 	chosen="$chosen $comp"
 	sleep 0.3
 done
-echo "PASS: compression = auto chose$chosen, each with its reason, files as said"
+
+# A reload that reopens the rings keeps what was measured: the disk did not
+# change with the events.
+write_config "$WORK/a.conf" "sched:sched_switch sched:sched_wakeup raw_syscalls:sys_enter raw_syscalls:sys_exit" 16M
+kill -HUP "$DAEMON_PID"
+for _ in $(seq 1 100); do grep -q 'rings reopened' "$WORK/daemon.log" && break; sleep 0.05; done
+grep -q 'rings reopened' "$WORK/daemon.log" || fail "the event change did not reopen the rings"
+sleep 1
+file=$(dump_and_wait)
+why=$(sed -n 's/^  "compression_auto": "\(.*\)",$/\1/p' "${file%.perf.data}.json")
+note "dump after the reopen: $why"
+[[ $why == "cost per byte: uncompressed "[0-9]*" ps "*", zstd "[0-9]*" ps "* ]] ||
+	fail "the figures did not survive the reopen: $why"
+echo "PASS: compression = auto chose$chosen, each with its reason, files as said; figures kept across a reopen"
