@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <perf/cpumap.h>
@@ -98,6 +99,29 @@ static int libperf_err(int r, int err)
 	return r == -1 ? -EIO : r;
 }
 
+/*
+ * Reads a ring once through this mapping, the two ways a dump reads it:
+ * the kernel's copy into a copy file (a scratch one here, rewritten in
+ * place, so that it never holds more than a piece) and user space's
+ * memcpy. The first read of each page faults, once for the kernel and once
+ * for user space, and on this project's PVM guest such a fault costs a few
+ * us: the first dump's pause at 32 MiB took 4.4-5.1 ms against 1.0-1.4 for
+ * the later ones, and its copy 69 ms against 25. At start it costs no dump
+ * anything.
+ */
+static void warm_ring(const struct ring_view *v, int scratch)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), piece = 64 << 10;
+	const volatile char *p = v->data;
+
+	for (size_t off = 0; off < v->data_size; off += page)
+		(void)p[off];
+	for (size_t off = 0; scratch >= 0 && off < v->data_size; off += piece)
+		if (pwrite(scratch, (const char *)v->data + off,
+			   piece < v->data_size - off ? piece : v->data_size - off, 0) < 0)
+			break; /* only slower first dump: nothing to report */
+}
+
 static int fill_rings(struct capture *c, int which)
 {
 	struct perf_evlist *evlist = which ? c->aux : c->main;
@@ -107,6 +131,14 @@ static int fill_rings(struct capture *c, int which)
 	if (!c->rings[which])
 		return -ENOMEM;
 	c->nr_rings[which] = perf_internals__rings(evlist, which, c->rings[which], n);
+	if (which) {
+		int scratch = memfd_create("perfsnapd-warm", MFD_CLOEXEC);
+
+		for (int i = 0; i < c->nr_rings[which]; i++)
+			warm_ring(&c->rings[which][i], scratch);
+		if (scratch >= 0)
+			close(scratch);
+	}
 	return 0;
 }
 
