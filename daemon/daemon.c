@@ -89,8 +89,8 @@ int daemon__start_recording(struct daemon *d)
 	if (r == 0)
 		capture__start(d->cap);
 	if (r == 0)
-		r = dump__new(d->cap, d->sb, d->cfg, d->base, d->argc, d->argv, daemon__dump_done,
-			      d, &d->dump);
+		r = dump__new(d->cap, d->sb, d->cfg, &d->compress, d->base, d->argc, d->argv,
+			      daemon__dump_done, d, &d->dump);
 	if (r == 0)
 		dump__set_tracing(d->dump, d->tracing);
 	if (r == 0 && d->triggers)
@@ -480,8 +480,6 @@ static int reopen(struct daemon *d, struct perfsnapd_config *cfg, struct trigger
 {
 	struct perfsnapd_config *old = d->cfg;
 	struct trigger_set *old_ts = d->triggers;
-	struct compress_policy policy = d->dump ? dump__compress_policy(d->dump) :
-						  (struct compress_policy){ 0 };
 	int r;
 
 	daemon__stop_recording(d);
@@ -489,7 +487,6 @@ static int reopen(struct daemon *d, struct perfsnapd_config *cfg, struct trigger
 	d->triggers = ts;
 	r = daemon__start_recording(d);
 	if (r == 0) {
-		dump__set_compress_policy(d->dump, &policy);
 		trigger_set__adopt_counts(ts, old_ts);
 		trigger_set__delete(old_ts);
 		config__delete(old);
@@ -504,8 +501,6 @@ static int reopen(struct daemon *d, struct perfsnapd_config *cfg, struct trigger
 	if (daemon__start_recording(d) < 0) {
 		log_error("reload: the previous event set cannot be reopened either: stopping");
 		event_base_loopbreak(d->base);
-	} else {
-		dump__set_compress_policy(d->dump, &policy);
 	}
 	return r;
 }

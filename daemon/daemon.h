@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compress_policy.h"
 #include "dump.h"
 
 struct capture;
@@ -32,6 +33,7 @@ struct daemon {
 	struct capture *cap;
 	struct sideband *sb;
 	struct dump *dump;
+	struct compress_policy compress; /* compression = auto's figures: outlive a dumper */
 	struct control *ctl;
 	struct upload *up; /* NULL without [upload] */
 	struct trigger_set *triggers;

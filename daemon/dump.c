@@ -86,7 +86,7 @@ struct dump {
 	void *resident;
 	size_t resident_size;
 	struct ring_copy_pool *copiers; /* for every dump of this capture */
-	struct compress_policy compress; /* compression = auto */
+	struct compress_policy *compress; /* compression = auto: the daemon's (see dump__new) */
 
 	struct event_base *base;
 	int notify_pipe[2];
@@ -140,7 +140,7 @@ static struct dump_job *job_new(const struct dump *d)
 	job->report.compressed = cfg->compression == CONFIG_COMPRESSION_ZSTD;
 	if (cfg->compression == CONFIG_COMPRESSION_AUTO)
 		job->report.compressed = compress_policy__choose(
-			&d->compress, monotonic_ns(), job->report.compress_why,
+			d->compress, monotonic_ns(), job->report.compress_why,
 			sizeof(job->report.compress_why));
 	job->nr_cpus = capture__max_cpu(d->cap) + 1;
 	job->argv = calloc((size_t)d->argc + 1, sizeof(*job->argv));
@@ -529,7 +529,7 @@ static void learn_compression(struct dump *d, const struct dump_report *rep)
 		cost[nr++] = f->cost_ns[k];
 	}
 	if (nr)
-		compress_policy__record(&d->compress, rep->compressed,
+		compress_policy__record(d->compress, rep->compressed,
 					compress_policy__dump_cost(cost, nr, slowest, usable_cpus()),
 					rep->record_bytes, monotonic_ns());
 }
@@ -815,6 +815,10 @@ static int alloc_resident(struct dump *d)
  * @cap: the open capture
  * @sb: its side-band, or NULL
  * @cfg: the configuration (kept by reference until dump__set_config())
+ * @compress: what compression = auto has measured, kept by reference and
+ *            updated after each dump; it outlives the dumper, which a
+ *            reload that reopens the rings replaces, as the disk and the
+ *            page cache do not change with the events
  * @base: the event loop that is told when a stage of a dump ends
  * @argc: the daemon's argument count, for the CMDLINE feature
  * @argv: the daemon's arguments
@@ -825,8 +829,8 @@ static int alloc_resident(struct dump *d)
  * Returns 0 or -errno (logged).
  */
 int dump__new(struct capture *cap, struct sideband *sb, const struct perfsnapd_config *cfg,
-	      struct event_base *base, int argc, const char *const *argv, dump_done_fn done,
-	      void *done_ctx, struct dump **ret)
+	      struct compress_policy *compress, struct event_base *base, int argc,
+	      const char *const *argv, dump_done_fn done, void *done_ctx, struct dump **ret)
 {
 	struct dump_schedule_limits limits = limits_of(cfg);
 	struct dump *d = calloc(1, sizeof(*d));
@@ -837,6 +841,7 @@ int dump__new(struct capture *cap, struct sideband *sb, const struct perfsnapd_c
 	d->cap = cap;
 	d->sb = sb;
 	d->cfg = cfg;
+	d->compress = compress;
 	d->argc = argc;
 	d->argv = argv;
 	d->done = done;
@@ -946,14 +951,4 @@ uint64_t dump__copy_budget(const struct dump *d)
 bool dump__busy(const struct dump *d)
 {
 	return d->job != NULL;
-}
-
-struct compress_policy dump__compress_policy(const struct dump *d)
-{
-	return d->compress;
-}
-
-void dump__set_compress_policy(struct dump *d, const struct compress_policy *p)
-{
-	d->compress = *p;
 }

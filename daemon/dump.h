@@ -66,8 +66,8 @@ struct dump_report {
  * 0 or -errno (logged).
  */
 int dump__new(struct capture *cap, struct sideband *sb, const struct perfsnapd_config *cfg,
-	      struct event_base *base, int argc, const char *const *argv, dump_done_fn done,
-	      void *done_ctx, struct dump **ret);
+	      struct compress_policy *compress, struct event_base *base, int argc,
+	      const char *const *argv, dump_done_fn done, void *done_ctx, struct dump **ret);
 /* Finishes a dump in flight (on the calling thread), answers every waiter, frees. */
 void dump__delete(struct dump *d);
 
@@ -102,12 +102,5 @@ uint64_t dump__copy_buffer_size(const struct dump *d);
 uint64_t dump__copy_budget(const struct dump *d);
 /* True while a dump runs. */
 bool dump__busy(const struct dump *d);
-/*
- * What compression = auto has measured, to hand to the dumper that replaces
- * this one when a reload reopens the rings: the disk and the page cache
- * did not change with the events.
- */
-struct compress_policy dump__compress_policy(const struct dump *d);
-void dump__set_compress_policy(struct dump *d, const struct compress_policy *p);
 
 #endif
