@@ -284,10 +284,11 @@ static void copy_paused(struct ring_copy_item *it)
 /*
  * Once the ring runs again, the copier sleeps for RUNNING_BREAK_NS before
  * each piece of the rest, and whatever shares its CPU runs: the task the
- * pause section stopped first of all. At nice -10 (RUNNING_NICE) it would otherwise hold
- * the CPU for the whole rest, and a busy CPU's own task did not run for
- * 10.5-12 ms after each dump (the busy benchmark's blind window by time:
- * nothing lost, the task stopped). 2 MiB takes 0.5-1 ms to copy here.
+ * pause section stopped first of all. At nice -10 (RUNNING_NICE) it would
+ * otherwise hold the CPU for the whole rest, and a busy CPU's own task did
+ * not run for 10.5-12 ms after each dump (the busy benchmark's blind
+ * window by time: nothing lost, the task stopped). 2 MiB takes 0.5-1 ms
+ * to copy here.
  */
 #define RUNNING_PIECE	 (2u << 20)
 #define RUNNING_BREAK_NS 50000

@@ -70,8 +70,7 @@ done
 # change with the events.
 write_config "$WORK/a.conf" "sched:sched_switch sched:sched_wakeup raw_syscalls:sys_enter raw_syscalls:sys_exit" 16M
 kill -HUP "$DAEMON_PID"
-for _ in $(seq 1 100); do grep -q 'rings reopened' "$WORK/daemon.log" && break; sleep 0.05; done
-grep -q 'rings reopened' "$WORK/daemon.log" || fail "the event change did not reopen the rings"
+wait_for_line "$WORK/daemon.log" 'rings reopened'
 sleep 1
 file=$(dump_and_wait)
 why=$(sed -n 's/^  "compression_auto": "\(.*\)",$/\1/p' "${file%.perf.data}.json")
