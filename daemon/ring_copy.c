@@ -176,7 +176,7 @@ void ring_copy__fault_in(void *buf, size_t size)
 }
 
 /**
- * ring_copy__map_file - a memory file for one ring's copy, mapped read-only
+ * ring_copy__map_file - a memory file for one ring's copy, and a view of it
  * @at: where, page-aligned, in ring_copy__map() memory
  * @size: bytes, the ring's data_size
  *
@@ -191,6 +191,7 @@ void ring_copy__fault_in(void *buf, size_t size)
  * copy 26 ms against 130, the first walk of the records 58 ms longer;
  * docs/benchmarks.md). One file per ring: a write takes the file's lock,
  * and copiers must not wait for each other while their rings are paused.
+ * The view is writable for the paused part only (prepare_paused()).
  *
  * Returns the file's descriptor, or -errno; @at is left as it was then.
  */
@@ -201,7 +202,7 @@ int ring_copy__map_file(void *at, size_t size)
 	if (fd < 0)
 		return -errno;
 	if (ftruncate(fd, (off_t)size) < 0 ||
-	    mmap(at, size, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+	    mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
 		r = -errno;
 		close(fd);
 		return r;
@@ -222,6 +223,27 @@ static int prewrite(int fd, size_t from, size_t to)
 	return r;
 }
 
+/*
+ * Maps [@from, @to) of a copy file's view for writing, its pages taken and
+ * written by the kernel in one call: the paused part is then a memcpy into
+ * the view, where a pwrite of it pays the page cache's bookkeeping for
+ * every page (4 MiB: 0.2-0.5 ms against 0.8-1.4 here, the mapping 2.2-3.1
+ * ms against 1.4-1.9 for writing zeros). Returns 0, or -errno where the
+ * kernel cannot (before 5.14: -EINVAL).
+ */
+static int populate_view(struct ring_copy_item *it, size_t from, size_t to)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	from &= ~(page - 1);
+	to = (to + page - 1) & ~(page - 1);
+	if (from < to && madvise((uint8_t *)it->buf + from, to - from, MADV_POPULATE_WRITE) < 0)
+		return -errno;
+	it->mapped_from = from;
+	it->mapped_to = to;
+	return 0;
+}
+
 /* The bytes of a ring copied paused: its oldest eighth, at least PAUSED_MIN. */
 static size_t paused_share(size_t data_size, size_t len)
 {
@@ -236,9 +258,9 @@ static size_t paused_share(size_t data_size, size_t len)
  * Before the pause, only where the paused part will land: the last
  * paused_share() bytes of the copy as long as it is now, and as long as it
  * may grow until the pause (a ring not yet wrapped) by as much again.
- * In a copy file they are written once, so that the copy under pause
- * neither allocates nor waits for the hypervisor; resident memory is
- * faulted in already.
+ * In a copy file they are mapped, or else written once, so that the copy
+ * under pause neither allocates nor waits for the hypervisor; resident
+ * memory is faulted in already.
  */
 static void prepare_paused(struct ring_copy_item *it)
 {
@@ -249,8 +271,34 @@ static void prepare_paused(struct ring_copy_item *it)
 
 	if (it->fd < 0)
 		populate(it->buf, from, to);
-	else
+	else if (populate_view(it, from, to) < 0)
 		it->copy_error = prewrite(it->fd, from, to);
+}
+
+/*
+ * [@from, @to) of the copy into a copy file, under pause: a memcpy where
+ * the view was mapped for it, a write for anything outside (a ring not yet
+ * wrapped that grew more than expected before its pause), which then
+ * allocates but cannot fault. Returns 0 or -errno.
+ */
+static int copy_to_file(struct ring_copy_item *it, size_t from, size_t to)
+{
+	const struct ring_view *ring = it->ring;
+	size_t a = from > it->mapped_from ? from : it->mapped_from;
+	size_t b = to < it->mapped_to ? to : it->mapped_to;
+	int r = 0;
+
+	if (a >= b)
+		return backward_ring__write_range(it->fd, ring->data, ring->data_size, it->head,
+						  from, to);
+	if (from < a)
+		r = backward_ring__write_range(it->fd, ring->data, ring->data_size, it->head,
+					       from, a);
+	backward_ring__copy_range(it->buf, ring->data, ring->data_size, it->head, a, b);
+	if (r == 0 && b < to)
+		r = backward_ring__write_range(it->fd, ring->data, ring->data_size, it->head,
+					       b, to);
+	return r;
 }
 
 /*
@@ -273,8 +321,7 @@ static void copy_paused(struct ring_copy_item *it)
 		backward_ring__copy_range(it->buf, ring->data, ring->data_size, it->head,
 					  len - it->paused_part, len);
 	else if (!it->copy_error)
-		it->copy_error = backward_ring__write_range(it->fd, ring->data, ring->data_size,
-							    it->head, len - it->paused_part, len);
+		it->copy_error = copy_to_file(it, len - it->paused_part, len);
 	it->resume_head = ring_head(ring);
 	it->error = capture__pause_ring(ring, false);
 	it->resumed_ns = monotonic_ns();
@@ -555,6 +602,7 @@ int ring_copy__round(struct ring_copy_pool *pool, struct ring_copy_item *items, 
 		copier_for(pool, items[i].ring->cpu, i)->nr++;
 		items[i].error = 0;
 		items[i].copy_error = 0;
+		items[i].mapped_from = items[i].mapped_to = 0;
 		items[i].len = 0;
 		items[i].paused_ns = items[i].resumed_ns = 0;
 	}

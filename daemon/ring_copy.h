@@ -42,6 +42,7 @@ struct ring_copy_item {
 	/* The copier's own: data_head at the pause and at the resume, the part copied paused. */
 	uint64_t head, resume_head;
 	size_t paused_part;
+	size_t mapped_from, mapped_to; /* of a copy file's view, mapped for the paused part */
 };
 
 struct ring_copy_stats {
@@ -68,7 +69,7 @@ void *ring_copy__map(size_t size);
 /* Faults in and writes @size bytes of it at once (memory kept resident between dumps). */
 void ring_copy__fault_in(void *buf, size_t size);
 /*
- * A memory file of @size bytes for one ring's copy, mapped read-only at
+ * A memory file of @size bytes for one ring's copy, mapped at
  * @at, which must lie in ring_copy__map() memory (it replaces those
  * pages): its fd, which the round writes through, or -errno. The mapping
  * holds the file; close the fd once the round is done.
