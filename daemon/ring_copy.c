@@ -224,23 +224,55 @@ static int prewrite(int fd, size_t from, size_t to)
 }
 
 /*
+ * Once the ring runs again, the copier sleeps for RUNNING_BREAK_NS before
+ * each piece of the rest, and whatever shares its CPU runs: the task the
+ * pause section stopped first of all. At nice -10 (RUNNING_NICE) it would
+ * otherwise hold the CPU for the whole rest, and a busy CPU's own task did
+ * not run for 10.5-12 ms after each dump (the busy benchmark's blind
+ * window by time: nothing lost, the task stopped). 2 MiB takes 0.5-1 ms
+ * to copy here.
+ */
+#define RUNNING_PIECE	 (2u << 20)
+#define RUNNING_BREAK_NS 50000
+
+static void running_break(void)
+{
+	struct timespec t = { .tv_nsec = RUNNING_BREAK_NS };
+
+	(void)nanosleep(&t, NULL);
+}
+
+/*
  * Maps [@from, @to) of a copy file's view for writing, its pages taken and
  * written by the kernel in one call: the paused part is then a memcpy into
  * the view, where a pwrite of it pays the page cache's bookkeeping for
  * every page (4 MiB: 0.2-0.5 ms against 0.8-1.4 here, the mapping 2.2-3.1
- * ms against 1.4-1.9 for writing zeros). Returns 0, or -errno where the
- * kernel cannot (before 5.14: -EINVAL).
+ * ms against 1.4-1.9 for writing zeros). In pieces of PREPARE_PIECE, each
+ * after a break (running_break()): the copier runs this at SCHED_FIFO, and
+ * a busy CPU's own task would otherwise stand still for all of it on top
+ * of the pause; in one piece, at SCHED_FIFO, the busy benchmark's blind
+ * window by time was 4.0 ms, in 2 MiB pieces at nice -10 1.6-2.2 ms, but
+ * the rings were paused 9.6-9.8 ms after the trigger instead of 6.4-6.9.
+ * Returns 0, or -errno where the kernel cannot (before 5.14: -EINVAL);
+ * what was mapped until then is used all the same.
  */
+#define PREPARE_PIECE (512u << 10)
+
 static int populate_view(struct ring_copy_item *it, size_t from, size_t to)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
 	from &= ~(page - 1);
 	to = (to + page - 1) & ~(page - 1);
-	if (from < to && madvise((uint8_t *)it->buf + from, to - from, MADV_POPULATE_WRITE) < 0)
-		return -errno;
-	it->mapped_from = from;
-	it->mapped_to = to;
+	for (size_t at = from, n; at < to; at += n) {
+		n = to - at > PREPARE_PIECE ? PREPARE_PIECE : to - at;
+		running_break();
+		if (madvise((uint8_t *)it->buf + at, n, MADV_POPULATE_WRITE) < 0)
+			return -errno;
+		it->mapped_to = at + n;
+		if (at == from)
+			it->mapped_from = from;
+	}
 	return 0;
 }
 
@@ -326,25 +358,6 @@ static void copy_paused(struct ring_copy_item *it)
 	it->error = capture__pause_ring(ring, false);
 	it->resumed_ns = monotonic_ns();
 	it->len = len;
-}
-
-/*
- * Once the ring runs again, the copier sleeps for RUNNING_BREAK_NS before
- * each piece of the rest, and whatever shares its CPU runs: the task the
- * pause section stopped first of all. At nice -10 (RUNNING_NICE) it would
- * otherwise hold the CPU for the whole rest, and a busy CPU's own task did
- * not run for 10.5-12 ms after each dump (the busy benchmark's blind
- * window by time: nothing lost, the task stopped). 2 MiB takes 0.5-1 ms
- * to copy here.
- */
-#define RUNNING_PIECE	 (2u << 20)
-#define RUNNING_BREAK_NS 50000
-
-static void running_break(void)
-{
-	struct timespec t = { .tv_nsec = RUNNING_BREAK_NS };
-
-	(void)nanosleep(&t, NULL);
 }
 
 /*
@@ -441,7 +454,7 @@ static void run_round(struct copier *cp)
 	const int active = pool->nr_active;
 
 	touch_stack();
-	/* At its real-time priority: a few milliseconds, the oldest eighths only. */
+	/* At its real-time priority, with breaks (populate_view()). */
 	for (size_t i = 0; i < cp->nr; i++)
 		prepare_paused(cp->items[i]);
 	if (atomic_fetch_add(&pool->ready, 1) + 1 == active)
