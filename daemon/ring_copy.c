@@ -191,7 +191,8 @@ void ring_copy__fault_in(void *buf, size_t size)
  * copy 26 ms against 130, the first walk of the records 58 ms longer;
  * docs/benchmarks.md). One file per ring: a write takes the file's lock,
  * and copiers must not wait for each other while their rings are paused.
- * The view is writable for the paused part only (prepare_paused()).
+ * The view is mapped writable: the paused part is copied through it
+ * (prepare_paused()), the rest with pwrite.
  *
  * Returns the file's descriptor, or -errno; @at is left as it was then.
  */
