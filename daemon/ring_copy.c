@@ -248,10 +248,10 @@ static void running_break(void)
  * written by the kernel in one call: the paused part is then a memcpy into
  * the view, where a pwrite of it pays the page cache's bookkeeping for
  * every page (4 MiB: 0.2-0.5 ms against 0.8-1.4 here, the mapping 2.2-3.1
- * ms against 1.4-1.9 for writing zeros). In pieces of PREPARE_PIECE, each
- * after a break (running_break()): the copier runs this at SCHED_FIFO, and
- * a busy CPU's own task would otherwise stand still for all of it on top
- * of the pause; in one piece, at SCHED_FIFO, the busy benchmark's blind
+ * ms against 1.4-1.9 for writing zeros). In pieces of PREPARE_PIECE with a
+ * break (running_break()) between each two: the copier runs this at
+ * SCHED_FIFO, and a busy CPU's own task would otherwise stand still for
+ * all of it on top of the pause; in one piece, at SCHED_FIFO, the busy benchmark's blind
  * window by time was 4.0 ms, in 2 MiB pieces at nice -10 1.6-2.2 ms, but
  * the rings were paused 9.6-9.8 ms after the trigger instead of 6.4-6.9.
  * Returns 0, or -errno where the kernel cannot (before 5.14: -EINVAL);
@@ -265,14 +265,14 @@ static int populate_view(struct ring_copy_item *it, size_t from, size_t to)
 
 	from &= ~(page - 1);
 	to = (to + page - 1) & ~(page - 1);
-	for (size_t at = from, n; at < to; at += n) {
-		n = to - at > PREPARE_PIECE ? PREPARE_PIECE : to - at;
-		running_break();
-		if (madvise((uint8_t *)it->buf + at, n, MADV_POPULATE_WRITE) < 0)
+	it->mapped_from = it->mapped_to = from;
+	for (size_t n; it->mapped_to < to; it->mapped_to += n) {
+		n = to - it->mapped_to > PREPARE_PIECE ? PREPARE_PIECE : to - it->mapped_to;
+		/* None before the first: the copier has only just taken the CPU. */
+		if (it->mapped_to > from)
+			running_break();
+		if (madvise((uint8_t *)it->buf + it->mapped_to, n, MADV_POPULATE_WRITE) < 0)
 			return -errno;
-		it->mapped_to = at + n;
-		if (at == from)
-			it->mapped_from = from;
 	}
 	return 0;
 }
