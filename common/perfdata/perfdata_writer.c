@@ -161,7 +161,7 @@ struct perfdata_writer *perfdata_writer__new(int fd)
 
 	if (!w)
 		return NULL;
-	if (file_output__init(&w->out, fd)) {
+	if (file_output__init(&w->out, fd, true)) {
 		free(w);
 		return NULL;
 	}

@@ -175,7 +175,7 @@ struct tracedat_writer *tracedat_writer__new(int fd, const struct tracedat_param
 		return NULL;
 	w->state = TDW_OPEN;
 	w->cpu = -1;
-	if (file_output__init(&w->out, fd) || init_writer(w, params)) {
+	if (file_output__init(&w->out, fd, true) || init_writer(w, params)) {
 		tracedat_writer__delete(w);
 		return NULL;
 	}
