@@ -5,7 +5,8 @@
  * can be patched in place (headers, sizes known only at the end), and
  * pwrite() keeps it free of the fd's own offset. On a regular file whose
  * file system takes O_DIRECT, whole aligned blocks of the buffer go to the
- * device directly and only the unaligned tail and the patches through the
+ * device directly, written by a thread of the output's own while the next
+ * block fills, and only the unaligned tail and the patches through the
  * page cache. Short writes and EINTR are retried; any other failure is
  * returned as -errno.
  */
@@ -22,6 +23,8 @@
 /* Offset, length and memory alignment of a direct write. */
 #define FILE_OUTPUT_DIRECT_ALIGN 4096
 
+struct file_output_io;
+
 struct file_output {
 	int fd;
 	unsigned char *buf;
@@ -32,6 +35,7 @@ struct file_output {
 	int fl;			 /* the fd's status flags before init */
 	bool direct;		 /* aligned blocks are written with O_DIRECT */
 	bool fd_direct;		 /* O_DIRECT is set on the fd now */
+	struct file_output_io *io; /* the direct writes' thread, from the first full block */
 };
 
 /*
@@ -39,7 +43,10 @@ struct file_output {
  * writes where the file takes them. Returns 0 or -ENOMEM.
  */
 int file_output__init(struct file_output *o, int fd, bool direct);
-/* Drops the buffer (unwritten bytes are lost) and gives the fd back its flags. */
+/*
+ * Drops the buffer (unwritten bytes are lost; a block already handed to the
+ * thread is written first) and gives the fd back its flags.
+ */
 void file_output__fini(struct file_output *o);
 /* Writes directly to the device: whole aligned blocks bypass the page cache. */
 bool file_output__is_direct(const struct file_output *o);
