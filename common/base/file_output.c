@@ -192,17 +192,16 @@ static int io_wait(struct file_output *o)
 	return write_buffered(o, io->offset, io->spare, io->len);
 }
 
-/* Hands the buffer's first @head bytes (aligned) to the idle thread; the rest moves to the other buffer. */
-static void io_handover(struct file_output *o, size_t head)
+/* Hands the whole buffer to the idle thread; the writer goes on in the other. */
+static void io_handover(struct file_output *o)
 {
 	struct file_output_io *io = o->io;
 	unsigned char *next = io->spare;
 
-	memcpy(next, o->buf + head, o->len - head);
 	pthread_mutex_lock(&io->lock);
 	io->spare = o->buf;
 	io->offset = o->offset;
-	io->len = head;
+	io->len = o->len;
 	io->busy = true;
 	pthread_cond_signal(&io->cond);
 	pthread_mutex_unlock(&io->lock);
@@ -274,30 +273,36 @@ bool file_output__is_direct(const struct file_output *o)
 	return o->direct;
 }
 
-/*
- * Writes the buffer's first @head bytes (aligned, while direct) and drops
- * them from it; @handover lets the thread write them while the writer goes
- * on.
- */
-static int write_head(struct file_output *o, size_t head, bool handover)
+/* Writes the buffer's first @head bytes (aligned, while direct) and drops them from it. */
+static int write_head(struct file_output *o, size_t head)
+{
+	int err = io_wait(o);
+
+	if (!err)
+		err = o->direct ? write_direct(o, o->offset, o->buf, head)
+				: write_buffered(o, o->offset, o->buf, head);
+	if (err)
+		return err;
+	memmove(o->buf, o->buf + head, o->len - head);
+	appended(o, head);
+	o->len -= head;
+	return 0;
+}
+
+/* The buffer is full (direct): the thread writes it while the writer fills the other. */
+static int write_full(struct file_output *o)
 {
 	int err = io_wait(o);
 
 	if (err)
 		return err;
-	if (handover && o->direct && !o->io)
+	if (o->direct && !o->io)
 		o->io = io_new(o);
-	if (handover && o->io && o->direct && set_fd_direct(o, true) == 0) {
-		io_handover(o, head);
-	} else {
-		err = o->direct ? write_direct(o, o->offset, o->buf, head)
-				: write_buffered(o, o->offset, o->buf, head);
-		if (err)
-			return err;
-		memmove(o->buf, o->buf + head, o->len - head);
-	}
-	appended(o, head);
-	o->len -= head;
+	if (!o->io || !o->direct || set_fd_direct(o, true))
+		return write_head(o, o->len);
+	io_handover(o);
+	appended(o, o->len);
+	o->len = 0;
 	return 0;
 }
 
@@ -317,7 +322,7 @@ int file_output__flush(struct file_output *o)
 	int err = io_wait(o);
 	size_t head = o->direct ? o->len & ~(size_t)(FILE_OUTPUT_DIRECT_ALIGN - 1) : 0;
 
-	if (err || (head && (err = write_head(o, head, false))))
+	if (err || (head && (err = write_head(o, head))))
 		return err;
 	if (!o->len)
 		return 0;
@@ -377,7 +382,7 @@ int file_output__append(struct file_output *o, const void *data, size_t len)
 		len -= n;
 		if (o->len < o->size)
 			continue;
-		err = o->direct ? write_head(o, o->len, true) : file_output__flush(o);
+		err = o->direct ? write_full(o) : file_output__flush(o);
 		if (err)
 			return err;
 	}
