@@ -153,20 +153,19 @@ static struct file_output_io *io_new(const struct file_output *o)
 		return NULL;
 	io->fd = o->fd;
 	io->spare = aligned_alloc(FILE_OUTPUT_DIRECT_ALIGN, o->size);
-	if (!io->spare || pthread_mutex_init(&io->lock, NULL)) {
-		free(io->spare);
-		free(io);
-		return NULL;
-	}
-	pthread_cond_init(&io->cond, NULL);
-	if (pthread_create(&io->thread, NULL, io_main, io)) {
-		pthread_cond_destroy(&io->cond);
-		pthread_mutex_destroy(&io->lock);
-		free(io->spare);
-		free(io);
-		return NULL;
-	}
-	return io;
+	if (!io->spare || pthread_mutex_init(&io->lock, NULL))
+		goto out_free;
+	if (pthread_cond_init(&io->cond, NULL))
+		goto out_lock;
+	if (pthread_create(&io->thread, NULL, io_main, io) == 0)
+		return io;
+	pthread_cond_destroy(&io->cond);
+out_lock:
+	pthread_mutex_destroy(&io->lock);
+out_free:
+	free(io->spare);
+	free(io);
+	return NULL;
 }
 
 /*
@@ -404,7 +403,7 @@ int file_output__append(struct file_output *o, const void *data, size_t len)
  */
 int file_output__patch(struct file_output *o, uint64_t offset, const void *data, size_t len)
 {
-	uint64_t end = offset + len, buf_end = o->offset + o->len;
+	uint64_t end = offset + len, buf_end = file_output__pos(o);
 	int err = file_output__flush(o);
 
 	if (err)

@@ -405,8 +405,10 @@ int perfdata_writer__write_event(struct perfdata_writer *w, const struct perf_ev
 
 /*
  * What __write_events checks and writes at a time: large enough that the
- * file output writes most of it without a copy (twice its buffer), small
- * enough to stay in the cache between the check and the write.
+ * file output writes most of it without a copy through the page cache
+ * (twice its buffer there; a direct file copies every byte into its
+ * aligned buffer), small enough to stay in the cache between the check and
+ * the write.
  */
 #define WRITE_EVENTS_PIECE (2 * FILE_OUTPUT_BUF_SIZE)
 
@@ -416,8 +418,8 @@ int perfdata_writer__write_event(struct perfdata_writer *w, const struct perf_ev
  * @events: whole records, each a multiple of 8 bytes long (8-byte aligned)
  * @len: their total size
  *
- * As __write_event for each; uncompressed, written in pieces without a
- * copy. Returns 0, -EBADFD out of order, -EINVAL for a record that is not
+ * As __write_event for each; uncompressed, written in pieces (without a
+ * copy through the page cache). Returns 0, -EBADFD out of order, -EINVAL for a record that is not
  * one or does not fit @len, or the -errno of a failed write. A refused
  * run leaves the writer usable if none of it was written, else failed.
  */
