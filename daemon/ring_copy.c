@@ -98,17 +98,19 @@ static uint64_t ring_head(const struct ring_view *ring)
 }
 
 /*
- * The share of a ring copied while it is paused: its oldest bytes, which
- * the kernel's next records overwrite first once it runs. The rest is
- * faulted in and copied after the resume, before the kernel can come round
- * to it: for that it would have to write an eighth of the ring (4 MiB of
- * 32) in that time (25-30 ms here), 150 MB/s from one CPU, where a busy
- * one writes 20-40 MB/s; if it ever did, the copy says so by data_head and
- * what it may have touched is cut off (copy_running).
+ * The bytes of a ring copied while it is paused: its oldest, which the
+ * kernel's next records overwrite first once it runs. The rest is copied
+ * after the resume, oldest first, in pieces (copy_running_piece()), so
+ * that the copier, at 1-2 GB/s, moves away from the kernel, which writes
+ * 20-40 MB/s into a busy CPU's ring: the paused part only has to last
+ * from the resume to the end of the first piece's copy (1 MiB is 25-50 ms
+ * at those rates, where that takes 1-2 ms, more with several rings per
+ * copier), whatever the ring's size. If the kernel ever did come to a
+ * piece before its copy ended, the copy says so by data_head and what it
+ * may have touched is cut off (backward_ring__intact()). Smaller rings are
+ * copied whole while paused: 1 MiB takes 0.1-0.3 ms.
  */
-#define PAUSED_SHARE 8
-/* Smaller rings are copied whole while paused: 1 MiB takes 0.1 ms. */
-#define PAUSED_MIN (1u << 20)
+#define PAUSED_BYTES (1u << 20)
 /*
  * data_head shows a record only once written: the kernel may be writing
  * more than it says when the copy ends (one record per context it nests
@@ -277,14 +279,10 @@ static int populate_view(struct ring_copy_item *it, size_t from, size_t to)
 	return 0;
 }
 
-/* The bytes of a ring copied paused: its oldest eighth, at least PAUSED_MIN. */
-static size_t paused_share(size_t data_size, size_t len)
+/* The bytes of a ring of @len bytes copied paused: its oldest PAUSED_BYTES. */
+static size_t paused_share(size_t len)
 {
-	size_t part = data_size / PAUSED_SHARE;
-
-	if (part < PAUSED_MIN)
-		part = PAUSED_MIN;
-	return part < len ? part : len;
+	return len < PAUSED_BYTES ? len : PAUSED_BYTES;
 }
 
 /*
@@ -299,7 +297,7 @@ static void prepare_paused(struct ring_copy_item *it)
 {
 	size_t size = it->ring->data_size;
 	size_t len = backward_ring__len(size, ring_head(it->ring));
-	size_t part = paused_share(size, size);
+	size_t part = paused_share(size);
 	size_t from = len > part ? len - part : 0, to = len + part < size ? len + part : size;
 
 	if (it->fd < 0)
@@ -338,7 +336,7 @@ static int copy_to_file(struct ring_copy_item *it, size_t from, size_t to)
  * The paused part of one ring: its oldest bytes, then the resume. A record
  * the kernel was writing when the pause landed is published after as a
  * further drop of data_head: the bytes it took are the oldest ones of the
- * copy, and copy_running cuts them off rather than trust them.
+ * copy, and are cut off rather than trusted.
  */
 static void copy_paused(struct ring_copy_item *it)
 {
@@ -349,7 +347,7 @@ static void copy_paused(struct ring_copy_item *it)
 		return; /* never paused */
 	it->head = ring_head(ring);
 	len = backward_ring__len(ring->data_size, it->head);
-	it->paused_part = paused_share(ring->data_size, len);
+	it->paused_part = paused_share(len);
 	if (it->fd < 0)
 		backward_ring__copy_range(it->buf, ring->data, ring->data_size, it->head,
 					  len - it->paused_part, len);
@@ -359,41 +357,54 @@ static void copy_paused(struct ring_copy_item *it)
 	it->error = capture__pause_ring(ring, false);
 	it->resumed_ns = monotonic_ns();
 	it->len = len;
+	it->running_to = len - it->paused_part;
+	it->trusted = backward_ring__intact(len, ring->data_size, len,
+					    it->head - it->resume_head);
 }
 
 /*
- * The rest of the ring, running again: copied, and what of it to trust.
- * A copy file's view is faulted in at once, as the walks of the copy
- * would page by page.
+ * The next piece of the rest of a ring, running again: the oldest not yet
+ * copied, then what of the copy to trust (the kernel comes down from the
+ * top). Returns whether any is left.
  */
-static void copy_running(struct ring_copy_item *it)
+static bool copy_running_piece(struct ring_copy_item *it)
 {
 	const struct ring_view *ring = it->ring;
-	size_t rest = it->len - it->paused_part;
+	size_t to = it->running_to, from;
+
+	if (!it->resumed_ns || !to || it->copy_error)
+		return false; /* never paused, or done */
+	from = to > RUNNING_PIECE ? to - RUNNING_PIECE : 0;
+	running_break();
+	if (it->fd < 0) {
+		populate(it->buf, from, to);
+		backward_ring__copy_range(it->buf, ring->data, ring->data_size, it->head, from, to);
+	} else {
+		it->copy_error = backward_ring__write_range(it->fd, ring->data, ring->data_size,
+							    it->head, from, to);
+	}
+	it->trusted = backward_ring__intact(it->trusted, ring->data_size, to,
+					    it->head - ring_head(ring) + IN_FLIGHT_MAX);
+	it->running_to = from;
+	return from > 0;
+}
+
+/*
+ * A ring's copy, whole: a copy file's view is faulted in at once, as the
+ * walks of the copy would page by page, and the copy cut to what is
+ * trusted.
+ */
+static void finish_running(struct ring_copy_item *it)
+{
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
 	if (!it->resumed_ns)
 		return; /* never paused */
-	for (size_t from = 0, to; from < rest && !it->copy_error; from = to) {
-		to = rest - from > RUNNING_PIECE ? from + RUNNING_PIECE : rest;
-		running_break();
-		if (it->fd < 0) {
-			populate(it->buf, from, to);
-			backward_ring__copy_range(it->buf, ring->data, ring->data_size, it->head,
-						  from, to);
-		} else {
-			it->copy_error = backward_ring__write_range(it->fd, ring->data,
-								    ring->data_size, it->head,
-								    from, to);
-		}
-	}
 	if (it->fd >= 0 && !it->copy_error && it->len)
 		(void)madvise(it->buf, (it->len + page - 1) & ~(page - 1), MADV_POPULATE_READ);
-	it->len = backward_ring__intact(it->len, ring->data_size, it->paused_part,
-					it->head - it->resume_head,
-					it->head - ring_head(ring) + IN_FLIGHT_MAX);
+	it->len = it->trusted;
 	/* data_head counts down from 0: -head is what was ever written. */
-	it->wrapped = (uint64_t)0 - it->head > ring->data_size;
+	it->wrapped = (uint64_t)0 - it->head > it->ring->data_size;
 }
 
 static void touch_stack(void)
@@ -424,11 +435,11 @@ static void pause_all(struct ring_copy_pool *pool)
 /*
  * The copier's scheduling after the resume, for the fault-in and copy of
  * the rest: SCHED_OTHER at nice -10, as the dumper's copy thread, so that
- * this longer part (25 ms per 28 MiB here, most of it page faults) does
+ * this longer part (25 ms per 31 MiB here, most of it page faults) does
  * not take every CPU from the machine's load, nor from its own real-time
  * tasks, at once; at that niceness it still gets nine tenths of a CPU
- * shared with nice-0 tasks, so the kernel has to write 150 MB/s into one
- * ring to reach the part not yet copied (it is then cut, not trusted).
+ * shared with nice-0 tasks, and copies oldest first far faster than the
+ * kernel writes (a piece it reaches anyway is cut, not trusted).
  */
 #define RUNNING_NICE (-10)
 
@@ -466,8 +477,14 @@ static void run_round(struct copier *cp)
 	for (size_t i = 0; i < cp->nr; i++)
 		copy_paused(cp->items[i]);
 	set_running(cp, false);
+	/* A piece of each ring in turn: each moves away from its kernel at once. */
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < cp->nr; i++)
+			more |= copy_running_piece(cp->items[i]);
+	}
 	for (size_t i = 0; i < cp->nr; i++)
-		copy_running(cp->items[i]);
+		finish_running(cp->items[i]);
 	set_running(cp, true); /* to sleep at it, ready for the next trigger */
 	if (atomic_fetch_add(&pool->done, 1) + 1 == active)
 		futex_wake(&pool->done);

@@ -5,13 +5,14 @@
  * it, lives as long as the dumper and sleeps between dumps at SCHED_FIFO
  * (when permitted), so that a trigger on a busy machine wakes them at once.
  * In a round the caller wakes the copiers of the round; each prepares
- * where the oldest eighth of each of its rings will be copied (where the
+ * where the oldest MiB of each of its rings will be copied (where the
  * kernel's next records go first); the last one ready pauses every ring of
  * it back to back (PERF_EVENT_IOC_PAUSE_OUTPUT, nothing in between); then
- * each copies those eighths and resumes each ring, drops its real-time
- * priority, and copies the rest while the rings run: a ring is paused for
- * an eighth of its memcpy, and the rings are paused a few milliseconds
- * after the trigger, not after the copies' memory is ready.
+ * each copies those oldest MiBs and resumes each ring, drops its real-time
+ * priority, and copies the rest while the rings run, oldest first, away
+ * from the kernel's writes: a ring is paused for the memcpy of 1 MiB
+ * whatever its size, and the rings are paused a few milliseconds after
+ * the trigger, not after the copies' memory is ready.
  * A copy goes to memory kept resident (a memcpy), or, by default, to a
  * memory file of its own that the kernel writes (ring_copy__map_file()).
  * Nothing that can block runs while a ring is paused: its part of the
@@ -39,9 +40,13 @@ struct ring_copy_item {
 	uint64_t paused_ns, resumed_ns; /* CLOCK_MONOTONIC */
 	int error;			/* of its pause or resume, 0 or -errno */
 	int copy_error;			/* of the writes to fd, 0 or -errno */
-	/* The copier's own: data_head at the pause and at the resume, the part copied paused. */
+	/*
+	 * The copier's own: data_head at the pause and at the resume, the part
+	 * copied paused, the end of what is left to copy running, what of the
+	 * copy is trusted so far.
+	 */
 	uint64_t head, resume_head;
-	size_t paused_part;
+	size_t paused_part, running_to, trusted;
 	size_t mapped_from, mapped_to; /* of a copy file's view, mapped for the paused part */
 };
 

@@ -123,31 +123,32 @@ static size_t untouched(size_t len, size_t data_size, uint64_t n)
 }
 
 /**
- * backward_ring__intact - the trusted part of a copy made in two steps
- * @len: the copy's length (backward_ring__len() at the pause)
+ * backward_ring__intact - the trusted part of a copy made in pieces
+ * @trusted: the trusted length so far; backward_ring__len() at the pause
+ *	before the first piece
  * @data_size: the ring's data size
- * @paused_part: its last bytes, copied while the ring was paused
- * @while_paused: bytes the kernel wrote before the resume
- * @in_all: bytes it wrote by the end of the copy (data_head moves down)
+ * @to: the piece just copied ended at @to (in the linearised copy)
+ * @written: bytes the kernel had written since the pause when that copy
+ *	ended (data_head moves down)
  *
  * The kernel writes on from data_head at the pause, over free space
  * first, then over the oldest bytes: the copy's byte x is overwritten by
- * the (data_size - x)-th byte written since. What was written while paused
- * may have landed during the paused part's copy and is cut off wherever it
- * fell; what was written since the resume only if it reached the part
- * copied after it, and then with all that lies beyond.
+ * the (data_size - x)-th byte written since. It comes to a piece at its
+ * end, @to, so a piece is whole if the kernel had not written that far by
+ * the time it was copied. Else the bytes from where the kernel had come
+ * may be its new ones, and the copy is trusted only below that: the walk
+ * goes newest first and cannot step over a gap. Called for each piece in
+ * the order copied (a record the kernel was writing when the pause landed
+ * is a piece ending at the copy's end, @written being what it wrote before
+ * the resume).
  *
  * Returns the trusted length.
  */
-size_t backward_ring__intact(size_t len, size_t data_size, size_t paused_part,
-			     uint64_t while_paused, uint64_t in_all)
+size_t backward_ring__intact(size_t trusted, size_t data_size, size_t to, uint64_t written)
 {
-	size_t rest = len - (paused_part < len ? paused_part : len);
+	size_t left = untouched(to, data_size, written);
 
-	len = untouched(len, data_size, while_paused);
-	if (untouched(rest, data_size, in_all) < rest)
-		len = untouched(len, data_size, in_all);
-	return len;
+	return left < to && left < trusted ? left : trusted;
 }
 
 /**

@@ -45,15 +45,13 @@ int backward_ring__write_range(int fd, const void *data, size_t data_size, uint6
 			       size_t from, size_t to);
 
 /*
- * How much of a copy of @len bytes (from data_head at the pause) can be
- * trusted, when its last @paused_part bytes were copied while the ring was
- * paused and the rest after it ran again; the kernel wrote @while_paused
- * bytes before the resume (a record it was writing as the pause landed)
- * and @in_all by the end of the copy. Returns the trusted length; the
- * walk (backward_ring__next()) stops at a record cut by it.
+ * The trusted length of a copy made in pieces while the kernel went on
+ * writing, once the piece ending at @to was copied and the kernel had by
+ * then written @written bytes since the pause; @trusted is the figure
+ * before that piece (at first the copy's length). The walk
+ * (backward_ring__next()) stops at a record cut by it.
  */
-size_t backward_ring__intact(size_t len, size_t data_size, size_t paused_part,
-			     uint64_t while_paused, uint64_t in_all);
+size_t backward_ring__intact(size_t trusted, size_t data_size, size_t to, uint64_t written);
 
 /*
  * Walks a linearised copy newest first. Start with *pos = 0; returns the

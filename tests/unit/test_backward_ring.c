@@ -315,16 +315,20 @@ static void test_head_wraps_u64(void **state)
 }
 
 /*
- * The copy in two steps: the oldest eighth while paused, then the kernel
- * writes on (@after bytes of 64-byte records), then the rest. What the
- * trusted length keeps must be the ring exactly as it was at the pause.
+ * The copy of a dump: the oldest 512 bytes while paused, then the rest in
+ * pieces of 1024 bytes, oldest first, the kernel writing @after[k] bytes of
+ * 64-byte records before the copy of piece k ends. The trusted length must
+ * be @expect, and what it keeps the ring exactly as it was at the pause.
  */
-static void two_step(uint64_t after, bool expect_whole)
+#define PAUSED_PART 512
+#define PIECE	    1024
+
+static void piecewise(const unsigned int after[4], size_t expect)
 {
 	static uint64_t copy[RING_SIZE / 8 + 8];
 	struct sim_ring *r = sim_new(0);
 	uint64_t seq = 1, head;
-	size_t len, part, nr_at_pause, pos = 0, used = 0, n = 0, trusted;
+	size_t len, nr_at_pause, pos = 0, used = 0, n = 0, trusted, k = 0;
 	const struct perf_event_header *h;
 	uint8_t want[RING_SIZE];
 
@@ -334,16 +338,17 @@ static void two_step(uint64_t after, bool expect_whole)
 	nr_at_pause = r->nr;
 	len = backward_ring__len(RING_SIZE, head);
 	assert_int_equal(len, RING_SIZE);
-	part = RING_SIZE / 8;
-	backward_ring__copy_range(copy, r->data, RING_SIZE, head, len - part, len);
-	for (uint64_t w = 0; w < after; w += 64)
-		sim_write(r, seq++, 64);
-	backward_ring__copy_range(copy, r->data, RING_SIZE, head, 0, len - part);
-	trusted = backward_ring__intact(len, RING_SIZE, part, 0, head - r->head);
-	if (expect_whole)
-		assert_int_equal(trusted, len);
-	else
-		assert_int_equal(trusted, RING_SIZE - (size_t)(head - r->head));
+	backward_ring__copy_range(copy, r->data, RING_SIZE, head, len - PAUSED_PART, len);
+	trusted = backward_ring__intact(len, RING_SIZE, len, 0);
+	for (size_t to = len - PAUSED_PART, from; to > 0; to = from, k++) {
+		from = to > PIECE ? to - PIECE : 0;
+		for (uint64_t w = 0; w < after[k]; w += 64)
+			sim_write(r, seq++, 64);
+		backward_ring__copy_range(copy, r->data, RING_SIZE, head, from, to);
+		trusted = backward_ring__intact(trusted, RING_SIZE, to, head - r->head);
+	}
+	assert_int_equal(k, 4);
+	assert_int_equal(trusted, expect);
 	/* Newest first, the records of the pause, each byte as written. */
 	while ((h = backward_ring__next(copy, trusted, &pos))) {
 		size_t idx = nr_at_pause - 1 - n++;
@@ -354,18 +359,32 @@ static void two_step(uint64_t after, bool expect_whole)
 		used += h->size;
 	}
 	/* All the whole ones that fit: the next older one would not. */
-	assert_true(used + r->size[nr_at_pause - 1 - n] > trusted);
+	assert_true(n == nr_at_pause || used + r->size[nr_at_pause - 1 - n] > trusted);
 	free(r);
 }
 
-static void test_two_step_copy(void **state)
+static void test_piecewise_copy(void **state)
 {
 	(void)state;
-	two_step(0, true);
-	two_step(256, true);	    /* within the paused eighth (512 bytes) */
-	two_step(512, true);
-	two_step(1024, false);	    /* beyond it: cut to what the kernel left */
-	two_step(RING_SIZE, false); /* round the whole ring: nothing left */
+	piecewise((const unsigned int[]){ 0, 0, 0, 0 }, RING_SIZE);
+	/* Within the paused part by the end of the first piece. */
+	piecewise((const unsigned int[]){ 256, 0, 0, 0 }, RING_SIZE);
+	piecewise((const unsigned int[]){ 512, 0, 0, 0 }, RING_SIZE);
+	/* Into the first piece as it was copied: cut to what the kernel left. */
+	piecewise((const unsigned int[]){ 576, 0, 0, 0 }, RING_SIZE - 576);
+	piecewise((const unsigned int[]){ 1024, 0, 0, 0 }, RING_SIZE - 1024);
+	/*
+	 * Slower than the copy, however far it writes in all: 1024 bytes,
+	 * twice the paused part, that a copy of the rest in one step
+	 * (newest first) would have lost.
+	 */
+	piecewise((const unsigned int[]){ 256, 256, 256, 256 }, RING_SIZE);
+	/* Faster: each piece cut further, down to nothing; or only one. */
+	piecewise((const unsigned int[]){ 1152, 1152, 1152, 1152 }, 0);
+	piecewise((const unsigned int[]){ 0, 0, 2048, 0 }, RING_SIZE);
+	piecewise((const unsigned int[]){ 0, 0, 2624, 0 }, RING_SIZE - 2624);
+	/* Round the whole ring before the first piece: nothing left. */
+	piecewise((const unsigned int[]){ RING_SIZE, 0, 0, 0 }, 0);
 }
 
 /*
@@ -413,12 +432,15 @@ static void test_intact_while_paused(void **state)
 {
 	(void)state;
 	/* A record landing during the pause is cut off wherever it fell. */
-	assert_int_equal(backward_ring__intact(4096, 4096, 512, 64, 64), 4096 - 64);
+	assert_int_equal(backward_ring__intact(4096, 4096, 4096, 64), 4096 - 64);
+	assert_int_equal(backward_ring__intact(4096, 4096, 4096, 0), 4096);
 	/* Not wrapped: free space takes the kernel's bytes first. */
-	assert_int_equal(backward_ring__intact(1000, 4096, 125, 0, 3000), 1000);
-	assert_int_equal(backward_ring__intact(1000, 4096, 125, 0, 3096), 1000);
-	assert_int_equal(backward_ring__intact(1000, 4096, 125, 0, 3300), 4096 - 3300);
-	assert_int_equal(backward_ring__intact(4096, 4096, 512, 0, 5000), 0);
+	assert_int_equal(backward_ring__intact(1000, 4096, 875, 3000), 1000);
+	assert_int_equal(backward_ring__intact(1000, 4096, 875, 3221), 1000);
+	assert_int_equal(backward_ring__intact(1000, 4096, 875, 3300), 4096 - 3300);
+	/* A piece the kernel did not reach keeps an earlier cut. */
+	assert_int_equal(backward_ring__intact(700, 4096, 512, 3000), 700);
+	assert_int_equal(backward_ring__intact(4096, 4096, 3584, 5000), 0);
 }
 
 static void test_next_rejects_bad_headers(void **state)
@@ -469,7 +491,7 @@ int main(void)
 		cmocka_unit_test(test_many_wraps),
 		cmocka_unit_test(test_head_wraps_u64),
 		cmocka_unit_test(test_next_rejects_bad_headers),
-		cmocka_unit_test(test_two_step_copy),
+		cmocka_unit_test(test_piecewise_copy),
 		cmocka_unit_test(test_write_range),
 		cmocka_unit_test(test_intact_while_paused),
 	};
