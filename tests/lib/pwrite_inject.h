@@ -15,6 +15,13 @@ struct pwrite_inject {
 	int eintr;	/* fail every other call with EINTR */
 	int fail_errno; /* fail with this errno ... */
 	int fail_after; /* ... once this many calls succeeded */
+	/*
+	 * Refuse writes to an fd with O_DIRECT set with EINVAL, as a device
+	 * whose alignment is larger would, once direct_ok of them went
+	 * through; counted in direct_refused.
+	 */
+	int refuse_direct, direct_ok;
+	int direct_calls, direct_refused;
 	int calls;
 };
 extern struct pwrite_inject inject;
