@@ -312,6 +312,11 @@ static void log_snapshot(const struct dump_report *rep)
 		   rep->files.nr_paths > 2 ? ", also " : "",
 		   rep->files.nr_paths > 2 ? rep->files.paths[1] : "", rep->pause_delay_ns / 1000,
 		   pspread, spread, rep->ring_pauses);
+	if (rep->copy_cut_bytes)
+		log_warning("snapshot %s: the kernel overwrote the oldest %" PRIu64
+			    " bytes of the rings before they were copied; they are left out "
+			    "(copy_cut_bytes per ring in the sidecar)",
+			    rep->files.paths[0], rep->copy_cut_bytes);
 }
 
 static int host_request(void *ctx, const char *reason, const struct snapshot_trigger *what,

@@ -65,6 +65,7 @@ struct dump_job {
 	size_t mem_size;
 	bool mem_owned;	    /* unmapped with the job; else the dumper's resident buffer */
 	uint64_t *pause_ns; /* per overwrite ring, in ring (= chunk) order */
+	uint64_t *cut_bytes; /* per overwrite ring: its oldest bytes the kernel took back */
 	int nr_rings;
 
 	struct snapshot *snap;
@@ -110,6 +111,7 @@ static void job_free(struct dump_job *job)
 	if (job->mem_owned && job->mem)
 		munmap(job->mem, job->mem_size);
 	free(job->pause_ns);
+	free(job->cut_bytes);
 	free(job->directory);
 	for (int i = 0; job->argv && i < job->argc; i++)
 		free(job->argv[i]);
@@ -150,8 +152,10 @@ static struct dump_job *job_new(const struct dump *d)
 	job->nr_rings = capture__nr_rings(d->cap, true);
 	job->copy_budget = config__copy_memory(d->cfg, rings_bytes(d->cap));
 	job->pause_ns = calloc(job->nr_rings ? (size_t)job->nr_rings : 1, sizeof(*job->pause_ns));
+	job->cut_bytes = calloc(job->nr_rings ? (size_t)job->nr_rings : 1, sizeof(*job->cut_bytes));
 	job->snap = snapshot__new();
-	if (!job->directory || !job->argv || !job->snap || !job->pause_ns) {
+	if (!job->directory || !job->argv || !job->snap || !job->pause_ns ||
+	    !job->cut_bytes) {
 		job_free(job);
 		return NULL;
 	}
@@ -291,6 +295,8 @@ static int copy_rings(struct dump_job *job, struct dump *d)
 			if ((r = items[i].error) < 0 || (r = items[i].copy_error) < 0)
 				break;
 			job->pause_ns[i] = pause;
+			job->cut_bytes[i] = items[i].cut;
+			job->report.copy_cut_bytes += items[i].cut;
 			job->report.blind_total_ns += pause;
 			if (pause > job->report.blind_max_ns)
 				job->report.blind_max_ns = pause;
@@ -433,6 +439,7 @@ static void write_files(struct dump_job *job)
 		p.json.blind_max_ns = job->report.blind_max_ns;
 		p.json.blind_total_ns = job->report.blind_total_ns;
 		p.json.ring_pause_ns = job->pause_ns;
+		p.json.ring_cut_bytes = job->cut_bytes;
 		p.json.nr_ring_pauses = (size_t)job->nr_rings;
 		p.json.pause_spread_ns = job->report.last_pause_ns - job->report.first_pause_ns;
 		p.json.newest_spread_ns = job->report.newest_spread_ns;

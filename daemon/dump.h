@@ -46,6 +46,8 @@ struct dump_report {
 	uint64_t fault_ns;	 /* before the first pause: mapping, faulting in the paused parts */
 	uint64_t pause_delay_ns; /* from the trigger to the first ring paused */
 	uint64_t copy_memory_bytes, copy_spilled_bytes;
+	/* Overwritten by the kernel after the resume, before their copy: cut off. */
+	uint64_t copy_cut_bytes;
 	unsigned int rounds; /* > 1: the rings did not fit copy_memory at once */
 	int copy_threads;
 	int rt_error;	  /* the copy could not run at SCHED_FIFO: -errno */

@@ -402,6 +402,7 @@ static void finish_running(struct ring_copy_item *it)
 		return; /* never paused */
 	if (it->fd >= 0 && !it->copy_error && it->len)
 		(void)madvise(it->buf, (it->len + page - 1) & ~(page - 1), MADV_POPULATE_READ);
+	it->cut = it->len - it->trusted;
 	it->len = it->trusted;
 	/* data_head counts down from 0: -head is what was ever written. */
 	it->wrapped = (uint64_t)0 - it->head > it->ring->data_size;
@@ -634,7 +635,7 @@ int ring_copy__round(struct ring_copy_pool *pool, struct ring_copy_item *items, 
 		items[i].error = 0;
 		items[i].copy_error = 0;
 		items[i].mapped_from = items[i].mapped_to = 0;
-		items[i].len = 0;
+		items[i].len = items[i].cut = 0;
 		items[i].paused_ns = items[i].resumed_ns = 0;
 	}
 	/* Each copier's rings are a slice of the slots, grouped by copier. */

@@ -36,6 +36,7 @@ struct ring_copy_item {
 	void *buf; /* data_size bytes: ring_copy__map() memory, or a ring_copy__map_file() view */
 	int fd;	   /* -1: the copy is a memcpy to buf; else written here, which buf maps */
 	size_t len;
+	size_t cut;			/* oldest bytes the kernel overwrote before their copy */
 	bool wrapped;			/* older data had been overwritten */
 	uint64_t paused_ns, resumed_ns; /* CLOCK_MONOTONIC */
 	int error;			/* of its pause or resume, 0 or -errno */

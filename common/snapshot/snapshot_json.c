@@ -55,7 +55,9 @@ static void put_rings(const struct snapshot *s, const struct snapshot_json_meta 
 			c->first_time, c->last_time, c->overwritten ? "true" : "false",
 			c->lost_events);
 		if (i < meta->nr_ring_pauses)
-			fprintf(out, ", \"pause_ns\": %" PRIu64, meta->ring_pause_ns[i]);
+			fprintf(out, ", \"pause_ns\": %" PRIu64 ", \"copy_cut_bytes\": %" PRIu64,
+				meta->ring_pause_ns[i],
+				meta->ring_cut_bytes ? meta->ring_cut_bytes[i] : 0);
 		fputc('}', out);
 	}
 	fputs("\n  ],\n", out);

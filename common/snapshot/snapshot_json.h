@@ -39,6 +39,8 @@ struct snapshot_json_meta {
 	const struct snapshot_trigger *trigger; /* NULL unless a trigger took it */
 	/* How the overwrite rings were stopped (chunks 0..nr_ring_pauses-1). */
 	const uint64_t *ring_pause_ns;
+	/* The same rings' oldest bytes the kernel overwrote before their copy (NULL: none). */
+	const uint64_t *ring_cut_bytes;
 	size_t nr_ring_pauses;
 	uint64_t pause_spread_ns;  /* first to last ring paused */
 	uint64_t newest_spread_ns; /* of the rings' newest records */

@@ -41,6 +41,9 @@ for i in 1 2 3; do
 	[ "$ns" -le "$LIMIT_NS" ] || fail "newest records $ns ns apart across CPUs (limit $LIMIT_NS)"
 	[ -n "$json_ns" ] && [ "$json_ns" -le "$LIMIT_NS" ] || fail "sidecar spread '$json_ns'"
 	grep -q '"pause_ns": [0-9]' "$json" || fail "no per-ring pause in $json"
+	# What the kernel took back before its copy, per ring (0 at this load's rate).
+	cuts=$(grep -c '"pause_ns": [0-9]*, "copy_cut_bytes": [0-9]' "$json")
+	[ "$cuts" = "$ncpu" ] || fail "copy_cut_bytes for $cuts rings of $ncpu in $json"
 	sleep 0.5
 done
 grep -q 'newest records within' "$WORK/daemon.log" || fail "the log line does not give the spread"
