@@ -341,25 +341,25 @@ static int copy_to_file(struct ring_copy_item *it, size_t from, size_t to)
 static void copy_paused(struct ring_copy_item *it)
 {
 	const struct ring_view *ring = it->ring;
-	size_t len;
+	uint64_t resume_head;
+	size_t len, from;
 
 	if (it->error)
 		return; /* never paused */
 	it->head = ring_head(ring);
 	len = backward_ring__len(ring->data_size, it->head);
-	it->paused_part = paused_share(len);
+	from = len - paused_share(len);
 	if (it->fd < 0)
-		backward_ring__copy_range(it->buf, ring->data, ring->data_size, it->head,
-					  len - it->paused_part, len);
+		backward_ring__copy_range(it->buf, ring->data, ring->data_size, it->head, from,
+					  len);
 	else if (!it->copy_error)
-		it->copy_error = copy_to_file(it, len - it->paused_part, len);
-	it->resume_head = ring_head(ring);
+		it->copy_error = copy_to_file(it, from, len);
+	resume_head = ring_head(ring);
 	it->error = capture__pause_ring(ring, false);
 	it->resumed_ns = monotonic_ns();
 	it->len = len;
-	it->running_to = len - it->paused_part;
-	it->trusted = backward_ring__intact(len, ring->data_size, len,
-					    it->head - it->resume_head);
+	it->running_to = from;
+	it->trusted = backward_ring__intact(len, ring->data_size, len, it->head - resume_head);
 }
 
 /*

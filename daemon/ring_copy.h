@@ -42,12 +42,11 @@ struct ring_copy_item {
 	int error;			/* of its pause or resume, 0 or -errno */
 	int copy_error;			/* of the writes to fd, 0 or -errno */
 	/*
-	 * The copier's own: data_head at the pause and at the resume, the part
-	 * copied paused, the end of what is left to copy running, what of the
-	 * copy is trusted so far.
+	 * The copier's own: data_head at the pause, the end of what is left to
+	 * copy running, what of the copy is trusted so far.
 	 */
-	uint64_t head, resume_head;
-	size_t paused_part, running_to, trusted;
+	uint64_t head;
+	size_t running_to, trusted;
 	size_t mapped_from, mapped_to; /* of a copy file's view, mapped for the paused part */
 };
 
