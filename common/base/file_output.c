@@ -70,10 +70,17 @@ static int write_buffered(struct file_output *o, uint64_t offset, const void *da
 }
 
 /*
- * Aligned bytes to the device. A refusal (EINVAL: an alignment this device
- * does not take) turns direct writing off for the rest of the file, and
- * the same bytes go through the page cache: the file is the same.
+ * A direct write refused (EINVAL: an alignment this device does not take)
+ * turns direct writing off for the rest of the file, and the same bytes go
+ * through the page cache: the file is the same.
  */
+static int direct_refused(struct file_output *o, uint64_t offset, const void *data, size_t len)
+{
+	o->direct = false;
+	return write_buffered(o, offset, data, len);
+}
+
+/* Aligned bytes to the device, or through the page cache where refused. */
 static int write_direct(struct file_output *o, uint64_t offset, const void *data, size_t len)
 {
 	int err = set_fd_direct(o, true);
@@ -82,8 +89,7 @@ static int write_direct(struct file_output *o, uint64_t offset, const void *data
 		err = file_output__write_at(o->fd, offset, data, len);
 	if (err == 0 || (err != -EINVAL && o->fd_direct))
 		return err;
-	o->direct = false;
-	return write_buffered(o, offset, data, len);
+	return direct_refused(o, offset, data, len);
 }
 
 /*
@@ -168,10 +174,7 @@ out_free:
 	return NULL;
 }
 
-/*
- * Waits for the block handed over, if any. Refused as direct (EINVAL), it
- * is written again through the page cache, as write_direct() does.
- */
+/* Waits for the block handed over, if any; refused as direct, it is written again. */
 static int io_wait(struct file_output *o)
 {
 	struct file_output_io *io = o->io;
@@ -185,10 +188,7 @@ static int io_wait(struct file_output *o)
 	err = io->err;
 	io->err = 0;
 	pthread_mutex_unlock(&io->lock);
-	if (err != -EINVAL)
-		return err;
-	o->direct = false;
-	return write_buffered(o, io->offset, io->spare, io->len);
+	return err == -EINVAL ? direct_refused(o, io->offset, io->spare, io->len) : err;
 }
 
 /* Hands the whole buffer to the idle thread; the writer goes on in the other. */
@@ -272,14 +272,15 @@ bool file_output__is_direct(const struct file_output *o)
 	return o->direct;
 }
 
-/* Writes the buffer's first @head bytes (aligned, while direct) and drops them from it. */
+/*
+ * Writes the buffer's first @head bytes (aligned, while direct) and drops
+ * them from it; after io_wait(), as every write of the writer's own.
+ */
 static int write_head(struct file_output *o, size_t head)
 {
-	int err = io_wait(o);
+	int err = o->direct ? write_direct(o, o->offset, o->buf, head)
+			    : write_buffered(o, o->offset, o->buf, head);
 
-	if (!err)
-		err = o->direct ? write_direct(o, o->offset, o->buf, head)
-				: write_buffered(o, o->offset, o->buf, head);
 	if (err)
 		return err;
 	memmove(o->buf, o->buf + head, o->len - head);
