@@ -5,6 +5,14 @@
 
 #include "compress_policy.h"
 
+/* What zstd usually costs here, in the units of compress_policy__dump_cost(). */
+static uint64_t zstd_guess(unsigned int nr_files, unsigned int nr_cpus)
+{
+	if (nr_cpus && nr_cpus < nr_files)
+		return (uint64_t)COMPRESS_POLICY_ZSTD_GUESS_PS * nr_files / nr_cpus;
+	return COMPRESS_POLICY_ZSTD_GUESS_PS;
+}
+
 static bool fresh(const struct compress_mode_figure *f, uint64_t now_ns)
 {
 	return f->measured && now_ns - f->at_ns <= COMPRESS_POLICY_VALID_NS;
@@ -25,29 +33,41 @@ static void figure_str(const struct compress_mode_figure *f, uint64_t now_ns, ch
  * compress_policy__choose - compress the next dump or not
  * @p: the policy
  * @now_ns: the dump's start, CLOCK_MONOTONIC
+ * @nr_files: the data files it writes
+ * @nr_cpus: the CPUs their writers may run on, 0 if unknown
  * @why: set to the reason
  * @why_size: its size
  *
  * Returns true for zstd.
  */
-bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns, char *why,
+bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
+			     unsigned int nr_files, unsigned int nr_cpus, char *why,
 			     size_t why_size)
 {
 	const struct compress_mode_figure *none = &p->mode[0], *zstd = &p->mode[1];
+	uint64_t guess = zstd_guess(nr_files, nr_cpus);
 	bool series = p->dumped && now_ns - p->last_dump_ns <= COMPRESS_POLICY_VALID_NS;
 	char fn[64], fz[64];
 	bool best;
 
 	if (!none->measured && !zstd->measured) {
+		if (nr_cpus && nr_cpus < nr_files) {
+			snprintf(why, why_size,
+				 "nothing measured yet, and %u data files on %u CPU%s would add up "
+				 "their compression times",
+				 nr_files, nr_cpus, nr_cpus == 1 ? "" : "s");
+			return false;
+		}
 		snprintf(why, why_size,
-			 "nothing measured yet, and zstd costs CPU time only (usually %u ps per byte)",
-			 COMPRESS_POLICY_ZSTD_GUESS_PS);
+			 "nothing measured yet, and zstd costs CPU time only (usually %" PRIu64
+			 " ps per byte)",
+			 guess);
 		return true;
 	}
 	if (none->measured && zstd->measured)
 		best = zstd->ps_per_byte < none->ps_per_byte;
 	else
-		best = !none->measured || none->ps_per_byte > COMPRESS_POLICY_ZSTD_GUESS_PS;
+		best = !none->measured || none->ps_per_byte > guess;
 	figure_str(none, now_ns, fn, sizeof(fn));
 	figure_str(zstd, now_ns, fz, sizeof(fz));
 	if (series && !fresh(&p->mode[!best], now_ns)) {
@@ -60,34 +80,37 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns, c
 	if (zstd->measured)
 		snprintf(why, why_size, "cost per byte: uncompressed %s, zstd %s", fn, fz);
 	else
-		snprintf(why, why_size, "cost per byte: uncompressed %s, zstd %s (usually %u ps)", fn,
-			 fz, COMPRESS_POLICY_ZSTD_GUESS_PS);
+		snprintf(why, why_size, "cost per byte: uncompressed %s, zstd %s (usually %" PRIu64 " ps)",
+			 fn, fz, guess);
 	return best;
 }
 
 /**
  * compress_policy__dump_cost - what writing a dump's data files took
  * @cost_ns: each file's time running and waiting (not runnable)
+ * @run_ns: each file's time running
  * @nr: how many files
  * @slowest: the file synced last, which held the dump up
  * @nr_cpus: CPUs the writers may run on
  *
  * The files are written at once. With a CPU each, the slowest one is the
- * stage's length; with fewer CPUs they take turns, and the stage lasts at
- * least their summed time over the CPUs. Taking only the slowest there
- * judged zstd by one file's compression while the other file waited for
- * it, and an uncompressed dump by one file's page-cache writes while the
- * other's were queued behind them.
+ * stage's length. With fewer CPUs they take turns on them, and the stage
+ * lasts at least their summed running time over the CPUs: taking only the
+ * slowest there judged zstd by one file's compression while the other
+ * file waited for it. Their waits for the disk are not summed: they
+ * overlap, the files' direct writes in flight together (summing them made
+ * an uncompressed dump on one CPU read as dear as a zstd one that took
+ * 40% longer).
  *
  * Returns the larger of the two, in ns.
  */
-uint64_t compress_policy__dump_cost(const uint64_t *cost_ns, size_t nr, size_t slowest,
-				    unsigned int nr_cpus)
+uint64_t compress_policy__dump_cost(const uint64_t *cost_ns, const uint64_t *run_ns, size_t nr,
+				    size_t slowest, unsigned int nr_cpus)
 {
 	uint64_t sum = 0, ns = slowest < nr ? cost_ns[slowest] : 0;
 
 	for (size_t i = 0; i < nr; i++)
-		sum += cost_ns[i];
+		sum += run_ns[i];
 	if (nr_cpus && nr_cpus < nr && sum / nr_cpus > ns)
 		ns = sum / nr_cpus;
 	return ns;

@@ -10,17 +10,22 @@
  * rare dumps: each dump's writing time per byte of the snapshot's records,
  * per mode. That time is the slowest data file's running and waiting (not
  * runnable), or, where the writers have fewer CPUs than files (a recorder
- * confined to one CPU), the files' summed time over those CPUs: there they
- * take turns, and a mode that costs one file CPU holds up the other.
+ * confined to one CPU), if longer, the files' summed running time over
+ * those CPUs: there they take turns, and a mode that costs one file CPU
+ * holds up the other (their waits for the disk overlap, and are not summed).
  *
  * The first dump after a quiet spell is the one that follows an incident,
  * and most dumps of a recorder are such: it gets the mode that measured
- * cheaper last, however long ago, and zstd before anything is measured
- * (its cost is CPU time, bounded and known; uncompressed writing was 5x
- * dearer on a page cache backed anew). A mode is measured again only in a
- * series of dumps (the last one finished less than VALID_NS ago), once its
- * own figure is that old or missing: one dump of the series pays for it,
- * never the first. Loop thread only.
+ * cheaper last, however long ago. Before anything is measured it gets
+ * zstd where each data file has a CPU of its own (zstd's cost is CPU time,
+ * bounded and known, spent in parallel; an uncompressed dump waits for a
+ * disk of unknown speed), and uncompressed where the writers have fewer
+ * CPUs than files: there the files take turns, and their compression
+ * times add up (a recorder pinned to one CPU: zstd 171-226 ms against
+ * 137-169 uncompressed, docs/benchmarks.md). A mode is measured again only
+ * in a series of dumps (the last one finished less than VALID_NS ago),
+ * once its own figure is that old or missing: one dump of the series pays
+ * for it, never the first. Loop thread only.
  */
 #ifndef PERFSNAPD_COMPRESS_POLICY_H
 #define PERFSNAPD_COMPRESS_POLICY_H
@@ -35,7 +40,8 @@
  * What zstd usually costs, in ps of the slowest file's time per record
  * byte, before it was measured here: 1300 on this project's 2-CPU VM
  * (docs/benchmarks.md), where uncompressed writing costs 500-1100 on a
- * quick page cache and 2500 on one the host backs anew.
+ * quick page cache and 2500 on one the host backs anew. Where the files
+ * share fewer CPUs, their times add up: the guess grows with them.
  */
 #define COMPRESS_POLICY_ZSTD_GUESS_PS 1300u
 
@@ -50,10 +56,12 @@ struct compress_policy {
 };
 
 /*
- * True: write the dump that starts at @now_ns with zstd. @why gets a short
- * reason for the log and the sidecar (at most @why_size bytes).
+ * True: write the dump that starts at @now_ns, of @nr_files data files,
+ * with zstd; its writers may run on @nr_cpus CPUs (0: unknown). @why gets
+ * a short reason for the log and the sidecar (at most @why_size bytes).
  */
-bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns, char *why,
+bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
+			     unsigned int nr_files, unsigned int nr_cpus, char *why,
 			     size_t why_size);
 
 /*
@@ -65,10 +73,10 @@ void compress_policy__record(struct compress_policy *p, bool compressed, uint64_
 
 /*
  * The @ns for __record from a dump's @nr data files, each of which ran and
- * waited @cost_ns; @slowest (an index) was synced last; the writers could
- * run on @nr_cpus CPUs.
+ * waited @cost_ns, of which it ran @run_ns; @slowest (an index) was synced
+ * last; the writers could run on @nr_cpus CPUs.
  */
-uint64_t compress_policy__dump_cost(const uint64_t *cost_ns, size_t nr, size_t slowest,
-				    unsigned int nr_cpus);
+uint64_t compress_policy__dump_cost(const uint64_t *cost_ns, const uint64_t *run_ns, size_t nr,
+				    size_t slowest, unsigned int nr_cpus);
 
 #endif

@@ -128,6 +128,13 @@ static uint64_t rings_bytes(const struct capture *cap)
 	return sum;
 }
 
+static unsigned int usable_cpus(void)
+{
+	cpu_set_t set;
+
+	return sched_getaffinity(0, sizeof(set), &set) == 0 ? (unsigned int)CPU_COUNT(&set) : 0;
+}
+
 static struct dump_job *job_new(const struct dump *d)
 {
 	const struct perfsnapd_config *cfg = d->cfg;
@@ -142,8 +149,10 @@ static struct dump_job *job_new(const struct dump *d)
 	job->report.compressed = cfg->compression == CONFIG_COMPRESSION_ZSTD;
 	if (cfg->compression == CONFIG_COMPRESSION_AUTO)
 		job->report.compressed = compress_policy__choose(
-			d->compress, monotonic_ns(), job->report.compress_why,
-			sizeof(job->report.compress_why));
+			d->compress, monotonic_ns(),
+			(unsigned int)__builtin_popcount(cfg->formats &
+							 ~SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_JSON)),
+			usable_cpus(), job->report.compress_why, sizeof(job->report.compress_why));
 	job->nr_cpus = capture__max_cpu(d->cap) + 1;
 	job->argv = calloc((size_t)d->argc + 1, sizeof(*job->argv));
 	memcpy(job->hostname, d->hostname, sizeof(job->hostname));
@@ -511,18 +520,11 @@ static int make_stem(struct dump_job *job, unsigned long seq)
 static void schedule(struct dump *d);
 
 /* CPUs this thread may run on, as the writer threads it starts inherit them. */
-static unsigned int usable_cpus(void)
-{
-	cpu_set_t set;
-
-	return sched_getaffinity(0, sizeof(set), &set) == 0 ? (unsigned int)CPU_COUNT(&set) : 0;
-}
-
 /* What the dump's data files cost per byte, for compression = auto. */
 static void learn_compression(struct dump *d, const struct dump_report *rep)
 {
 	const struct snapshot_files_result *f = &rep->files;
-	uint64_t last = 0, cost[SNAPSHOT_NR_FILES];
+	uint64_t last = 0, cost[SNAPSHOT_NR_FILES], run[SNAPSHOT_NR_FILES];
 	size_t nr = 0, slowest = 0;
 
 	/* The data files start together: the last one synced held the dump up. */
@@ -533,11 +535,12 @@ static void learn_compression(struct dump *d, const struct dump_report *rep)
 			last = f->synced_ns[k];
 			slowest = nr;
 		}
-		cost[nr++] = f->cost_ns[k];
+		cost[nr] = f->cost_ns[k];
+		run[nr++] = f->run_ns[k];
 	}
 	if (nr)
 		compress_policy__record(d->compress, rep->compressed,
-					compress_policy__dump_cost(cost, nr, slowest, usable_cpus()),
+					compress_policy__dump_cost(cost, run, nr, slowest, usable_cpus()),
 					rep->record_bytes, monotonic_ns());
 }
 

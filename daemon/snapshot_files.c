@@ -172,30 +172,36 @@ static int open_file(const struct snapshot_files_params *p, struct pending_file 
 }
 
 /*
- * How long the calling thread has waited, runnable, for a CPU (ns): the
- * second field of /proc/thread-self/schedstat; 0 without it.
+ * How long the calling thread has run on a CPU and waited, runnable, for
+ * one (ns): the first two fields of /proc/thread-self/schedstat; 0 and 0
+ * without it.
  */
-static uint64_t thread_run_delay(void)
+static void thread_schedstat(uint64_t *run_ns, uint64_t *delay_ns)
 {
 	_cleanup_close_ int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	unsigned long long run, delay;
 	char buf[96];
 	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 
+	*run_ns = *delay_ns = 0;
 	if (n <= 0)
-		return 0;
+		return;
 	buf[n] = '\0';
-	return sscanf(buf, "%llu %llu", &run, &delay) == 2 ? delay : 0;
+	if (sscanf(buf, "%llu %llu", &run, &delay) == 2) {
+		*run_ns = run;
+		*delay_ns = delay;
+	}
 }
 
 /* Write, then sync: each file's fsync overlaps the other files' work. */
 static void *write_file(void *arg)
 {
 	struct pending_file *pf = arg;
-	uint64_t t0 = monotonic_ns(), delay0 = thread_run_delay(), queued;
+	uint64_t t0 = monotonic_ns(), run0, delay0, run1, queued;
 	struct stat st;
 	int r;
 
+	thread_schedstat(&run0, &delay0);
 	r = writers[pf->kind](pf->s, pf->p, pf->fd, pf->res);
 	/* The umask must not loosen or tighten what operators expect. */
 	if (r == 0 && fchmod(pf->fd, 0640) < 0)
@@ -204,7 +210,9 @@ static void *write_file(void *arg)
 	if (r == 0 && fsync(pf->fd) < 0)
 		r = -errno;
 	pf->res->synced_ns[pf->kind] = monotonic_ns();
-	queued = thread_run_delay() - delay0;
+	thread_schedstat(&run1, &queued);
+	queued = queued > delay0 ? queued - delay0 : 0;
+	pf->res->run_ns[pf->kind] = run1 > run0 ? run1 - run0 : 0;
 	pf->res->cost_ns[pf->kind] = pf->res->synced_ns[pf->kind] - t0 > queued ?
 					     pf->res->synced_ns[pf->kind] - t0 - queued :
 					     0;

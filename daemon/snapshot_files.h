@@ -49,6 +49,8 @@ struct snapshot_files_result {
 	 * its thread waited for a CPU: running, or blocked (the disk, mostly).
 	 */
 	uint64_t cost_ns[SNAPSHOT_NR_FILES];
+	/* Per file kind, the time its thread ran on a CPU over the same span (ns). */
+	uint64_t run_ns[SNAPSHOT_NR_FILES];
 	char failed[PATH_MAX + 32]; /* on failure, what could not be written */
 };
 

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # compression = auto, the default: the first dump, with nothing measured,
-# is zstd; the next, in the same series of dumps, measures uncompressed
-# writing; each later one chooses the mode whose figure (both in its
-# reason) is lower. The log and the sidecar say the choice and the reason,
-# and the files are what they say (perf.data's compressed header,
-# trace.dat's compression algorithm), open in perf and trace-cmd without
-# warnings either way. Which mode wins depends on this machine's disk and
-# page cache; what is checked is that the choice, the figures and the files
-# agree.
+# is zstd (uncompressed for a daemon that may run on one CPU); the next,
+# in the same series of dumps, measures uncompressed writing; each later
+# one chooses the mode whose figure (both in its reason) is lower. The log
+# and the sidecar say the choice and the reason, and the files are what
+# they say (perf.data's compressed header, trace.dat's compression
+# algorithm), open in perf and trace-cmd without warnings either way.
+# Which mode wins depends on this machine's disk and page cache; what is
+# checked is that the choice, the figures and the files agree.
 source "$(dirname "$0")/lib.sh"
 require_env
 command -v trace-cmd >/dev/null || prereq_missing "trace-cmd"
@@ -77,4 +77,24 @@ why=$(sed -n 's/^  "compression_auto": "\(.*\)",$/\1/p' "${file%.perf.data}.json
 note "dump after the reopen: $why"
 [[ $why == "cost per byte: uncompressed "[0-9]*" ps "*", zstd "[0-9]*" ps "* ]] ||
 	fail "the figures did not survive the reopen: $why"
-echo "PASS: compression = auto chose$chosen, each with its reason, files as said; figures kept across a reopen"
+
+# A daemon that may run on one CPU writes its first dump uncompressed: its
+# two writers would take turns, and their compression times add up.
+kill -TERM "$DAEMON_PID"
+wait "$DAEMON_PID" || fail "perfsnapd exited $? on SIGTERM"
+DAEMON_PID=
+taskset -pc 0 $$ >/dev/null || fail "taskset"
+start_daemon "$WORK/a.conf"
+[ "$(taskset -pc "$DAEMON_PID" | sed 's/.*: //')" = 0 ] || fail "the daemon is not on CPU 0 alone"
+sleep 1
+file=$(dump_and_wait)
+stem=${file%.perf.data}
+comp=$(sed -n 's/^  "compression": "\(.*\)",$/\1/p' "$stem.json")
+why=$(sed -n 's/^  "compression_auto": "\(.*\)",$/\1/p' "$stem.json")
+note "first dump on one CPU: $comp ($why)"
+[ "$comp" = none ] && [ "$why" = "nothing measured yet, and 2 data files on 1 CPU would add up their compression times" ] ||
+	fail "first dump on one CPU: $comp ($why)"
+perf report --header-only -i "$file" 2>/dev/null | grep -q '^# compressed : Zstd' &&
+	fail "perf.data is compressed, the sidecar says none"
+perf_script_complete "$file"
+echo "PASS: compression = auto chose$chosen, each with its reason, files as said; figures kept across a reopen; uncompressed first on one CPU"

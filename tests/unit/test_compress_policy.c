@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests for compress_policy (compression = auto): zstd until
- * measured, zstd tried when uncompressed writing got dear, the cheaper
- * mode once both are measured, however old their figures, and a stale
- * figure measured anew only in a series of dumps.
+ * measured (uncompressed where the writers have fewer CPUs than files),
+ * zstd tried when uncompressed writing got dear, the cheaper mode once
+ * both are measured, however old their figures, and a stale figure
+ * measured anew only in a series of dumps.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,9 +19,10 @@
 #define MS  1000000ull
 #define MIB (1024ull * 1024)
 
+/* Two data files, a CPU each, as the busy benchmark writes them. */
 static bool choose(const struct compress_policy *p, uint64_t now, char *why)
 {
-	return compress_policy__choose(p, now, why, 192);
+	return compress_policy__choose(p, now, 2, 2, why, 192);
 }
 
 static void test_first_dump_zstd(void **state)
@@ -30,7 +32,36 @@ static void test_first_dump_zstd(void **state)
 
 	(void)state;
 	assert_true(choose(&p, 1000 * MS, why));
-	assert_non_null(strstr(why, "nothing measured yet"));
+	assert_non_null(strstr(why, "nothing measured yet, and zstd costs CPU time only"));
+	/* One file on one CPU, or CPUs unknown: zstd too. */
+	assert_true(compress_policy__choose(&p, 1000 * MS, 1, 1, why, sizeof(why)));
+	assert_true(compress_policy__choose(&p, 1000 * MS, 3, 0, why, sizeof(why)));
+	assert_true(compress_policy__choose(&p, 1000 * MS, 3, 4, why, sizeof(why)));
+}
+
+/*
+ * Fewer CPUs than files: the files take turns, so zstd's CPU time adds up
+ * and the first dump is uncompressed; once measured, the figures decide.
+ */
+static void test_first_dump_fewer_cpus(void **state)
+{
+	struct compress_policy p = { 0 };
+	char why[192];
+
+	(void)state;
+	assert_false(compress_policy__choose(&p, 1000 * MS, 2, 1, why, sizeof(why)));
+	assert_string_equal(why, "nothing measured yet, and 2 data files on 1 CPU would add up "
+				 "their compression times");
+	assert_false(compress_policy__choose(&p, 1000 * MS, 3, 2, why, sizeof(why)));
+	assert_non_null(strstr(why, "3 data files on 2 CPUs"));
+	/* Uncompressed measured dearer than zstd usually is: zstd next. */
+	compress_policy__record(&p, false, 200 * MS, 64 * MIB, 1000 * MS);
+	assert_true(compress_policy__choose(&p, 1001 * MS, 2, 1, why, sizeof(why)));
+	/* Only zstd measured: zstd, however few the CPUs. */
+	p = (struct compress_policy){ 0 };
+	compress_policy__record(&p, true, 90 * MS, 64 * MIB, 1000 * MS);
+	assert_true(compress_policy__choose(&p, 1000 * MS + 2 * COMPRESS_POLICY_VALID_NS, 2, 1,
+					    why, sizeof(why)));
 }
 
 static void test_dear_writing_tries_zstd(void **state)
@@ -119,41 +150,58 @@ static void test_tiny_dumps_ignored(void **state)
 
 static void test_dump_cost(void **state)
 {
-	const uint64_t cost[] = { 74 * MS, 40 * MS };
+	const uint64_t cost[] = { 74 * MS, 40 * MS }, run[] = { 50 * MS, 30 * MS };
 	struct compress_policy p = { 0 };
 	char why[192];
 
 	(void)state;
 	/* A CPU per file: the one synced last held the dump up. */
-	assert_int_equal(compress_policy__dump_cost(cost, 2, 0, 2), 74 * MS);
-	assert_int_equal(compress_policy__dump_cost(cost, 2, 1, 8), 40 * MS);
-	/* One CPU: they took turns, the stage lasted both. */
-	assert_int_equal(compress_policy__dump_cost(cost, 2, 0, 1), 114 * MS);
-	assert_int_equal(compress_policy__dump_cost(cost, 2, 1, 1), 114 * MS);
+	assert_int_equal(compress_policy__dump_cost(cost, run, 2, 0, 2), 74 * MS);
+	assert_int_equal(compress_policy__dump_cost(cost, run, 2, 1, 8), 40 * MS);
+	/* One CPU: they took turns on it, the stage lasted both their runs. */
+	assert_int_equal(compress_policy__dump_cost(cost, run, 2, 0, 1), 80 * MS);
+	assert_int_equal(compress_policy__dump_cost(cost, run, 2, 1, 1), 80 * MS);
+	/* ...but their waits for the disk overlapped: not summed. */
+	assert_int_equal(compress_policy__dump_cost(cost, (const uint64_t[]){ 20 * MS, 15 * MS }, 2,
+						    0, 1),
+			 74 * MS);
 	/* Unknown CPUs (0) and one file: the slowest alone. */
-	assert_int_equal(compress_policy__dump_cost(cost, 2, 0, 0), 74 * MS);
-	assert_int_equal(compress_policy__dump_cost(cost, 1, 0, 1), 74 * MS);
-	/* Three files on two CPUs: at least half their sum. */
+	assert_int_equal(compress_policy__dump_cost(cost, run, 2, 0, 0), 74 * MS);
+	assert_int_equal(compress_policy__dump_cost(cost, run, 1, 0, 1), 74 * MS);
+	/* Three files on two CPUs: at least half their summed runs. */
 	assert_int_equal(compress_policy__dump_cost((const uint64_t[]){ 10 * MS, 50 * MS, 60 * MS },
+						    (const uint64_t[]){ 10 * MS, 50 * MS, 60 * MS },
 						    3, 0, 2),
 			 60 * MS);
 	/*
-	 * The quiet benchmark's case: 64 MiB of records whose perf.data took
-	 * 74 ms and trace.dat 40 ms uncompressed on one CPU. The slowest file
-	 * alone looked cheaper than zstd usually is; both together do not.
+	 * The quiet benchmark's case, two files on one CPU, 64 MiB of records.
+	 * Uncompressed, each file ran about 30 ms and both waited for the
+	 * disk together; zstd, each ran about 70. Summing their waits made
+	 * the two read alike, where the zstd dump took 40% longer.
 	 */
-	compress_policy__record(&p, false, compress_policy__dump_cost(cost, 2, 0, 2), 64 * MIB,
-				1000 * MS);
-	assert_false(choose(&p, 1000 * MS + 2 * COMPRESS_POLICY_VALID_NS, why));
-	compress_policy__record(&p, false, compress_policy__dump_cost(cost, 2, 0, 1), 64 * MIB,
-				2000 * MS);
-	assert_true(choose(&p, 2000 * MS + 2 * COMPRESS_POLICY_VALID_NS, why));
+	compress_policy__record(&p, false,
+				compress_policy__dump_cost((const uint64_t[]){ 80 * MS, 75 * MS },
+							   (const uint64_t[]){ 35 * MS, 30 * MS },
+							   2, 0, 1),
+				64 * MIB, 1000 * MS);
+	/* 1192 ps: under what zstd usually costs, so no zstd outside a series. */
+	assert_false(compress_policy__choose(&p, 1000 * MS + 2 * COMPRESS_POLICY_VALID_NS, 2, 1,
+					     why, sizeof(why)));
+	assert_non_null(strstr(why, "zstd not measured (usually 2600 ps)"));
+	compress_policy__record(&p, true,
+				compress_policy__dump_cost((const uint64_t[]){ 140 * MS, 135 * MS },
+							   (const uint64_t[]){ 75 * MS, 70 * MS },
+							   2, 1, 1),
+				64 * MIB, 2000 * MS);
+	assert_false(compress_policy__choose(&p, 2001 * MS, 2, 1, why, sizeof(why)));
+	assert_non_null(strstr(why, "uncompressed 1192 ps (1 s ago), zstd 2160 ps (0 s ago)"));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_first_dump_zstd),
+		cmocka_unit_test(test_first_dump_fewer_cpus),
 		cmocka_unit_test(test_dear_writing_tries_zstd),
 		cmocka_unit_test(test_cheaper_mode_wins),
 		cmocka_unit_test(test_stale_figures),
