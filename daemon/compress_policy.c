@@ -5,10 +5,16 @@
 
 #include "compress_policy.h"
 
+/* Fewer CPUs (0: unknown) than files: the writers take turns on them. */
+static bool taking_turns(size_t nr_files, unsigned int nr_cpus)
+{
+	return nr_cpus && nr_cpus < nr_files;
+}
+
 /* What zstd usually costs here, in the units of compress_policy__dump_cost(). */
 static uint64_t zstd_guess(unsigned int nr_files, unsigned int nr_cpus)
 {
-	if (nr_cpus && nr_cpus < nr_files)
+	if (taking_turns(nr_files, nr_cpus))
 		return (uint64_t)COMPRESS_POLICY_ZSTD_GUESS_PS * nr_files / nr_cpus;
 	return COMPRESS_POLICY_ZSTD_GUESS_PS;
 }
@@ -51,7 +57,7 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
 	bool best;
 
 	if (!none->measured && !zstd->measured) {
-		if (nr_cpus && nr_cpus < nr_files) {
+		if (taking_turns(nr_files, nr_cpus)) {
 			snprintf(why, why_size,
 				 "nothing measured yet, and %u data files on %u CPU%s would add up "
 				 "their compression times",
@@ -111,7 +117,7 @@ uint64_t compress_policy__dump_cost(const uint64_t *cost_ns, const uint64_t *run
 
 	for (size_t i = 0; i < nr; i++)
 		sum += run_ns[i];
-	if (nr_cpus && nr_cpus < nr && sum / nr_cpus > ns)
+	if (taking_turns(nr, nr_cpus) && sum / nr_cpus > ns)
 		ns = sum / nr_cpus;
 	return ns;
 }

@@ -128,6 +128,7 @@ static uint64_t rings_bytes(const struct capture *cap)
 	return sum;
 }
 
+/* CPUs this thread may run on, as the writer threads a dump starts inherit them. */
 static unsigned int usable_cpus(void)
 {
 	cpu_set_t set;
@@ -519,7 +520,6 @@ static int make_stem(struct dump_job *job, unsigned long seq)
 
 static void schedule(struct dump *d);
 
-/* CPUs this thread may run on, as the writer threads it starts inherit them. */
 /* What the dump's data files cost per byte, for compression = auto. */
 static void learn_compression(struct dump *d, const struct dump_report *rep)
 {
