@@ -27,6 +27,7 @@
 
 #include "perfdata_reader.h"
 #include "snapshot.h"
+#include "snapshot_cursor.h"
 #include "snapshot_perfdata.h"
 #include "snapshot_tracedat.h"
 
@@ -148,10 +149,10 @@ static double write_one(const struct snapshot *s, int format, int level, int fd,
 	int err;
 
 	if (format == 0) {
-		err = snapshot__write_perfdata(s, fd, &pm, &pr);
+		err = snapshot_perfdata__write(s, fd, &pm, &pr);
 		*bytes = pr.bytes;
 	} else {
-		err = snapshot__write_tracedat(s, fd, &tm, &tr);
+		err = snapshot_tracedat__write(s, fd, &tm, &tr);
 		*bytes = tr.bytes;
 	}
 	if (!err && sync && fsync(fd) < 0)

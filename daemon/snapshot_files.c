@@ -64,7 +64,7 @@ static int write_perfdata(const struct snapshot *s, const struct snapshot_files_
 	struct perfdata_meta pmeta = p->perfdata;
 
 	pmeta.compress_level = p->compress ? PERFDATA_ZSTD_LEVEL : 0;
-	return snapshot__write_perfdata(s, fd, &pmeta, &res->perfdata);
+	return snapshot_perfdata__write(s, fd, &pmeta, &res->perfdata);
 }
 
 static int write_tracedat(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
@@ -75,7 +75,7 @@ static int write_tracedat(const struct snapshot *s, const struct snapshot_files_
 		.compression = p->compress ? TRACEDAT_COMPRESS_ZSTD : TRACEDAT_COMPRESS_NONE,
 		.nr_cpus = p->nr_cpus,
 	};
-	int r = snapshot__write_tracedat(s, fd, &tmeta, &tres);
+	int r = snapshot_tracedat__write(s, fd, &tmeta, &tres);
 
 	res->tracedat_events = tres.nr_events;
 	res->tracedat_skipped = tres.nr_skipped;
@@ -90,7 +90,7 @@ static int write_perfetto(const struct snapshot *s, const struct snapshot_files_
 	};
 
 	(void)res;
-	return snapshot__write_perfetto(s, fd, &pfmeta, NULL);
+	return snapshot_perfetto__write(s, fd, &pfmeta, NULL);
 }
 
 static int write_json(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
@@ -102,7 +102,7 @@ static int write_json(const struct snapshot *s, const struct snapshot_files_para
 	(void)res;
 	if (!f)
 		return -errno;
-	r = snapshot__write_json(s, &p->json, f);
+	r = snapshot_json__write(s, &p->json, f);
 	if (fclose(f) != 0 && r == 0)
 		r = -errno;
 	return r;

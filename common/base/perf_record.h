@@ -73,6 +73,9 @@ int perf_record__is_pos(uint64_t sample_type);
 int perf_record__id_for(const struct perf_event_header *hdr, uint64_t sample_type,
 			uint64_t *ret_id);
 
+/* Bits that may precede PERF_SAMPLE_RAW and that perfsnapd never sets. */
+#define PERF_RECORD_UNSUPPORTED_BEFORE_RAW (PERF_SAMPLE_READ)
+
 /*
  * Parses a PERF_RECORD_SAMPLE laid out for @sample_type (which must have
  * PERF_SAMPLE_IDENTIFIER). Returns 0, -EINVAL for a truncated record, or
@@ -91,37 +94,6 @@ int perf_record__parse_id_trailer(const struct perf_event_header *hdr, uint64_t 
 /* Returns 0 and the record's time (sample or trailer), or -errno. */
 int perf_record__time(const struct perf_event_header *hdr, uint64_t sample_type,
 		      uint64_t *ret_time);
-
-/*
- * Where the SAMPLEs of one sample_type keep the fields at fixed places
- * (IDENTIFIER to PERIOD), in bytes from the header, 0 when absent. Worked
- * out once per event, it reads a record's time, task, CPU or raw data
- * without walking sample_type bit by bit for each of a snapshot's records.
- */
-struct perf_sample_layout {
-	uint16_t tid, time, cpu;
-	uint16_t fixed_end; /* the callchain, else the raw data, starts here */
-	bool callchain, raw;
-	bool supported; /* nothing before RAW that __parse_sample refuses (READ) */
-};
-
-void perf_sample_layout__init(struct perf_sample_layout *l, uint64_t sample_type);
-
-/*
- * Sets pid, tid, time and cpu of @ret (0 when absent; nothing else) from
- * a SAMPLE laid out as @l. Returns 0 or -EINVAL for a truncated record.
- */
-int perf_sample_layout__head(const struct perf_sample_layout *l,
-			     const struct perf_event_header *hdr, struct perf_record_info *ret);
-
-/*
- * The PERF_SAMPLE_RAW payload of a SAMPLE laid out as @l. Returns 0,
- * -ENODATA without one, -EOPNOTSUPP as __parse_sample, or -EINVAL for a
- * truncated record.
- */
-int perf_sample_layout__raw(const struct perf_sample_layout *l,
-			    const struct perf_event_header *hdr, const void **ret_raw,
-			    uint32_t *ret_size);
 
 /* Size in bytes of the sample_id_all trailer for @sample_type. */
 size_t perf_record__id_trailer_size(uint64_t sample_type);

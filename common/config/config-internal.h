@@ -81,14 +81,14 @@ enum value_type {
 	VALUE_NAME,
 };
 
-struct config_parser;
+struct config_reader;
 
 struct key_desc {
 	const char *section;
 	const char *name;
 	enum value_type type;
 	bool multiline; /* indented continuation lines add to the value */
-	void (*parse)(struct config_parser *p, char *value); /* OTHER, STRING */
+	void (*parse)(struct config_reader *p, char *value); /* OTHER, STRING */
 	size_t offset;		  /* of the field in perfsnapd_config, unless OTHER */
 	uint64_t min, max, def;	  /* numbers: bounds and default */
 	const char *const *names; /* NAME and BOOL: the values, index = field value */
@@ -97,7 +97,7 @@ struct key_desc {
 };
 
 /* One config__load(): the file being read and what is known so far. */
-struct config_parser {
+struct config_reader {
 	struct perfsnapd_config *cfg;
 	struct config_diags *diags;
 	const char *tracing_dir;
@@ -121,26 +121,26 @@ struct config_parser {
 extern const struct key_desc config_keys[NR_KEYS];
 
 /* config.c */
-void config_parser__set_key(struct config_parser *p, int key, char *value);
+void config__set_key(struct config_reader *p, int key, char *value);
 
 /* config_upload.c: the [upload] handlers, and the checks that need the whole file */
-void config_upload__parse_url(struct config_parser *p, char *value);
-void config_upload__parse_endpoint(struct config_parser *p, char *value);
-void config_upload__parse_region(struct config_parser *p, char *value);
-void config_upload__parse_credentials(struct config_parser *p, char *value);
-void config_upload__finish(struct config_parser *p);
+void config_upload__parse_url(struct config_reader *p, char *value);
+void config_upload__parse_endpoint(struct config_reader *p, char *value);
+void config_upload__parse_region(struct config_reader *p, char *value);
+void config_upload__parse_credentials(struct config_reader *p, char *value);
+void config_upload__finish(struct config_reader *p);
 void config_upload__free(struct perfsnapd_config *cfg);
 
 /* config_reader.c */
-int config_parser__read(struct config_parser *p, size_t first_diag);
-void config_parser__diag(struct config_parser *p, int line, const char *fmt, ...)
+int config_reader__read(struct config_reader *p, size_t first_diag);
+void config_reader__diag(struct config_reader *p, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* config_trigger.c */
 bool config_trigger__is_section(const char *section);
-void config_trigger__begin(struct config_parser *p, const char *section);
-void config_trigger__set_key(struct config_parser *p, const char *name, char *value);
-void config_trigger__finish(struct config_parser *p);
+void config_trigger__begin(struct config_reader *p, const char *section);
+void config_trigger__set_key(struct config_reader *p, const char *name, char *value);
+void config_trigger__finish(struct config_reader *p);
 void config_trigger__fini(struct trigger_spec *t);
 void config_trigger__print(const struct trigger_spec *t, FILE *out);
 

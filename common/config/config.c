@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "config-internal.h"
-#include "config_values.h"
+#include "config_value.h"
 #include "event_spec.h"
 #include "snapshot_name.h"
 
@@ -52,15 +52,15 @@
 _Static_assert(sizeof(enum config_clock) == sizeof(unsigned int), "enum size");
 _Static_assert(sizeof(enum config_compression) == sizeof(unsigned int), "enum size");
 
-static void parse_events(struct config_parser *p, char *value);
-static void parse_buffer_size(struct config_parser *p, char *value);
-static void parse_cpus(struct config_parser *p, char *value);
-static void parse_directory(struct config_parser *p, char *value);
-static void parse_formats(struct config_parser *p, char *value);
-static void parse_post_command(struct config_parser *p, char *value);
-static void parse_socket(struct config_parser *p, char *value);
-static void parse_group(struct config_parser *p, char *value);
-static void parse_copy_memory(struct config_parser *p, char *value);
+static void parse_events(struct config_reader *p, char *value);
+static void parse_buffer_size(struct config_reader *p, char *value);
+static void parse_cpus(struct config_reader *p, char *value);
+static void parse_directory(struct config_reader *p, char *value);
+static void parse_formats(struct config_reader *p, char *value);
+static void parse_post_command(struct config_reader *p, char *value);
+static void parse_socket(struct config_reader *p, char *value);
+static void parse_group(struct config_reader *p, char *value);
+static void parse_copy_memory(struct config_reader *p, char *value);
 
 static const char *const clock_names[] = { "perf", "monotonic", "boottime", "realtime", NULL };
 static const char *const compression_names[] = { "none", "zstd", "auto", NULL };
@@ -162,7 +162,7 @@ static void store_value(struct perfsnapd_config *cfg, const struct key_desc *k, 
 }
 
 /* Sizes, durations, counts, yes/no and names, with one message each. */
-static void parse_typed(struct config_parser *p, int key, const char *value)
+static void parse_typed(struct config_reader *p, int key, const char *value)
 {
 	static const char *const nouns[] = {
 		[VALUE_SIZE] = "size",	[VALUE_DURATION] = "duration", [VALUE_COUNT] = "number",
@@ -193,23 +193,23 @@ static void parse_typed(struct config_parser *p, int key, const char *value)
 	if (!k->accepted)
 		config_value__join_names(k->names, names, sizeof(names));
 	if (r == -ERANGE)
-		config_parser__diag(p, p->line, "[%s] %s: %s '%s' out of range: accepted: %s",
+		config_reader__diag(p, p->line, "[%s] %s: %s '%s' out of range: accepted: %s",
 				    k->section, k->name, nouns[k->type], value, k->accepted);
 	else
-		config_parser__diag(p, p->line, "[%s] %s: bad %s '%s': accepted: %s", k->section,
+		config_reader__diag(p, p->line, "[%s] %s: bad %s '%s': accepted: %s", k->section,
 				    k->name, nouns[k->type], value,
 				    k->accepted ? k->accepted : names);
 }
 
 /**
- * config_parser__set_key - run a key's handler on its value
+ * config__set_key - run a key's handler on its value
  * @p: the parser, at the line of the value
  * @key: the key (enum config_key)
  * @value: the value without blanks and comment; the handler may change it
  *
  * A bad value becomes a diagnostic at p->line and marks the key failed.
  */
-void config_parser__set_key(struct config_parser *p, int key, char *value)
+void config__set_key(struct config_reader *p, int key, char *value)
 {
 	if (config_keys[key].parse)
 		config_keys[key].parse(p, value);
@@ -217,7 +217,7 @@ void config_parser__set_key(struct config_parser *p, int key, char *value)
 		parse_typed(p, key, value);
 }
 
-static void parse_events(struct config_parser *p, char *value)
+static void parse_events(struct config_reader *p, char *value)
 {
 	struct perfsnapd_config *cfg = p->cfg;
 	char *save = NULL;
@@ -228,7 +228,7 @@ static void parse_events(struct config_parser *p, char *value)
 		int r = event_spec__parse(token, p->tracing_dir, p->line, &cfg->events,
 					  &cfg->nr_events, &msg);
 		if (r == -EINVAL) {
-			config_parser__diag(p, p->line, "[capture] events: %s", msg);
+			config_reader__diag(p, p->line, "[capture] events: %s", msg);
 			p->key_failed[KEY_EVENTS] = true;
 			free(msg);
 		} else if (r < 0) {
@@ -238,17 +238,17 @@ static void parse_events(struct config_parser *p, char *value)
 	}
 }
 
-static void parse_buffer_size(struct config_parser *p, char *value)
+static void parse_buffer_size(struct config_reader *p, char *value)
 {
 	int r = config_value__parse_size(value, 1, MAX_BUFFER_SIZE, &p->cfg->buffer_size);
 
 	p->cfg->config_line_buffer_size = p->line;
 	if (r == -EINVAL)
-		config_parser__diag(
+		config_reader__diag(
 			p, p->line,
 			"[capture] buffer_size: bad size '%s': accepted: " SIZE_ACCEPTED, value);
 	else if (r < 0)
-		config_parser__diag(
+		config_reader__diag(
 			p, p->line,
 			"[capture] buffer_size: size '%s' out of range: accepted: 1 byte to 1G per CPU, e.g. 4M",
 			value);
@@ -256,7 +256,7 @@ static void parse_buffer_size(struct config_parser *p, char *value)
 		p->key_failed[KEY_BUFFER_SIZE] = true;
 }
 
-static void parse_copy_memory(struct config_parser *p, char *value)
+static void parse_copy_memory(struct config_reader *p, char *value)
 {
 	int r;
 
@@ -266,7 +266,7 @@ static void parse_copy_memory(struct config_parser *p, char *value)
 	}
 	r = config_value__parse_size(value, 4096, 1ull << 40, &p->cfg->copy_memory);
 	if (r < 0) {
-		config_parser__diag(
+		config_reader__diag(
 			p, p->line,
 			"[snapshot] copy_memory: bad size '%s': accepted: auto, or 4K to "
 			"1T with optional K, M, G or T suffix (bytes), e.g. 256M",
@@ -308,7 +308,7 @@ static int read_possible_cpus(char *text, size_t size, bool **ret_map, unsigned 
 	return config_value__parse_cpu_list(text, ret_map, ret_nr);
 }
 
-static void parse_cpus(struct config_parser *p, char *value)
+static void parse_cpus(struct config_reader *p, char *value)
 {
 	unsigned int nr_possible = 0, bad = 0;
 	bool *possible = NULL;
@@ -319,7 +319,7 @@ static void parse_cpus(struct config_parser *p, char *value)
 		return;
 	p->key_failed[KEY_CPUS] = true;
 	if (config_value__check_cpu_list(value)) {
-		config_parser__diag(p, p->line,
+		config_reader__diag(p, p->line,
 				    "[capture] cpus: bad CPU list '%s': accepted: " CPUS_ACCEPTED,
 				    value);
 		return;
@@ -330,7 +330,7 @@ static void parse_cpus(struct config_parser *p, char *value)
 		return;
 	}
 	if (r < 0) {
-		config_parser__diag(p, p->line,
+		config_reader__diag(p, p->line,
 				    "[capture] cpus: cannot read " CPU_POSSIBLE
 				    " to check '%s': %s: accepted: all",
 				    value, strerror(-r));
@@ -339,7 +339,7 @@ static void parse_cpus(struct config_parser *p, char *value)
 	r = config_value__normalize_cpus(value, possible, nr_possible, &p->cfg->cpus, &bad);
 	free(possible);
 	if (r == -ERANGE)
-		config_parser__diag(
+		config_reader__diag(
 			p, p->line,
 			"[capture] cpus: CPU %u in '%s' does not exist: accepted: all, or CPUs in " CPU_POSSIBLE
 			" (%s)",
@@ -351,17 +351,17 @@ static void parse_cpus(struct config_parser *p, char *value)
 }
 
 /* @shown: how to quote the directory in messages. */
-static void check_directory(struct config_parser *p, const char *dir, const char *shown, int line)
+static void check_directory(struct config_reader *p, const char *dir, const char *shown, int line)
 {
 	struct stat st;
 
 	if (!*dir) {
-		config_parser__diag(p, line,
+		config_reader__diag(p, line,
 				    "[snapshot] directory: empty: accepted: " DIR_ACCEPTED);
 		return;
 	}
 	if (dir[0] != '/') {
-		config_parser__diag(
+		config_reader__diag(
 			p, line,
 			"[snapshot] directory: %s is not an absolute path: accepted: " DIR_ACCEPTED
 			", e.g. " DEFAULT_DIRECTORY,
@@ -370,28 +370,28 @@ static void check_directory(struct config_parser *p, const char *dir, const char
 	}
 	if (stat(dir, &st)) {
 		if (errno == ENOENT)
-			config_parser__diag(p, line,
+			config_reader__diag(p, line,
 					    "[snapshot] directory: %s does not exist: " DIR_FIX,
 					    shown);
 		else
-			config_parser__diag(p, line, "[snapshot] directory: %s: %s: " DIR_FIX,
+			config_reader__diag(p, line, "[snapshot] directory: %s: %s: " DIR_FIX,
 					    shown, strerror(errno));
 		return;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		config_parser__diag(p, line,
+		config_reader__diag(p, line,
 				    "[snapshot] directory: %s is not a directory: " DIR_FIX, shown);
 		return;
 	}
 	if (access(dir, W_OK | X_OK))
-		config_parser__diag(
+		config_reader__diag(
 			p, line,
 			"[snapshot] directory: %s is not writable: %s: make it writable for uid %u or change [snapshot] directory",
 			shown, strerror(errno), (unsigned int)geteuid());
 }
 
 /* Sets *@field to a copy of @value. Returns false (and sets p->err) on ENOMEM. */
-static bool set_string(struct config_parser *p, char **field, const char *value)
+static bool set_string(struct config_reader *p, char **field, const char *value)
 {
 	*field = strdup(value);
 	if (!*field)
@@ -399,7 +399,7 @@ static bool set_string(struct config_parser *p, char **field, const char *value)
 	return *field;
 }
 
-static void parse_directory(struct config_parser *p, char *value)
+static void parse_directory(struct config_reader *p, char *value)
 {
 	char *shown;
 
@@ -413,7 +413,7 @@ static void parse_directory(struct config_parser *p, char *value)
 	free(shown);
 }
 
-static void parse_post_command(struct config_parser *p, char *value)
+static void parse_post_command(struct config_reader *p, char *value)
 {
 	const char *problem = NULL;
 	struct stat st;
@@ -433,12 +433,12 @@ static void parse_post_command(struct config_parser *p, char *value)
 		problem = " is not executable";
 	}
 	if (problem)
-		config_parser__diag(p, p->line,
+		config_reader__diag(p, p->line,
 				    "[snapshot] post_command: '%s'%s%s%s: accepted: " EXEC_ACCEPTED,
 				    value, problem, err ? ": " : "", err ? strerror(err) : "");
 }
 
-static void parse_socket(struct config_parser *p, char *value)
+static void parse_socket(struct config_reader *p, char *value)
 {
 	size_t len = strlen(value);
 	const char *problem = NULL;
@@ -452,7 +452,7 @@ static void parse_socket(struct config_parser *p, char *value)
 	else if (len > SOCKET_PATH_MAX)
 		problem = "is too long for a socket address";
 	if (problem)
-		config_parser__diag(p, p->line,
+		config_reader__diag(p, p->line,
 				    "[control] socket: '%s' %s: accepted: " SOCKET_ACCEPTED, value,
 				    problem, SOCKET_PATH_MAX);
 }
@@ -483,7 +483,7 @@ static int lookup_group(const char *name, gid_t *ret_gid)
 	return r ? -r : found ? 0 : -ENOENT;
 }
 
-static void parse_group(struct config_parser *p, char *value)
+static void parse_group(struct config_reader *p, char *value)
 {
 	int r;
 
@@ -493,11 +493,11 @@ static void parse_group(struct config_parser *p, char *value)
 	if (r == -ENOMEM)
 		p->err = r;
 	else if (r == -ENOENT)
-		config_parser__diag(p, p->line,
+		config_reader__diag(p, p->line,
 				    "[control] group: no group '%s': accepted: " GROUP_ACCEPTED,
 				    value);
 	else if (r < 0)
-		config_parser__diag(
+		config_reader__diag(
 			p, p->line,
 			"[control] group: cannot look up '%s': %s: accepted: " GROUP_ACCEPTED,
 			value, strerror(-r));
@@ -518,7 +518,7 @@ static const char *formats_accepted(char *buf, size_t size)
 	return buf;
 }
 
-static void parse_formats(struct config_parser *p, char *value)
+static void parse_formats(struct config_reader *p, char *value)
 {
 	char *save = NULL, accepted[256];
 	char *token;
@@ -530,7 +530,7 @@ static void parse_formats(struct config_parser *p, char *value)
 			p->cfg->formats |= SNAPSHOT_FILE_BIT(f);
 			continue;
 		}
-		config_parser__diag(p, p->line,
+		config_reader__diag(p, p->line,
 				    "[snapshot] formats: unknown format '%s': accepted: %s", token,
 				    formats_accepted(accepted, sizeof(accepted)));
 		p->key_failed[KEY_FORMATS] = true;
@@ -581,7 +581,7 @@ static void apply_clock(struct perfsnapd_config *cfg)
  * The kernel stamps tracepoints only with NMI-safe clocks: perf_event_open()
  * refuses CLOCK_REALTIME for them (EINVAL), so say so here, at the line.
  */
-static void check_realtime(struct config_parser *p)
+static void check_realtime(struct config_reader *p)
 {
 	const struct perfsnapd_config *cfg = p->cfg;
 
@@ -589,7 +589,7 @@ static void check_realtime(struct config_parser *p)
 		return;
 	for (size_t i = 0; i < cfg->nr_events; i++)
 		if (cfg->events[i].is_tracepoint) {
-			config_parser__diag(
+			config_reader__diag(
 				p, p->key_line[KEY_CLOCK],
 				"[capture] clock: 'realtime' cannot stamp tracepoints such as %s (the kernel allows only NMI-safe clocks for them): accepted with tracepoints: perf, monotonic, boottime",
 				cfg->events[i].name);
@@ -598,13 +598,13 @@ static void check_realtime(struct config_parser *p)
 }
 
 /* Defaults and checks that need the whole file. */
-static void finish_config(struct config_parser *p)
+static void finish_config(struct config_reader *p)
 {
 	struct perfsnapd_config *cfg = p->cfg;
 	char accepted[256];
 
 	if (!cfg->nr_events && !p->key_failed[KEY_EVENTS])
-		config_parser__diag(
+		config_reader__diag(
 			p, p->key_line[KEY_EVENTS],
 			"[capture] events: no events: accepted: tracepoints such as sched:sched_switch (globs allowed) or software events such as cpu-clock, space-separated");
 	if (!p->key_line[KEY_BUFFER_SIZE])
@@ -622,7 +622,7 @@ static void finish_config(struct config_parser *p)
 	if (!p->key_line[KEY_FORMATS])
 		cfg->formats = SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_PERFDATA);
 	else if (!cfg->formats && !p->key_failed[KEY_FORMATS])
-		config_parser__diag(p, p->key_line[KEY_FORMATS],
+		config_reader__diag(p, p->key_line[KEY_FORMATS],
 				    "[snapshot] formats: empty: accepted: %s",
 				    formats_accepted(accepted, sizeof(accepted)));
 	if (!p->key_line[KEY_SOCKET])
@@ -652,7 +652,7 @@ static void finish_config(struct config_parser *p)
 int config__load(const char *path, const char *tracing_dir, struct perfsnapd_config **ret,
 		 struct config_diags *diags)
 {
-	struct config_parser p = {
+	struct config_reader p = {
 		.diags = diags, .tracing_dir = tracing_dir, .key = -1, .trigger = -1
 	};
 	size_t first_diag = diags->nr;
@@ -663,7 +663,7 @@ int config__load(const char *path, const char *tracing_dir, struct perfsnapd_con
 		return -ENOMEM;
 	set_defaults(p.cfg);
 	p.cfg->path = strdup(path);
-	r = p.cfg->path ? config_parser__read(&p, first_diag) : -ENOMEM;
+	r = p.cfg->path ? config_reader__read(&p, first_diag) : -ENOMEM;
 	if (r < 0)
 		goto out;
 	finish_config(&p);

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "config-internal.h"
-#include "config_values.h"
+#include "config_value.h"
 #include "event_spec.h"
 #include "snapshot_name.h"
 

@@ -23,7 +23,7 @@
 #define SPACES " \t\r\n\v\f"
 
 /**
- * config_parser__diag - report a problem with the file being read
+ * config_reader__diag - report a problem with the file being read
  * @p: the parser
  * @line: line of the problem, 0 for the whole file
  * @fmt: printf format of the message: "[section] key: what is wrong
@@ -31,7 +31,7 @@
  *
  * Appends to p->diags; on ENOMEM sets p->err, which stops the load.
  */
-void config_parser__diag(struct config_parser *p, int line, const char *fmt, ...)
+void config_reader__diag(struct config_reader *p, int line, const char *fmt, ...)
 {
 	va_list ap;
 	int r;
@@ -127,7 +127,7 @@ static char *clean_value(const char *value)
 }
 
 /* Classifies the line in p->buf the way inih's parser will see it. */
-static void classify_line(struct config_parser *p)
+static void classify_line(struct config_reader *p)
 {
 	char *start = p->buf;
 	char *end;
@@ -153,7 +153,7 @@ static void classify_line(struct config_parser *p)
 	}
 	end = find_chars_or_comment(start + 1, "]");
 	if (*end != ']') {
-		config_parser__diag(
+		config_reader__diag(
 			p, p->line,
 			"syntax error: '%s' has no closing ']': accepted: " CONFIG_SECTIONS, start);
 		return;
@@ -164,14 +164,14 @@ static void classify_line(struct config_parser *p)
 	if (config_trigger__is_section(start + 1))
 		config_trigger__begin(p, start + 1);
 	else if (!known_section(start + 1))
-		config_parser__diag(p, p->line, "[%s]: unknown section: accepted: " CONFIG_SECTIONS,
+		config_reader__diag(p, p->line, "[%s]: unknown section: accepted: " CONFIG_SECTIONS,
 				    start + 1);
 }
 
-static void finish_line(struct config_parser *p)
+static void finish_line(struct config_reader *p)
 {
 	if (p->needs_handler && !p->handled)
-		config_parser__diag(
+		config_reader__diag(
 			p, p->line,
 			"syntax error: '%s': accepted: key = value, [section], or a ; or # comment",
 			p->text);
@@ -183,13 +183,13 @@ static void finish_line(struct config_parser *p)
  * and the value parsers would end the line at a NUL and accept what came
  * before it, so the whole line is an error. Returns true if reported.
  */
-static bool bad_byte(struct config_parser *p, ssize_t n)
+static bool bad_byte(struct config_reader *p, ssize_t n)
 {
 	for (ssize_t i = 0; i < n; i++) {
 		unsigned char c = p->buf[i];
 
 		if ((c < 0x20 && c != '\t') || c == 0x7f) {
-			config_parser__diag(
+			config_reader__diag(
 				p, p->line,
 				"control byte 0x%02x at column %zd: accepted: printable text and tabs (is this a text file?)",
 				c, i + 1);
@@ -215,7 +215,7 @@ static bool is_comment(const char *line)
  */
 static char *read_line(char *str, int size, void *stream)
 {
-	struct config_parser *p = stream;
+	struct config_reader *p = stream;
 	ssize_t n;
 
 	finish_line(p);
@@ -239,7 +239,7 @@ static char *read_line(char *str, int size, void *stream)
 		return str;
 	}
 	if (n > CONFIG_LINE_MAX || size < 3 || n > size - 3) {
-		config_parser__diag(
+		config_reader__diag(
 			p, p->line,
 			"line too long (%zd characters): accepted: at most %d; put more events on indented lines below",
 			n, size < 3 || size - 3 < CONFIG_LINE_MAX ? size - 3 : CONFIG_LINE_MAX);
@@ -257,7 +257,7 @@ static char *read_line(char *str, int size, void *stream)
 /* The ini_handler: returns nonzero (inih's "success") always; errors are diags. */
 static int handle_key(void *user, const char *section, const char *name, const char *value)
 {
-	struct config_parser *p = user;
+	struct config_reader *p = user;
 	char *v;
 	int k;
 
@@ -269,7 +269,7 @@ static int handle_key(void *user, const char *section, const char *name, const c
 		char *tv;
 
 		if (p->continuation) {
-			config_parser__diag(
+			config_reader__diag(
 				p, p->line,
 				"[%s]: value continues on indented line '%s': accepted: one line per key",
 				section, p->text);
@@ -289,7 +289,7 @@ static int handle_key(void *user, const char *section, const char *name, const c
 		if (k < 0)
 			return 1;
 		if (!config_keys[k].multiline) {
-			config_parser__diag(
+			config_reader__diag(
 				p, p->line,
 				"[%s] %s: value continues on indented line '%s': accepted: one line (only events and formats take several)",
 				config_keys[k].section, config_keys[k].name, p->text);
@@ -299,7 +299,7 @@ static int handle_key(void *user, const char *section, const char *name, const c
 	} else {
 		p->key = -1;
 		if (!*section) {
-			config_parser__diag(
+			config_reader__diag(
 				p, p->line,
 				"key '%s' outside a section: accepted: keys under " CONFIG_SECTIONS,
 				name);
@@ -312,13 +312,13 @@ static int handle_key(void *user, const char *section, const char *name, const c
 			char accepted[256];
 
 			key_list(section, accepted, sizeof(accepted));
-			config_parser__diag(p, p->line,
+			config_reader__diag(p, p->line,
 					    "[%s] %s: unknown key: accepted in [%s]: %s", section,
 					    name, section, accepted);
 			return 1;
 		}
 		if (p->key_line[k]) {
-			config_parser__diag(
+			config_reader__diag(
 				p, p->line,
 				"[%s] %s: set again (first on line %d): accepted: once per file",
 				section, name, p->key_line[k]);
@@ -332,7 +332,7 @@ static int handle_key(void *user, const char *section, const char *name, const c
 		p->err = -ENOMEM;
 		return 1;
 	}
-	config_parser__set_key(p, k, v);
+	config__set_key(p, k, v);
 	free(v);
 	return 1;
 }
@@ -360,7 +360,7 @@ static int open_config(const char *path, struct config_diags *diags, FILE **ret)
 }
 
 /**
- * config_parser__read - read p->cfg->path and run each key's handler
+ * config_reader__read - read p->cfg->path and run each key's handler
  * @p: the parser, with cfg (and its path), diags and tracing_dir set
  * @first_diag: the first entry of p->diags that this load added
  *
@@ -369,7 +369,7 @@ static int open_config(const char *path, struct config_diags *diags, FILE **ret)
  * Returns 0, or -errno (also as a line 0 diagnostic) if the file cannot be
  * opened or read, or -ENOMEM.
  */
-int config_parser__read(struct config_parser *p, size_t first_diag)
+int config_reader__read(struct config_reader *p, size_t first_diag)
 {
 	int r;
 
@@ -381,7 +381,7 @@ int config_parser__read(struct config_parser *p, size_t first_diag)
 	if (r == -2)
 		p->err = -ENOMEM;
 	else if (r > 0 && !config_diags__has_line(p->diags, first_diag, r))
-		config_parser__diag(p, r, "syntax error"); /* a case classify_line() missed */
+		config_reader__diag(p, r, "syntax error"); /* a case classify_line() missed */
 	if (p->err == -EIO && config_diags__add(p->diags, p->cfg->path, 0,
 						"cannot read config file: %s", strerror(EIO)))
 		p->err = -ENOMEM;

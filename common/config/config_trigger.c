@@ -22,7 +22,7 @@
 #include <tracefs.h>
 
 #include "config-internal.h"
-#include "config_values.h"
+#include "config_value.h"
 #include "event_spec.h"
 
 #define SPACES	      " \t\r\n\v\f"
@@ -82,7 +82,7 @@ static bool good_name(const char *name)
  * Keys that follow go to the new trigger; after a bad header they are
  * ignored (the header is reported).
  */
-void config_trigger__begin(struct config_parser *p, const char *section)
+void config_trigger__begin(struct config_reader *p, const char *section)
 {
 	struct perfsnapd_config *cfg = p->cfg;
 	const char *name = section + 7 + strspn(section + 7, SPACES);
@@ -92,14 +92,14 @@ void config_trigger__begin(struct config_parser *p, const char *section)
 
 	p->trigger = -1;
 	if (!good_name(name)) {
-		config_parser__diag(p, p->line,
+		config_reader__diag(p, p->line,
 				    "[%s]: %s trigger name '%s': accepted: " NAME_ACCEPTED, section,
 				    *name ? "bad" : "no", name);
 		return;
 	}
 	for (size_t i = 0; i < cfg->nr_triggers; i++)
 		if (!strcmp(cfg->triggers[i].name, name)) {
-			config_parser__diag(
+			config_reader__diag(
 				p, p->line,
 				"[trigger %s]: set again (first on line %d): accepted: one section per trigger name",
 				name, cfg->triggers[i].line);
@@ -129,7 +129,7 @@ void config_trigger__begin(struct config_parser *p, const char *section)
 	p->trigger = (int)cfg->nr_triggers++;
 }
 
-static void parse_event(struct config_parser *p, struct trigger_spec *t, const char *value)
+static void parse_event(struct config_reader *p, struct trigger_spec *t, const char *value)
 {
 	struct event_spec *specs = NULL;
 	size_t nr = 0;
@@ -137,7 +137,7 @@ static void parse_event(struct config_parser *p, struct trigger_spec *t, const c
 	int r;
 
 	if (strchr(value, '/') || strpbrk(value, SPACES)) {
-		config_parser__diag(
+		config_reader__diag(
 			p, p->line,
 			"[trigger %s] event: '%s': accepted: one tracefs event as system:event, without terms, e.g. signal:signal_generate",
 			t->name, value);
@@ -147,9 +147,9 @@ static void parse_event(struct config_parser *p, struct trigger_spec *t, const c
 	if (r == -ENOMEM) {
 		p->err = r;
 	} else if (r < 0) {
-		config_parser__diag(p, p->line, "[trigger %s] event: %s", t->name, msg);
+		config_reader__diag(p, p->line, "[trigger %s] event: %s", t->name, msg);
 	} else if (nr != 1 || !specs[0].is_tracepoint) {
-		config_parser__diag(
+		config_reader__diag(
 			p, p->line,
 			"[trigger %s] event: '%s' %s: accepted: one tracefs event (tracepoint, kprobe or uprobe) as system:event, e.g. signal:signal_generate",
 			t->name, value,
@@ -168,7 +168,7 @@ static void parse_event(struct config_parser *p, struct trigger_spec *t, const c
 }
 
 /* "memory some 150ms 2s". */
-static void parse_psi(struct config_parser *p, struct trigger_spec *t, char *value)
+static void parse_psi(struct config_reader *p, struct trigger_spec *t, char *value)
 {
 	char *words[5] = { NULL };
 	char *save = NULL;
@@ -185,20 +185,20 @@ static void parse_psi(struct config_parser *p, struct trigger_spec *t, char *val
 	     w = strtok_r(NULL, SPACES, &save))
 		words[nr++] = w;
 	if (nr != 4) {
-		config_parser__diag(p, p->line,
+		config_reader__diag(p, p->line,
 				    "[trigger %s] psi: bad value '%s': accepted: " PSI_ACCEPTED,
 				    t->name, t->psi);
 		return;
 	}
 	if (config_value__parse_name(words[0], psi_resources, &res)) {
-		config_parser__diag(
+		config_reader__diag(
 			p, p->line,
 			"[trigger %s] psi: unknown resource '%s': accepted: cpu, memory, io, irq (the files in /proc/pressure)",
 			t->name, words[0]);
 		return;
 	}
 	if (strcmp(words[1], "some") && strcmp(words[1], "full")) {
-		config_parser__diag(
+		config_reader__diag(
 			p, p->line,
 			"[trigger %s] psi: '%s': accepted: some or full (as in /proc/pressure/%s)",
 			t->name, words[1], words[0]);
@@ -206,7 +206,7 @@ static void parse_psi(struct config_parser *p, struct trigger_spec *t, char *val
 	}
 	if (config_value__parse_duration(words[2], 1, 10000, &stall_ms) ||
 	    config_value__parse_duration(words[3], 1, 10000, &window_ms)) {
-		config_parser__diag(
+		config_reader__diag(
 			p, p->line,
 			"[trigger %s] psi: bad stall or window in '%s': accepted: durations in ms or s up to 10s, e.g. memory some 150ms 2s",
 			t->name, t->psi);
@@ -220,7 +220,7 @@ static void parse_psi(struct config_parser *p, struct trigger_spec *t, char *val
 	t->psi_window_us = window_ms * 1000;
 }
 
-static void parse_number(struct config_parser *p, struct trigger_spec *t, int key,
+static void parse_number(struct config_reader *p, struct trigger_spec *t, int key,
 			 const char *value)
 {
 	static const struct {
@@ -245,7 +245,7 @@ static void parse_number(struct config_parser *p, struct trigger_spec *t, int ke
 	else
 		r = config_value__parse_count(value, b[key].min, b[key].max, &v);
 	if (r < 0) {
-		config_parser__diag(p, p->line, "[trigger %s] %s: %s '%s'%s: accepted: %s", t->name,
+		config_reader__diag(p, p->line, "[trigger %s] %s: %s '%s'%s: accepted: %s", t->name,
 				    trigger_key_names[key], b[key].duration ? "duration" : "number",
 				    value, r == -ERANGE ? " out of range" : " is bad",
 				    b[key].accepted);
@@ -276,7 +276,7 @@ static void parse_number(struct config_parser *p, struct trigger_spec *t, int ke
  * @name: the key
  * @value: the value without blanks and comment
  */
-void config_trigger__set_key(struct config_parser *p, const char *name, char *value)
+void config_trigger__set_key(struct config_reader *p, const char *name, char *value)
 {
 	struct trigger_spec *t;
 	int key;
@@ -288,14 +288,14 @@ void config_trigger__set_key(struct config_parser *p, const char *name, char *va
 		if (!strcmp(trigger_key_names[key], name))
 			break;
 	if (key == NR_TRIGGER_KEYS) {
-		config_parser__diag(
+		config_reader__diag(
 			p, p->line,
 			"[trigger %s] %s: unknown key: accepted in [trigger NAME]: " TRIGGER_KEYS,
 			t->name, name);
 		return;
 	}
 	if (p->trigger_key_line[p->trigger][key]) {
-		config_parser__diag(
+		config_reader__diag(
 			p, p->line,
 			"[trigger %s] %s: set again (first on line %d): accepted: once per trigger",
 			t->name, name, p->trigger_key_line[p->trigger][key]);
@@ -309,7 +309,7 @@ void config_trigger__set_key(struct config_parser *p, const char *name, char *va
 	case TKEY_FILTER:
 		t->filter_line = p->line;
 		if (!*value)
-			config_parser__diag(
+			config_reader__diag(
 				p, p->line,
 				"[trigger %s] filter: empty: accepted: a kernel event filter such as sig == 11, or no filter key",
 				t->name);
@@ -321,7 +321,7 @@ void config_trigger__set_key(struct config_parser *p, const char *name, char *va
 		break;
 	case TKEY_PSI_FILE:
 		if (value[0] != '/')
-			config_parser__diag(
+			config_reader__diag(
 				p, p->line,
 				"[trigger %s] psi_file: '%s' is not an absolute path: accepted: a pressure file such as /sys/fs/cgroup/unified/GROUP/memory.pressure",
 				t->name, value);
@@ -374,7 +374,7 @@ static void field_names(const struct trigger_spec *t, const char *tracing_dir, c
  * Opens the event as the daemon will (on this thread, disabled) and sets the
  * filter: the kernel parses it and says EINVAL if it is bad.
  */
-static void check_filter(struct config_parser *p, const struct trigger_spec *t)
+static void check_filter(struct config_reader *p, const struct trigger_spec *t)
 {
 	struct perf_event_attr attr = t->event.attr;
 	char fields[512];
@@ -383,7 +383,7 @@ static void check_filter(struct config_parser *p, const struct trigger_spec *t)
 	attr.disabled = 1;
 	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
-		config_parser__diag(
+		config_reader__diag(
 			p, t->event_line,
 			"[trigger %s] event: cannot open '%s' to check its filter: %s: run as root or with CAP_PERFMON",
 			t->name, t->event.name, strerror(errno));
@@ -395,7 +395,7 @@ static void check_filter(struct config_parser *p, const struct trigger_spec *t)
 	if (!err)
 		return;
 	field_names(t, p->tracing_dir, fields, sizeof(fields));
-	config_parser__diag(
+	config_reader__diag(
 		p, t->filter_line,
 		"[trigger %s] filter: the kernel refused '%s' for %s: %s: accepted: the kernel's event filter syntax over the event's fields (%s), e.g. %s",
 		t->name, t->filter, t->event.name, strerror(err),
@@ -405,7 +405,7 @@ static void check_filter(struct config_parser *p, const struct trigger_spec *t)
 }
 
 /* Writes the PSI trigger once and closes it: the kernel checks it at write. */
-static void check_psi(struct config_parser *p, struct trigger_spec *t)
+static void check_psi(struct config_reader *p, struct trigger_spec *t)
 {
 	char path[PATH_MAX], text[64];
 	int line = t->psi_file ? p->trigger_key_line[t - p->cfg->triggers][TKEY_PSI_FILE] :
@@ -423,7 +423,7 @@ static void check_psi(struct config_parser *p, struct trigger_spec *t)
 	}
 	fd = open(t->psi_file, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
-		config_parser__diag(
+		config_reader__diag(
 			p, line,
 			"[trigger %s] %s: cannot open %s: %s: accepted: /proc/pressure/%s (kernel with CONFIG_PSI, not booted with psi=0) or a cgroup v2 group's %s.pressure",
 			t->name, line == t->psi_line ? "psi" : "psi_file", t->psi_file,
@@ -438,7 +438,7 @@ static void check_psi(struct config_parser *p, struct trigger_spec *t)
 		err = errno;
 	close(fd);
 	if (err)
-		config_parser__diag(
+		config_reader__diag(
 			p, t->psi_line,
 			"[trigger %s] psi: the kernel refused '%s' on %s: %s: accepted: %s",
 			t->name, t->psi, t->psi_file, strerror(err), PSI_KERNEL_LIMITS);
@@ -448,7 +448,7 @@ static void check_psi(struct config_parser *p, struct trigger_spec *t)
  * config_trigger__finish - checks that need a whole section, and the kernel's
  * @p: the parser, after the last line
  */
-void config_trigger__finish(struct config_parser *p)
+void config_trigger__finish(struct config_reader *p)
 {
 	struct perfsnapd_config *cfg = p->cfg;
 
@@ -458,24 +458,24 @@ void config_trigger__finish(struct config_parser *p)
 		bool has_event = lines[TKEY_EVENT], has_psi = lines[TKEY_PSI];
 
 		if (has_event && has_psi) {
-			config_parser__diag(
+			config_reader__diag(
 				p, lines[TKEY_PSI],
 				"[trigger %s] psi: given with event (line %d): accepted: event or psi, one per trigger",
 				t->name, lines[TKEY_EVENT]);
 			continue;
 		}
 		if (lines[TKEY_FILTER] && !has_event)
-			config_parser__diag(
+			config_reader__diag(
 				p, lines[TKEY_FILTER],
 				"[trigger %s] filter: without event: accepted: filter with an event key",
 				t->name);
 		if (lines[TKEY_PSI_FILE] && !has_psi)
-			config_parser__diag(
+			config_reader__diag(
 				p, lines[TKEY_PSI_FILE],
 				"[trigger %s] psi_file: without psi: accepted: psi_file with a psi key naming its resource",
 				t->name);
 		if (lines[TKEY_COUNT] && !has_event)
-			config_parser__diag(
+			config_reader__diag(
 				p, lines[TKEY_COUNT],
 				"[trigger %s] count: without event: accepted: count with an event key",
 				t->name);
@@ -484,7 +484,7 @@ void config_trigger__finish(struct config_parser *p)
 				      TRIGGER_KIND_MANUAL;
 		if (t->kind == TRIGGER_KIND_EVENT && t->event.name) {
 			if (cfg->clock == CONFIG_CLOCK_REALTIME) {
-				config_parser__diag(
+				config_reader__diag(
 					p, t->event_line,
 					"[trigger %s] event: [capture] clock = realtime cannot stamp tracepoints such as %s: accepted with triggers: clock = perf, monotonic or boottime",
 					t->name, t->event.name);

@@ -34,7 +34,7 @@
 #define MAX_CRED_LINE 4096
 #define SPACES	      " \t\r\n\v\f"
 
-static bool set_string(struct config_parser *p, char **field, const char *value)
+static bool set_string(struct config_reader *p, char **field, const char *value)
 {
 	free(*field);
 	*field = strdup(value);
@@ -73,7 +73,7 @@ static const char *bad_prefix_part(const char *s)
 	return NULL;
 }
 
-void config_upload__parse_url(struct config_parser *p, char *value)
+void config_upload__parse_url(struct config_reader *p, char *value)
 {
 	const char *rest, *slash, *bad;
 	size_t len;
@@ -82,7 +82,7 @@ void config_upload__parse_url(struct config_parser *p, char *value)
 		return;
 	p->key_failed[KEY_UPLOAD_URL] = true;
 	if (strncmp(value, "s3://", 5)) {
-		config_parser__diag(
+		config_reader__diag(
 			p, p->line,
 			"[upload] url: '%s' is not an s3:// URL: accepted: " URL_ACCEPTED, value);
 		return;
@@ -91,7 +91,7 @@ void config_upload__parse_url(struct config_parser *p, char *value)
 	slash = strchr(rest, '/');
 	len = slash ? (size_t)(slash - rest) : strlen(rest);
 	if (!valid_bucket(rest, len)) {
-		config_parser__diag(
+		config_reader__diag(
 			p, p->line,
 			"[upload] url: bad bucket name '%.*s' in '%s': accepted: 3 to 63 lower-case letters, digits, '.' and '-', e.g. " URL_ACCEPTED,
 			(int)len, rest, value);
@@ -100,7 +100,7 @@ void config_upload__parse_url(struct config_parser *p, char *value)
 	rest = slash ? slash + 1 : "";
 	bad = bad_prefix_part(rest);
 	if (bad) {
-		config_parser__diag(
+		config_reader__diag(
 			p, p->line,
 			"[upload] url: key prefix '%s' has '%c': accepted: letters, digits, / - _ . (characters that need no URL encoding), {host} and {date}",
 			rest, *bad);
@@ -115,7 +115,7 @@ void config_upload__parse_url(struct config_parser *p, char *value)
 	p->key_failed[KEY_UPLOAD_URL] = false;
 }
 
-void config_upload__parse_endpoint(struct config_parser *p, char *value)
+void config_upload__parse_endpoint(struct config_reader *p, char *value)
 {
 	size_t len = strlen(value);
 	const char *host;
@@ -130,12 +130,12 @@ void config_upload__parse_endpoint(struct config_parser *p, char *value)
 	if (host && *host && !strpbrk(host, "/?#@ \t"))
 		return;
 	p->key_failed[KEY_UPLOAD_ENDPOINT] = true;
-	config_parser__diag(p, p->line,
+	config_reader__diag(p, p->line,
 			    "[upload] endpoint: bad endpoint '%s': accepted: " ENDPOINT_ACCEPTED,
 			    value);
 }
 
-void config_upload__parse_region(struct config_parser *p, char *value)
+void config_upload__parse_region(struct config_reader *p, char *value)
 {
 	size_t len = strlen(value);
 
@@ -144,25 +144,25 @@ void config_upload__parse_region(struct config_parser *p, char *value)
 	if (len && len <= 32 && strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789-") == len)
 		return;
 	p->key_failed[KEY_UPLOAD_REGION] = true;
-	config_parser__diag(p, p->line,
+	config_reader__diag(p, p->line,
 			    "[upload] region: bad region '%s': accepted: " REGION_ACCEPTED, value);
 }
 
-void config_upload__parse_credentials(struct config_parser *p, char *value)
+void config_upload__parse_credentials(struct config_reader *p, char *value)
 {
 	if (!set_string(p, &p->cfg->upload_credentials, value))
 		return;
 	if (value[0] == '/')
 		return;
 	p->key_failed[KEY_UPLOAD_CREDENTIALS] = true;
-	config_parser__diag(
+	config_reader__diag(
 		p, p->line,
 		"[upload] credentials: '%s' is not an absolute path: accepted: " CRED_ACCEPTED,
 		value);
 }
 
 /* A diagnostic about the credentials file itself, at its own line. */
-static void cred_diag(struct config_parser *p, const char *path, int line, const char *msg,
+static void cred_diag(struct config_reader *p, const char *path, int line, const char *msg,
 		      const char *what)
 {
 	if (p->err)
@@ -186,7 +186,7 @@ static char *strip(char *s)
  * Reads the [default] profile of the open file @f. Values are never put
  * in a diagnostic: a malformed line may hold a secret.
  */
-static void read_credentials(struct config_parser *p, const char *path, FILE *f)
+static void read_credentials(struct config_reader *p, const char *path, FILE *f)
 {
 	struct perfsnapd_config *cfg = p->cfg;
 	int line = 0, profile_line = 0;
@@ -238,7 +238,7 @@ static void read_credentials(struct config_parser *p, const char *path, FILE *f)
 }
 
 /* Reads the credentials file if it is root's and nobody else may read it. */
-static void load_credentials(struct config_parser *p)
+static void load_credentials(struct config_reader *p)
 {
 	const char *path = p->cfg->upload_credentials;
 	int line = p->key_line[KEY_UPLOAD_CREDENTIALS];
@@ -249,24 +249,24 @@ static void load_credentials(struct config_parser *p)
 	/* Symlinks are followed: Kubernetes mounts secrets as links into ..data/. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
-		config_parser__diag(p, line,
+		config_reader__diag(p, line,
 				    "[upload] credentials: '%s': %s: accepted: " CRED_ACCEPTED,
 				    path, strerror(errno));
 		return;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		config_parser__diag(
+		config_reader__diag(
 			p, line,
 			"[upload] credentials: '%s' is not a regular file: accepted: " CRED_ACCEPTED,
 			path);
 	} else if (st.st_uid != 0) {
-		config_parser__diag(
+		config_reader__diag(
 			p, line,
 			"[upload] credentials: '%s' is owned by uid %u, not root: accepted: " CRED_ACCEPTED
 			" (chown root:root '%s')",
 			path, (unsigned int)st.st_uid, path);
 	} else if (st.st_mode & 077) {
-		config_parser__diag(
+		config_reader__diag(
 			p, line,
 			"[upload] credentials: '%s' has mode %04o: group or others may read it: accepted: " CRED_ACCEPTED
 			" (chmod 600 '%s')",
@@ -315,14 +315,14 @@ static const int other_keys[] = {
  * required and read; region defaults to us-east-1 and the endpoint to that
  * region's AWS one.
  */
-void config_upload__finish(struct config_parser *p)
+void config_upload__finish(struct config_reader *p)
 {
 	struct perfsnapd_config *cfg = p->cfg;
 
 	if (!p->key_line[KEY_UPLOAD_URL]) {
 		for (size_t i = 0; i < sizeof(other_keys) / sizeof(other_keys[0]); i++)
 			if (p->key_line[other_keys[i]])
-				config_parser__diag(
+				config_reader__diag(
 					p, p->key_line[other_keys[i]],
 					"[upload] %s: set without [upload] url: accepted: an url = s3://BUCKET/PREFIX line too, or no [upload] keys",
 					config_keys[other_keys[i]].name);
@@ -340,16 +340,16 @@ void config_upload__finish(struct config_parser *p)
 	}
 	if (!p->key_failed[KEY_UPLOAD_ENDPOINT] && !cfg->upload_path_style &&
 	    endpoint_is_ip(cfg->upload_endpoint))
-		config_parser__diag(
+		config_reader__diag(
 			p, p->key_line[KEY_UPLOAD_ENDPOINT],
 			"[upload] endpoint: '%s' is an IP address, which cannot carry the bucket in its host name: accepted: path_style = yes with it, or a DNS name",
 			cfg->upload_endpoint);
 	if (cfg->upload_retry_max_ms < cfg->upload_retry_min_ms)
-		config_parser__diag(
+		config_reader__diag(
 			p, p->key_line[KEY_UPLOAD_RETRY_MAX],
 			"[upload] retry_max: shorter than retry_min: accepted: a duration of at least retry_min");
 	if (!p->key_line[KEY_UPLOAD_CREDENTIALS])
-		config_parser__diag(
+		config_reader__diag(
 			p, p->key_line[KEY_UPLOAD_URL],
 			"[upload] url: set without credentials: accepted: a credentials = /etc/perfsnapd/upload.credentials line (" CRED_ACCEPTED
 			")");

@@ -41,7 +41,7 @@ int perfdata_convert__write_tracedat(const struct snapshot *s, const struct perf
 		.progress_ctx = o ? o->progress_ctx : NULL,
 	};
 
-	return snapshot__write_tracedat(s, fd, &meta, res);
+	return snapshot_tracedat__write(s, fd, &meta, res);
 }
 
 /**
@@ -73,5 +73,5 @@ int perfdata_convert__write_perfetto(const struct snapshot *s, const struct perf
 		meta.kallsyms = o->kallsyms;
 		meta.kallsyms_size = o->kallsyms_size;
 	}
-	return snapshot__write_perfetto(s, fd, &meta, res);
+	return snapshot_perfetto__write(s, fd, &meta, res);
 }

@@ -13,6 +13,7 @@
 #include "perfdata_writer.h"
 #include "procinfo.h"
 #include "snapshot.h"
+#include "snapshot_index.h"
 #include "snapshot_perfdata.h"
 #include "tracing_meta.h"
 
@@ -124,11 +125,11 @@ static int write_run(void *ctx, const void *data, size_t len)
  */
 static int write_records(const struct snapshot *s, struct perfdata_writer *w)
 {
-	return snapshot__for_each_run(s, write_run, w);
+	return snapshot_index__for_each_run(s, write_run, w);
 }
 
 /**
- * snapshot__write_perfdata - write a snapshot as perf.data
+ * snapshot_perfdata__write - write a snapshot as perf.data
  * @s: a sealed snapshot with at least one event
  * @fd: destination, written from offset 0
  * @meta: command line, clock and compression
@@ -137,7 +138,7 @@ static int write_records(const struct snapshot *s, struct perfdata_writer *w)
  * TRACING_DATA is the snapshot's tracing metadata. Returns 0, -ENODATA
  * for tracepoint events without it, or -errno.
  */
-int snapshot__write_perfdata(const struct snapshot *s, int fd, const struct perfdata_meta *meta,
+int snapshot_perfdata__write(const struct snapshot *s, int fd, const struct perfdata_meta *meta,
 			     struct perfdata_result *ret)
 {
 	static const struct perf_event_header finished_round = {

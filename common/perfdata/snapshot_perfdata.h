@@ -35,7 +35,7 @@ struct perfdata_result {
  * Writes @s to @fd (at offset 0). Returns 0 or -errno; on error the
  * content of @fd is undefined and the caller discards it.
  */
-int snapshot__write_perfdata(const struct snapshot *s, int fd, const struct perfdata_meta *meta,
+int snapshot_perfdata__write(const struct snapshot *s, int fd, const struct perfdata_meta *meta,
 			     struct perfdata_result *ret);
 
 #endif

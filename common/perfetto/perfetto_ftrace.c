@@ -16,7 +16,10 @@
 
 #include "intern.h"
 #include "perf_record.h"
-#include "perfetto-internal.h"
+#include "pb.h"
+#include "perfetto_packet.h"
+#include "perfetto_ftrace.h"
+#include "pftrace_out.h"
 #include "snapshot.h"
 #include "tracing_meta.h"
 
@@ -131,7 +134,7 @@ struct bundle {
 	bool lost, used;
 };
 
-struct ftrace_conv {
+struct perfetto_ftrace {
 	struct tep_handle *tep;
 	struct tp **by_type; /* [65536], by common_type */
 	struct bundle *bundles;
@@ -140,7 +143,7 @@ struct ftrace_conv {
 	struct pb_buf pkt;
 };
 
-static struct bundle *bundle_of(struct ftrace_conv *fc, uint32_t cpu)
+static struct bundle *bundle_of(struct perfetto_ftrace *fc, uint32_t cpu)
 {
 	struct bundle *b;
 
@@ -169,7 +172,7 @@ static void bundle_fini(struct bundle *b)
 	pb_buf__fini(&b->comm_list);
 }
 
-void ftrace_conv__delete(struct ftrace_conv *fc)
+void perfetto_ftrace__delete(struct perfetto_ftrace *fc)
 {
 	if (!fc)
 		return;
@@ -254,7 +257,7 @@ static bool well_formed(const char *text, size_t size)
  * libtraceevent as an empty one, which also keeps a damaged one (a field
  * it names that the event lacks crashes libtraceevent 1.7) out of it.
  */
-static int add_format(struct ftrace_conv *fc, const char *system, const char *text, size_t size)
+static int add_format(struct perfetto_ftrace *fc, const char *system, const char *text, size_t size)
 {
 	static const char empty_print[] = "print fmt: \"\"\n";
 	const char *print = NULL;
@@ -319,18 +322,18 @@ static void resolve(struct tp *tp)
 	tp->kind = TP_GENERIC;
 }
 
-int ftrace_conv__new(const struct snapshot *s, struct ftrace_conv **ret)
+int perfetto_ftrace__new(const struct snapshot *s, struct perfetto_ftrace **ret)
 {
 	const struct tracing_meta *tm = snapshot__tracing(s);
 	const struct tracing_data_info *t = tm ? tracing_meta__info(tm) : NULL;
-	struct ftrace_conv *fc = calloc(1, sizeof(*fc));
+	struct perfetto_ftrace *fc = calloc(1, sizeof(*fc));
 	struct tep_event **events;
 	int r = 0;
 
 	*ret = NULL;
 	if (!fc || !(fc->tep = tep_alloc()) ||
 	    !(fc->by_type = calloc(65536, sizeof(struct tp *)))) {
-		ftrace_conv__delete(fc);
+		perfetto_ftrace__delete(fc);
 		return -ENOMEM;
 	}
 	/* The capture's formats: the recording machine's, not this one's. */
@@ -373,7 +376,7 @@ int ftrace_conv__new(const struct snapshot *s, struct ftrace_conv **ret)
 			r = -ENOMEM;
 	}
 	if (r) {
-		ftrace_conv__delete(fc);
+		perfetto_ftrace__delete(fc);
 		return r;
 	}
 	*ret = fc;
@@ -432,7 +435,7 @@ static uint64_t read_host(const uint8_t *p, int size)
 	return 0;
 }
 
-static uint64_t number(const struct ftrace_conv *fc, const struct tep_format_field *f,
+static uint64_t number(const struct perfetto_ftrace *fc, const struct tep_format_field *f,
 		       const uint8_t *p)
 {
 	uint64_t v = read_host(p, f->size);
@@ -444,7 +447,7 @@ static uint64_t number(const struct ftrace_conv *fc, const struct tep_format_fie
 }
 
 /* A field as a protobuf value: a string (up to its NUL) or a varint. */
-static void put_field(struct ftrace_conv *fc, struct pb_buf *b, uint32_t proto,
+static void put_field(struct perfetto_ftrace *fc, struct pb_buf *b, uint32_t proto,
 		      const struct tep_format_field *f, const uint8_t *d, size_t size)
 {
 	const uint8_t *p;
@@ -458,7 +461,7 @@ static void put_field(struct ftrace_conv *fc, struct pb_buf *b, uint32_t proto,
 		pb__varint(b, proto, number(fc, f, p));
 }
 
-static void put_generic_field(struct ftrace_conv *fc, struct pb_buf *b,
+static void put_generic_field(struct perfetto_ftrace *fc, struct pb_buf *b,
 			      const struct tep_format_field *f, const uint8_t *d, size_t size)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -491,7 +494,7 @@ static void put_generic_field(struct ftrace_conv *fc, struct pb_buf *b,
 	pb__end(b, n);
 }
 
-static int flush(struct ftrace_conv *fc, struct pftrace_out *o, uint32_t cpu, struct bundle *b)
+static int flush(struct perfetto_ftrace *fc, struct pftrace_out *o, uint32_t cpu, struct bundle *b)
 {
 	struct pb_buf *p = &fc->pkt;
 	pb_nested n, c;
@@ -514,7 +517,7 @@ static int flush(struct ftrace_conv *fc, struct pftrace_out *o, uint32_t cpu, st
 		pb__end(p, c);
 	}
 	pb__end(p, n);
-	r = perfetto__emit(o, p);
+	r = pftrace_out__emit(o, p);
 	for (int k = 0; k < 2; k++) {
 		for (int i = 0; i < 6; i++) {
 			r = r ? r : b->col[k][i].err;
@@ -533,7 +536,7 @@ static int flush(struct ftrace_conv *fc, struct pftrace_out *o, uint32_t cpu, st
 }
 
 /* One row of the compact encoding: delta timestamp, four columns, flags. */
-static int compact(struct ftrace_conv *fc, struct bundle *b, const struct tp *tp,
+static int compact(struct perfetto_ftrace *fc, struct bundle *b, const struct tp *tp,
 		   const struct perf_record_info *info)
 {
 	const uint8_t *d = info->raw, *p;
@@ -568,7 +571,7 @@ static int compact(struct ftrace_conv *fc, struct bundle *b, const struct tp *tp
 	return 0;
 }
 
-static void typed(struct ftrace_conv *fc, struct pb_buf *ev, const struct tp *tp,
+static void typed(struct perfetto_ftrace *fc, struct pb_buf *ev, const struct tp *tp,
 		  const struct perf_record_info *info)
 {
 	const uint8_t *d = info->raw, *p;
@@ -592,8 +595,8 @@ static void typed(struct ftrace_conv *fc, struct pb_buf *ev, const struct tp *tp
 	pb__end(ev, n);
 }
 
-int ftrace_conv__sample(struct ftrace_conv *fc, struct pftrace_out *o,
-			const struct perf_record_info *info)
+int perfetto_ftrace__sample(struct perfetto_ftrace *fc, struct pftrace_out *o,
+			    const struct perf_record_info *info)
 {
 	const uint8_t *d = info->raw;
 	struct bundle *b;
@@ -638,7 +641,7 @@ static bool has_events(const struct bundle *b)
 	return b->ev.len || b->nr[0] || b->nr[1];
 }
 
-int ftrace_conv__lost(struct ftrace_conv *fc, struct pftrace_out *o, uint32_t cpu)
+int perfetto_ftrace__lost(struct perfetto_ftrace *fc, struct pftrace_out *o, uint32_t cpu)
 {
 	struct bundle *b = bundle_of(fc, cpu);
 	int r = 0;
@@ -651,7 +654,8 @@ int ftrace_conv__lost(struct ftrace_conv *fc, struct pftrace_out *o, uint32_t cp
 	return r;
 }
 
-int ftrace_conv__finish(struct ftrace_conv *fc, struct pftrace_out *o, uint64_t *nr_lost_marks)
+int perfetto_ftrace__finish(struct perfetto_ftrace *fc, struct pftrace_out *o,
+			    uint64_t *nr_lost_marks)
 {
 	int r = 0;
 

@@ -14,7 +14,10 @@
 
 #include "intern.h"
 #include "perf_record.h"
-#include "perfetto-internal.h"
+#include "pb.h"
+#include "perfetto_packet.h"
+#include "perfetto_stacks.h"
+#include "pftrace_out.h"
 #include "snapshot.h"
 #include "symbols.h"
 
@@ -43,7 +46,7 @@ struct seq {
 	struct pb_buf pending; /* InternedData not sent yet */
 };
 
-struct stack_conv {
+struct perfetto_stacks {
 	const struct snapshot *s;
 	struct symbols *syms;
 	uint32_t clock_id;
@@ -53,10 +56,10 @@ struct stack_conv {
 	uint64_t frames[MAX_FRAMES];
 };
 
-struct stack_conv *stack_conv__new(const struct snapshot *s, struct symbols *syms,
-				   uint32_t clock_id)
+struct perfetto_stacks *perfetto_stacks__new(const struct snapshot *s, struct symbols *syms,
+					     uint32_t clock_id)
 {
-	struct stack_conv *sc = calloc(1, sizeof(*sc));
+	struct perfetto_stacks *sc = calloc(1, sizeof(*sc));
 
 	if (!sc)
 		return NULL;
@@ -72,7 +75,7 @@ struct stack_conv *stack_conv__new(const struct snapshot *s, struct symbols *sym
 	return sc;
 }
 
-void stack_conv__delete(struct stack_conv *sc)
+void perfetto_stacks__delete(struct perfetto_stacks *sc)
 {
 	if (!sc)
 		return;
@@ -117,7 +120,7 @@ static uint32_t unit_of(const struct perf_event_attr *a)
 	return 9; /* UNIT_COUNT */
 }
 
-static int start_seq(struct stack_conv *sc, struct pftrace_out *o, size_t idx,
+static int start_seq(struct perfetto_stacks *sc, struct pftrace_out *o, size_t idx,
 		     const struct snapshot_event *ev)
 {
 	struct pb_buf *p = &sc->pkt;
@@ -136,7 +139,7 @@ static int start_seq(struct stack_conv *sc, struct pftrace_out *o, size_t idx,
 	pb__end(p, sd);
 	pb__end(p, d);
 	sc->seqs[idx].started = true;
-	return perfetto__emit(o, p);
+	return pftrace_out__emit(o, p);
 }
 
 static uint64_t intern(struct seq *q, int table, const void *key, size_t len, bool *is_new)
@@ -203,7 +206,7 @@ static uint64_t intern_mapping(struct seq *q, const struct symbol_info *si, bool
 	return iid;
 }
 
-static uint64_t intern_frame(struct stack_conv *sc, struct seq *q, pid_t pid, uint64_t ip,
+static uint64_t intern_frame(struct perfetto_stacks *sc, struct seq *q, pid_t pid, uint64_t ip,
 			     bool kernel)
 {
 	struct symbol_info si;
@@ -235,7 +238,7 @@ static uint64_t intern_frame(struct stack_conv *sc, struct seq *q, pid_t pid, ui
 }
 
 /* The frames, outermost first; returns how many and whether the innermost is kernel. */
-static size_t walk(struct stack_conv *sc, struct seq *q, const struct perf_record_info *info,
+static size_t walk(struct perfetto_stacks *sc, struct seq *q, const struct perf_record_info *info,
 		   bool sample_kernel, bool *leaf_kernel)
 {
 	size_t nr = 0;
@@ -267,9 +270,9 @@ static size_t walk(struct stack_conv *sc, struct seq *q, const struct perf_recor
 	return nr;
 }
 
-int stack_conv__sample(struct stack_conv *sc, struct pftrace_out *o, size_t ev_idx,
-		       const struct snapshot_event *ev, const struct perf_record_info *info,
-		       uint16_t misc)
+int perfetto_stacks__sample(struct perfetto_stacks *sc, struct pftrace_out *o, size_t ev_idx,
+			    const struct snapshot_event *ev, const struct perf_record_info *info,
+			    uint16_t misc)
 {
 	struct seq *q = &sc->seqs[ev_idx];
 	uint64_t st = ev->attr.sample_type, key[2], task = 0, exec = 0, stack = 0;
@@ -341,5 +344,5 @@ int stack_conv__sample(struct stack_conv *sc, struct pftrace_out *o, size_t ev_i
 	if (st & PERF_SAMPLE_PERIOD)
 		pb__varint(p, 11, info->period);
 	pb__end(p, n);
-	return perfetto__emit(o, p);
+	return pftrace_out__emit(o, p);
 }

@@ -196,3 +196,18 @@ uint64_t pftrace_out__bytes(const struct pftrace_out *o)
 {
 	return o->bytes;
 }
+
+/**
+ * pftrace_out__emit - append an encoded packet and empty its buffer
+ * @o: the stream
+ * @b: the packet's fields; an encoding error in it is returned instead
+ *
+ * Returns 0 or -errno.
+ */
+int pftrace_out__emit(struct pftrace_out *o, struct pb_buf *b)
+{
+	int r = b->err ? b->err : pftrace_out__packet(o, b->data, b->len);
+
+	pb_buf__reset(b);
+	return r;
+}

@@ -18,6 +18,7 @@ enum pftrace_compression {
 	PFTRACE_COMPRESS_ZSTD,
 };
 
+struct pb_buf;
 struct pftrace_out;
 
 /* Writes to @fd from its current offset (never closed here). NULL on ENOMEM. */
@@ -26,6 +27,8 @@ void pftrace_out__delete(struct pftrace_out *o);
 
 /* Appends one TracePacket whose encoded fields are @data. Returns 0 or -errno. */
 int pftrace_out__packet(struct pftrace_out *o, const void *data, size_t len);
+/* Appends @b as one TracePacket and empties it. Returns 0 or -errno (also @b's). */
+int pftrace_out__emit(struct pftrace_out *o, struct pb_buf *b);
 /* Ends the stream (compressor trailer) and writes everything. Returns 0 or -errno. */
 int pftrace_out__finish(struct pftrace_out *o);
 /* Bytes written to the fd so far. */

@@ -24,8 +24,13 @@
 #include <time.h>
 
 #include "perf_record.h"
-#include "perfetto-internal.h"
+#include "pb.h"
+#include "perfetto_packet.h"
+#include "perfetto_ftrace.h"
+#include "perfetto_stacks.h"
+#include "pftrace_out.h"
 #include "snapshot.h"
+#include "snapshot_cursor.h"
 #include "tracing_meta.h"
 #include "snapshot_perfetto.h"
 #include "symbols.h"
@@ -49,22 +54,14 @@ struct writer {
 	const struct perfetto_meta *m;
 	struct pftrace_out *o;
 	struct symbols *syms;
-	struct ftrace_conv *fc;
-	struct stack_conv *sc;
+	struct perfetto_ftrace *fc;
+	struct perfetto_stacks *sc;
 	struct task_name *tasks; /* open addressing by tid */
 	size_t cap_tasks, nr_tasks;
 	uint32_t clock_id;
 	struct pb_buf pkt;
 	struct perfetto_result res;
 };
-
-int perfetto__emit(struct pftrace_out *o, struct pb_buf *b)
-{
-	int r = b->err ? b->err : pftrace_out__packet(o, b->data, b->len);
-
-	pb_buf__reset(b);
-	return r;
-}
 
 static uint32_t clock_id_of(const struct snapshot *s)
 {
@@ -157,7 +154,7 @@ static int clock_snapshot(struct writer *w)
 	pb__end(p, n);
 	pb__varint(p, PKT_TIMESTAMP, t0);
 	pb__varint(p, PKT_TIMESTAMP_CLOCK_ID, w->clock_id);
-	if (perfetto__emit(w->o, p))
+	if (pftrace_out__emit(w->o, p))
 		return p->err ? p->err : -EIO;
 	/* The machine names the syscall table that sys_enter ids are looked up in. */
 	if (uname(&u))
@@ -169,7 +166,7 @@ static int clock_snapshot(struct writer *w)
 	pb__str(p, 4, u.machine);
 	pb__end(p, c);
 	pb__end(p, n);
-	return perfetto__emit(w->o, p);
+	return pftrace_out__emit(w->o, p);
 }
 
 static void set_comm(struct task_name *t, const char *comm, size_t max)
@@ -263,8 +260,8 @@ static int record(struct writer *w, const struct perf_event_header *h)
 			return 0;
 		memcpy(&lost, (const uint8_t *)(h + 1) + 8, sizeof(lost));
 		w->res.lost_events += lost;
-		return ftrace_conv__lost(w->fc, w->o,
-					 ev->attr.sample_type & PERF_SAMPLE_CPU ? info.cpu : 0);
+		return perfetto_ftrace__lost(w->fc, w->o,
+					     ev->attr.sample_type & PERF_SAMPLE_CPU ? info.cpu : 0);
 	}
 	if (h->type != PERF_RECORD_SAMPLE)
 		return sideband(w, h);
@@ -276,7 +273,7 @@ static int record(struct writer *w, const struct perf_event_header *h)
 		info.cpu = 0;
 	tracepoint = ev->attr.type == PERF_TYPE_TRACEPOINT;
 	if (tracepoint) {
-		r = ftrace_conv__sample(w->fc, w->o, &info);
+		r = perfetto_ftrace__sample(w->fc, w->o, &info);
 		if (r > 0)
 			w->res.nr_invalid++;
 		if (r)
@@ -291,7 +288,7 @@ static int record(struct writer *w, const struct perf_event_header *h)
 		if (!info.callchain_nr)
 			return 0;
 	}
-	r = stack_conv__sample(w->sc, w->o, event_index(w->s, ev), ev, &info, h->misc);
+	r = perfetto_stacks__sample(w->sc, w->o, event_index(w->s, ev), ev, &info, h->misc);
 	if (!r && tracepoint)
 		w->res.nr_tracepoint_stacks++;
 	else if (!r)
@@ -350,11 +347,11 @@ static int process_tree(struct writer *w)
 	pb__end(p, n);
 	pb__varint(p, PKT_TIMESTAMP, snapshot__stats(w->s)->first_time);
 	pb__varint(p, PKT_TIMESTAMP_CLOCK_ID, w->clock_id);
-	return perfetto__emit(w->o, p);
+	return pftrace_out__emit(w->o, p);
 }
 
 /**
- * snapshot__write_perfetto - write a snapshot as a Perfetto trace
+ * snapshot_perfetto__write - write a snapshot as a Perfetto trace
  * @s: a sealed snapshot
  * @fd: destination, written from its current offset (never closed)
  * @meta: compression and progress
@@ -364,7 +361,7 @@ static int process_tree(struct writer *w)
  * valid @fd, -ENODATA for tracepoints without tracing metadata, -ENOMEM,
  * or the -errno of a write.
  */
-int snapshot__write_perfetto(const struct snapshot *s, int fd, const struct perfetto_meta *meta,
+int snapshot_perfetto__write(const struct snapshot *s, int fd, const struct perfetto_meta *meta,
 			     struct perfetto_result *ret)
 {
 	struct writer w = { .s = s, .m = meta };
@@ -388,8 +385,8 @@ int snapshot__write_perfetto(const struct snapshot *s, int fd, const struct perf
 		w.syms = symbols__new(t->kallsyms, t->kallsyms_size);
 	else
 		w.syms = symbols__new(NULL, 0);
-	w.sc = w.syms ? stack_conv__new(s, w.syms, w.clock_id) : NULL;
-	r = w.o && w.sc ? ftrace_conv__new(s, &w.fc) : -ENOMEM;
+	w.sc = w.syms ? perfetto_stacks__new(s, w.syms, w.clock_id) : NULL;
+	r = w.o && w.sc ? perfetto_ftrace__new(s, &w.fc) : -ENOMEM;
 	if (!r)
 		r = clock_snapshot(&w);
 	nr = snapshot__nr_records(s);
@@ -403,7 +400,7 @@ int snapshot__write_perfetto(const struct snapshot *s, int fd, const struct perf
 	}
 	snapshot_cursor__delete(cur);
 	if (!r)
-		r = ftrace_conv__finish(w.fc, w.o, &w.res.nr_lost_marks);
+		r = perfetto_ftrace__finish(w.fc, w.o, &w.res.nr_lost_marks);
 	if (!r)
 		r = process_tree(&w);
 	if (!r)
@@ -415,8 +412,8 @@ int snapshot__write_perfetto(const struct snapshot *s, int fd, const struct perf
 		if (ret)
 			*ret = w.res;
 	}
-	ftrace_conv__delete(w.fc);
-	stack_conv__delete(w.sc);
+	perfetto_ftrace__delete(w.fc);
+	perfetto_stacks__delete(w.sc);
 	symbols__delete(w.syms);
 	pftrace_out__delete(w.o);
 	free(w.tasks);

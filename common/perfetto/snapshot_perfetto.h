@@ -43,14 +43,14 @@ struct perfetto_meta {
 };
 
 struct perfetto_result {
-	uint64_t bytes;		/* the file's size */
-	uint64_t nr_ftrace;	/* tracepoint samples written as ftrace events */
-	uint64_t nr_samples;	/* other samples, written as StackSamples */
+	uint64_t bytes;		       /* the file's size */
+	uint64_t nr_ftrace;	       /* tracepoint samples written as ftrace events */
+	uint64_t nr_samples;	       /* other samples, written as StackSamples */
 	uint64_t nr_tracepoint_stacks; /* of nr_ftrace, those with a callchain: StackSamples too */
-	uint64_t nr_invalid;	/* samples that could not be decoded */
-	uint64_t lost_events;	/* sum of PERF_RECORD_LOST counts */
-	uint64_t nr_lost_marks; /* bundles marked lost_events */
-	uint64_t nr_tasks;	/* threads in the ProcessTree */
+	uint64_t nr_invalid;	       /* samples that could not be decoded */
+	uint64_t lost_events;	       /* sum of PERF_RECORD_LOST counts */
+	uint64_t nr_lost_marks;	       /* bundles marked lost_events */
+	uint64_t nr_tasks;	       /* threads in the ProcessTree */
 };
 
 /*
@@ -58,7 +58,7 @@ struct perfetto_result {
  * for a tracepoint whose format is unknown); on error the content of @fd
  * is undefined and the caller discards it.
  */
-int snapshot__write_perfetto(const struct snapshot *s, int fd, const struct perfetto_meta *meta,
+int snapshot_perfetto__write(const struct snapshot *s, int fd, const struct perfetto_meta *meta,
 			     struct perfetto_result *ret);
 
 #endif

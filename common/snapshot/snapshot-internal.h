@@ -2,8 +2,8 @@
 /*
  * snapshot-internal: the snapshot's own structure, shared by the files of
  * common/snapshot that build it (snapshot.c: chunks, the spill file, the
- * public calls) and index it (snapshot_index.c: lanes, tasks, names). No
- * other file includes it.
+ * public calls), index it (snapshot_index.c: lanes, tasks, names) and walk
+ * it (snapshot_cursor.c). No other file includes it.
  */
 #ifndef PERFSNAPD_SNAPSHOT_INTERNAL_H
 #define PERFSNAPD_SNAPSHOT_INTERNAL_H
@@ -14,12 +14,12 @@
 
 #include "snapshot.h"
 #include "snapshot_comm.h"
-#include "snapshot_merge.h"
+#include "snapshot_lane.h"
 
 struct chunk {
 	struct snapshot_chunk_info info;
 	uint64_t offset, len;
-	const uint8_t *mem; /* in memory (the caller's), or NULL: in the spill at offset */
+	const uint8_t *mem;  /* in memory (the caller's), or NULL: in the spill at offset */
 	uint64_t walked;     /* from the index: the whole records at its start, in bytes */
 	uint64_t nr_dropped; /* from the index: records among them it left out */
 };
@@ -66,7 +66,7 @@ struct snapshot {
 	size_t nr_comms;
 	struct snapshot_stats stats;
 	struct tracing_meta *tracing; /* a reference, or NULL */
-	unsigned int index_threads; /* snapshot__set_index_threads() */
+	unsigned int index_threads;   /* snapshot__set_index_threads() */
 	bool sealed;
 };
 
@@ -83,5 +83,12 @@ int snapshot_index__chunks(struct snapshot *s, size_t nr);
 void snapshot_index__tasks(struct snapshot *s);
 /* The name table, from the COMM and FORK records in time order. */
 int snapshot_index__comms(struct snapshot *s);
+/*
+ * Segment @seg of a backward lane (0 the newest) into @out (room for
+ * l->max_segment entries) in time order, equal times oldest first; in
+ * snapshot_index.c, which knows how records are keyed. Returns the count.
+ */
+size_t snapshot_index__load_segment(const struct snapshot *s, const struct lane *l, size_t seg,
+				    struct lane_entry *out);
 
 #endif

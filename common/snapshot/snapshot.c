@@ -20,7 +20,6 @@
 #include "snapshot_comm.h"
 #include "snapshot_name.h"
 #include "tracing_meta.h"
-#include "snapshot_merge.h"
 #include "snapshot-internal.h"
 
 #define SPILL_BUFFER_SIZE (1u << 20)
@@ -461,35 +460,6 @@ int snapshot__max_cpu(const struct snapshot *s)
 		if (s->lanes[i].nr && s->lanes[i].cpu > max)
 			max = s->lanes[i].cpu;
 	return max;
-}
-
-/**
- * snapshot_cursor__new - walk a sealed snapshot's records in time order
- * @s: the sealed snapshot
- * @cpu: only the records filed under this CPU, or SNAPSHOT_ALL_CPUS
- *
- * Equal times keep ring order (chunk order, then order within the ring).
- * The cursor is invalid after snapshot__add_records(). Returns the cursor
- * or NULL when out of memory.
- */
-struct snapshot_cursor *snapshot_cursor__new(const struct snapshot *s, int cpu)
-{
-	struct snapshot_cursor *c = snapshot_cursor__alloc(s, s->nr_lanes);
-
-	if (!c)
-		return NULL;
-	for (size_t i = 0; i < s->nr_lanes; i++) {
-		const struct lane *l = &s->lanes[i];
-		const struct chunk *ch = &s->chunks[l->chunk];
-
-		if (l->nr && (cpu == SNAPSHOT_ALL_CPUS || l->cpu == cpu))
-			snapshot_cursor__add(c, l, snapshot__chunk_base(s, ch), ch->info.backward);
-	}
-	if (snapshot_cursor__start(c) < 0) {
-		snapshot_cursor__delete(c);
-		return NULL;
-	}
-	return c;
 }
 
 const struct snapshot_stats *snapshot__stats(const struct snapshot *s)

@@ -21,16 +21,13 @@
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
-#include "perf_record.h"
+#include "perf_sample_layout.h"
 
 struct snapshot;
 struct tracing_meta;
-struct snapshot_cursor;
 
 /* CPU numbers at or beyond this are corrupt (and are filed under CPU -1). */
 #define SNAPSHOT_MAX_CPUS 65536
-/* snapshot_cursor__new: every CPU's records. */
-#define SNAPSHOT_ALL_CPUS (-2)
 
 struct snapshot_event {
 	struct perf_event_attr attr;
@@ -119,25 +116,6 @@ void snapshot__set_index_threads(struct snapshot *s, unsigned int n);
  */
 int snapshot__add_records(struct snapshot *s, const void *records, size_t len);
 
-/*
- * After __seal. A cursor returns records in time order, ties in ring order
- * (chunk order, then order in the ring); @cpu selects one CPU's records or
- * SNAPSHOT_ALL_CPUS. Invalid after __add_records. NULL on ENOMEM.
- */
-struct snapshot_cursor *snapshot_cursor__new(const struct snapshot *s, int cpu);
-const struct perf_event_header *snapshot_cursor__next(struct snapshot_cursor *c,
-						      uint64_t *ret_time);
-/* The event of the record __next returned last (no id lookup), or NULL. */
-const struct snapshot_event *snapshot_cursor__event(const struct snapshot_cursor *c);
-void snapshot_cursor__delete(struct snapshot_cursor *c);
-/*
- * After __seal: the same records as a cursor over all CPUs, but as the
- * rings hold them (a backward ring's newest first), in runs of whole
- * records handed to @fn; for a reader that orders by time itself, as perf
- * does. Returns 0, -EBADFD before __seal, or @fn's first nonzero return.
- */
-int snapshot__for_each_run(const struct snapshot *s,
-			   int (*fn)(void *ctx, const void *data, size_t len), void *ctx);
 size_t snapshot__nr_records(const struct snapshot *s);
 /* The highest CPU a record is filed under, -1 without records. */
 int snapshot__max_cpu(const struct snapshot *s);

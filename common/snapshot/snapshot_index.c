@@ -15,6 +15,7 @@
 #include "cleanup.h"
 #include "perf_record.h"
 #include "snapshot-internal.h"
+#include "snapshot_index.h"
 
 /* The last id looked up: a ring's records come in runs of one event. */
 struct event_cache {
@@ -180,7 +181,8 @@ static int index_record(const struct snapshot *s, struct index_part *p, struct c
 	ev = (size_t)(k.ev - s->events);
 	if (!(l = lane_for(p, k.cpu)))
 		return -ENOMEM;
-	r = info->backward ? lane__mark(l, time, off) : lane__push(l, time, off, ev);
+	r = info->backward ? snapshot_lane__mark(l, time, off) :
+			     snapshot_lane__push(l, time, off, ev);
 	if (r < 0)
 		return r;
 	p->nr_entries++;
@@ -215,7 +217,7 @@ static int index_record(const struct snapshot *s, struct index_part *p, struct c
 }
 
 /**
- * lane__load_segment - one segment of a backward lane, in time order
+ * snapshot_index__load_segment - one segment of a backward lane, in time order
  * @s: the sealed snapshot
  * @l: a segmented lane of it
  * @seg: the segment, 0 the newest
@@ -226,8 +228,8 @@ static int index_record(const struct snapshot *s, struct index_part *p, struct c
  *
  * Returns the number of entries.
  */
-size_t lane__load_segment(const struct snapshot *s, const struct lane *l, size_t seg,
-			  struct lane_entry *out)
+size_t snapshot_index__load_segment(const struct snapshot *s, const struct lane *l, size_t seg,
+				    struct lane_entry *out)
 {
 	const struct chunk *c = &s->chunks[l->chunk];
 	const uint8_t *base = snapshot__chunk_base(s, c);
@@ -255,7 +257,7 @@ size_t lane__load_segment(const struct snapshot *s, const struct lane *l, size_t
 	if (n < want)
 		memmove(out, out + want - n, n * sizeof(*out));
 	run = (struct lane){ .e = out, .nr = n };
-	lane__sort(&run, true);
+	snapshot_lane__sort(&run, true);
 	return n;
 }
 
@@ -276,10 +278,11 @@ static int part_build(const struct snapshot *s, struct index_part *p)
 	base = snapshot__chunk_base(s, c);
 	if (c->info.backward) {
 		while ((h = backward_ring__next(base, c->len, &pos)))
-			if ((r = index_record(s, p, c, h, (uint64_t)((const uint8_t *)h - base))) < 0)
+			if ((r = index_record(s, p, c, h, (uint64_t)((const uint8_t *)h - base))) <
+			    0)
 				return r;
 		for (size_t i = 0; i < p->nr_lanes; i++)
-			if ((r = lane__mark_end(&p->lanes[i], pos)) < 0)
+			if ((r = snapshot_lane__mark_end(&p->lanes[i], pos)) < 0)
 				return r;
 		c->walked = pos;
 		c->nr_dropped = p->stats.nr_dropped;
@@ -289,7 +292,7 @@ static int part_build(const struct snapshot *s, struct index_part *p)
 		if ((r = index_record(s, p, c, h, (uint64_t)((const uint8_t *)h - base))) < 0)
 			return r;
 	for (size_t i = 0; i < p->nr_lanes; i++)
-		lane__sort(&p->lanes[i], false);
+		snapshot_lane__sort(&p->lanes[i], false);
 	c->walked = pos;
 	c->nr_dropped = p->stats.nr_dropped;
 	return 0;
@@ -318,7 +321,7 @@ static int chunk_runs(const struct snapshot *s, const struct chunk *c,
 }
 
 /**
- * snapshot__for_each_run - a sealed snapshot's records as the rings hold them
+ * snapshot_index__for_each_run - a sealed snapshot's records as the rings hold them
  * @s: the sealed snapshot
  * @fn: called with each run of whole records that lie back to back
  *      (8-byte aligned); a nonzero return stops the walk
@@ -331,8 +334,8 @@ static int chunk_runs(const struct snapshot *s, const struct chunk *c,
  *
  * Returns 0, -EBADFD before __seal, or @fn's nonzero return.
  */
-int snapshot__for_each_run(const struct snapshot *s,
-			   int (*fn)(void *ctx, const void *data, size_t len), void *ctx)
+int snapshot_index__for_each_run(const struct snapshot *s,
+				 int (*fn)(void *ctx, const void *data, size_t len), void *ctx)
 {
 	int r;
 
@@ -423,14 +426,14 @@ int snapshot_index__chunk(struct snapshot *s, size_t ci, bool count)
  * saves (about 50 us to start one; a MiB is about 8,000 records).
  */
 #define INDEX_THREAD_BYTES (1u << 20)
-#define INDEX_MAX_THREADS 64
+#define INDEX_MAX_THREADS  64
 
 struct index_run {
 	const struct snapshot *s;
 	struct index_part *parts;
 	size_t nr;
-	size_t next;   /* the next part to build, taken atomically */
-	int error;     /* the first error, set atomically */
+	size_t next; /* the next part to build, taken atomically */
+	int error;   /* the first error, set atomically */
 };
 
 static void *index_worker(void *arg)
@@ -521,8 +524,8 @@ int snapshot_index__chunks(struct snapshot *s, size_t nr)
 	for (size_t i = 0; i < nr; i++)
 		run.parts[i] = (struct index_part){ .chunk = i, .count = true };
 	/* A thread that cannot start leaves its share to the others. */
-	while (nr_threads + 1 < want && start_worker(&threads[nr_threads], &run, &allowed,
-						     nr_threads) == 0)
+	while (nr_threads + 1 < want &&
+	       start_worker(&threads[nr_threads], &run, &allowed, nr_threads) == 0)
 		nr_threads++;
 	index_worker(&run);
 	for (size_t i = 0; i < nr_threads; i++)

@@ -99,7 +99,7 @@ static void put_trigger(const struct snapshot_trigger *t, FILE *out)
 }
 
 /**
- * snapshot__write_json - write the sidecar document
+ * snapshot_json__write - write the sidecar document
  * @s: a sealed snapshot
  * @meta: what the snapshot itself does not know
  * @out: destination stream
@@ -107,7 +107,7 @@ static void put_trigger(const struct snapshot_trigger *t, FILE *out)
  * Times are in the recording clock's nanoseconds, as in the data files.
  * Returns 0 or -errno (-EIO if the stream failed).
  */
-int snapshot__write_json(const struct snapshot *s, const struct snapshot_json_meta *meta, FILE *out)
+int snapshot_json__write(const struct snapshot *s, const struct snapshot_json_meta *meta, FILE *out)
 {
 	const struct snapshot_stats *st = snapshot__stats(s);
 

@@ -45,15 +45,16 @@ struct snapshot_json_meta {
 	uint64_t pause_spread_ns;  /* first to last ring paused */
 	uint64_t newest_spread_ns; /* of the rings' newest records */
 	bool copy_realtime;	   /* the pause-copy-resume ran at SCHED_FIFO */
-	uint64_t copy_fault_ns;	   /* before the first pause: copy memory mapped, paused parts faulted in */
+	uint64_t
+		copy_fault_ns; /* before the first pause: copy memory mapped, paused parts faulted in */
 	uint64_t copy_memory_bytes, copy_spilled_bytes;
 	unsigned int copy_rounds;
-	bool compressed;	 /* the data files are zstd */
+	bool compressed;	  /* the data files are zstd */
 	const char *compress_why; /* compression = auto: why; NULL otherwise */
 };
 
 /* Writes the JSON document for a sealed snapshot. Returns 0 or -errno. */
-int snapshot__write_json(const struct snapshot *s, const struct snapshot_json_meta *meta,
+int snapshot_json__write(const struct snapshot *s, const struct snapshot_json_meta *meta,
 			 FILE *out);
 
 #endif

@@ -18,6 +18,7 @@
 #include "array_grow.h"
 #include "perf_record.h"
 #include "snapshot.h"
+#include "snapshot_cursor.h"
 #include "snapshot_tracedat.h"
 #include "tracing_meta.h"
 
@@ -107,7 +108,7 @@ static int add_formats(struct conv *c, const struct tracing_data_info *t)
 }
 
 /**
- * snapshot__trace_clock - the ftrace name of the clock a snapshot's samples use
+ * snapshot_tracedat__trace_clock - the ftrace name of the clock a snapshot's samples use
  * @s: the snapshot
  *
  * trace.dat records the ftrace clock of its timestamps and trace-cmd shows
@@ -117,7 +118,7 @@ static int add_formats(struct conv *c, const struct tracing_data_info *t)
  *
  * Returns a static string.
  */
-const char *snapshot__trace_clock(const struct snapshot *s)
+const char *snapshot_tracedat__trace_clock(const struct snapshot *s)
 {
 	for (size_t i = 0; i < snapshot__nr_events(s); i++) {
 		const struct perf_event_attr *a = &snapshot__event(s, i)->attr;
@@ -267,7 +268,7 @@ static int write_file(struct conv *c, int fd)
 	long conf = sysconf(_SC_NPROCESSORS_CONF);
 	struct tracedat_params p = {
 		.nr_cpus = m->nr_cpus > 0 ? m->nr_cpus : (conf > 0 ? (int)conf : 1),
-		.trace_clock = snapshot__trace_clock(c->s),
+		.trace_clock = snapshot_tracedat__trace_clock(c->s),
 		.compression = m->compression,
 	};
 	int r;
@@ -299,7 +300,7 @@ static int write_file(struct conv *c, int fd)
 }
 
 /**
- * snapshot__write_tracedat - write a snapshot's tracepoint events as trace.dat
+ * snapshot_tracedat__write - write a snapshot's tracepoint events as trace.dat
  * @s: a sealed snapshot
  * @fd: destination, written from offset 0 (never closed)
  * @meta: compression, CPU count, uname
@@ -311,12 +312,12 @@ static int write_file(struct conv *c, int fd)
  * PERF_RECORD_LOST marks the next page of the CPU in its sample_id_all
  * trailer. CMDLINES hold the names of tasks the snapshot names
  * (snapshot__comm()). Headers, formats and printk come from the snapshot's
- * tracing metadata, the clock from its events (snapshot__trace_clock()):
+ * tracing metadata, the clock from its events (snapshot_tracedat__trace_clock()):
  * nothing is read from tracefs. Returns 0, -EINVAL without @s, @meta or a
  * valid @fd, -ENODATA without tracing metadata, -ENOMEM, or the -errno of
  * a write.
  */
-int snapshot__write_tracedat(const struct snapshot *s, int fd, const struct tracedat_meta *meta,
+int snapshot_tracedat__write(const struct snapshot *s, int fd, const struct tracedat_meta *meta,
 			     struct tracedat_result *ret)
 {
 	struct conv c = { .s = s, .meta = meta };

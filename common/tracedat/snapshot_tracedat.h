@@ -41,10 +41,10 @@ struct tracedat_result {
  * Writes @s to @fd (at offset 0). Returns 0 or -errno; on error the content
  * of @fd is undefined and the caller discards it.
  */
-int snapshot__write_tracedat(const struct snapshot *s, int fd, const struct tracedat_meta *meta,
+int snapshot_tracedat__write(const struct snapshot *s, int fd, const struct tracedat_meta *meta,
 			     struct tracedat_result *ret);
 
 /* The ftrace name ("local", "mono", "boot", ...) of the clock of @s's samples. */
-const char *snapshot__trace_clock(const struct snapshot *s);
+const char *snapshot_tracedat__trace_clock(const struct snapshot *s);
 
 #endif

@@ -22,6 +22,7 @@
 #include "perfdata_convert.h"
 #include "perfdata_reader.h"
 #include "snapshot.h"
+#include "snapshot_cursor.h"
 #include "snapshot_tracedat.h"
 #include "tracing_data.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Integration test: trace.dat files from tracedat_writer and from
- * snapshot__write_tracedat, read back by the real trace-cmd 3.x.
+ * snapshot_tracedat__write, read back by the real trace-cmd 3.x.
  *
  * Synthetic sched_switch, sched_wakeup, raw_syscalls:sys_enter and
  * sched_process_exec (a long filename makes it a >112-byte large event)
@@ -585,7 +585,7 @@ static struct tracing_meta *system_tracing(void)
 	return m;
 }
 
-/* snapshot__write_tracedat on a hand-built snapshot, zstd. */
+/* snapshot_tracedat__write on a hand-built snapshot, zstd. */
 static void test_snapshot(void **state)
 {
 	struct tracedat_result res = { 0 };
@@ -601,7 +601,7 @@ static void test_snapshot(void **state)
 	snprintf(path, sizeof(path), "%s/snapshot.dat", tmpdir);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);
-	assert_int_equal(snapshot__write_tracedat(s, fd, &meta, &res), 0);
+	assert_int_equal(snapshot_tracedat__write(s, fd, &meta, &res), 0);
 	assert_int_equal(close(fd), 0);
 	snapshot__delete(s);
 	assert_int_equal(res.bytes, file_size(path));
@@ -680,7 +680,7 @@ static void test_snapshot_own_formats(void **state)
 	snprintf(path, sizeof(path), "%s/own.dat", tmpdir);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);
-	assert_int_equal(snapshot__write_tracedat(s, fd, &meta, &res), 0);
+	assert_int_equal(snapshot_tracedat__write(s, fd, &meta, &res), 0);
 	assert_int_equal(close(fd), 0);
 	snapshot__delete(s);
 	assert_int_equal(res.nr_events, NR_EVENTS);

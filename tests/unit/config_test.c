@@ -41,7 +41,7 @@ const char *trace_clock_of(const struct perfsnapd_config *cfg)
 		assert_int_equal(
 			snapshot__add_event(s, &cfg->events[i].attr, cfg->events[i].name, &id, 1),
 			0);
-	snprintf(name, sizeof(name), "%s", snapshot__trace_clock(s));
+	snprintf(name, sizeof(name), "%s", snapshot_tracedat__trace_clock(s));
 	snapshot__delete(s);
 	return name;
 }

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "perf_record.h"
+#include "perf_sample_layout.h"
 
 #define TP_TYPE                                                                         \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
@@ -82,10 +83,10 @@ static void test_parse_tracepoint_sample(void **state)
  */
 static void test_layout_matches_parse(void **state)
 {
-	static const uint64_t bits[] = { PERF_SAMPLE_IP,	PERF_SAMPLE_TID,
-					 PERF_SAMPLE_TIME,	PERF_SAMPLE_ADDR,
-					 PERF_SAMPLE_ID,	PERF_SAMPLE_STREAM_ID,
-					 PERF_SAMPLE_CPU,	PERF_SAMPLE_PERIOD,
+	static const uint64_t bits[] = { PERF_SAMPLE_IP,       PERF_SAMPLE_TID,
+					 PERF_SAMPLE_TIME,     PERF_SAMPLE_ADDR,
+					 PERF_SAMPLE_ID,       PERF_SAMPLE_STREAM_ID,
+					 PERF_SAMPLE_CPU,      PERF_SAMPLE_PERIOD,
 					 PERF_SAMPLE_CALLCHAIN };
 	const size_t nr_bits = sizeof(bits) / sizeof(bits[0]);
 
@@ -105,8 +106,8 @@ static void test_layout_matches_parse(void **state)
 		/* Each word a distinct value, so a field read from the wrong place shows. */
 		for (size_t i = 0; i < 32; i++)
 			buf[i] = 0x1000 + i * 0x10001;
-		words += __builtin_popcountll(st & ~(uint64_t)(PERF_SAMPLE_CALLCHAIN |
-								 PERF_SAMPLE_RAW));
+		words += __builtin_popcountll(st &
+					      ~(uint64_t)(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW));
 		if (st & PERF_SAMPLE_CALLCHAIN) {
 			buf[words] = 2;
 			words += 3;
@@ -154,8 +155,8 @@ static void test_layout_refuses_unsupported(void **state)
 	perf_sample_layout__init(&l, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_READ | PERF_SAMPLE_RAW);
 	assert_int_equal(perf_sample_layout__raw(&l, h, &raw, &size), -EOPNOTSUPP);
 	/* A callchain longer than the record. */
-	perf_sample_layout__init(&l, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN |
-					     PERF_SAMPLE_RAW);
+	perf_sample_layout__init(&l,
+				 PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW);
 	buf[2] = 1000;
 	assert_int_equal(perf_sample_layout__raw(&l, h, &raw, &size), -EINVAL);
 }

@@ -24,6 +24,7 @@
 #include "perf_record.h"
 #include "perfdata_reader.h"
 #include "snapshot.h"
+#include "snapshot_cursor.h"
 #include "tracing_data.h"
 
 #define TP_ID_TYPE                                                                                \

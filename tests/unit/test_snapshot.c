@@ -14,6 +14,8 @@
 
 #include "perf_record.h"
 #include "snapshot.h"
+#include "snapshot_index.h"
+#include "snapshot_cursor.h"
 
 #define TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
@@ -435,7 +437,8 @@ static void test_backward_segments(void **state)
 	}
 	for (size_t i = 0; i < SEG_RECORDS; i++)
 		if (i % 500 != 250)
-			want[nr++] = (struct seg_rec){ seg_time(i), (uint32_t)i, i % 7 == 3 ? 1 : 0 };
+			want[nr++] = (struct seg_rec){ seg_time(i), (uint32_t)i,
+						       i % 7 == 3 ? 1 : 0 };
 	qsort(want, nr, sizeof(*want), cmp_seg_rec);
 
 	for (int spilled = 0; spilled < 2; spilled++) {
@@ -554,8 +557,8 @@ static struct snapshot *parallel_snapshot(unsigned int threads, uint8_t bufs[][P
 			len += n;
 		}
 		if (k < 3) {
-			assert_int_equal(snapshot__add_chunk_memory(s, (int)(k % 3), backward, bufs[k],
-								    len, k == 0),
+			assert_int_equal(snapshot__add_chunk_memory(s, (int)(k % 3), backward,
+								    bufs[k], len, k == 0),
 					 0);
 		} else {
 			assert_int_equal(snapshot__begin_chunk(s, (int)(k % 3), backward), 0);
@@ -570,7 +573,8 @@ static struct snapshot *parallel_snapshot(unsigned int threads, uint8_t bufs[][P
 
 static void assert_same_cursor(const struct snapshot *a, const struct snapshot *b, int cpu)
 {
-	struct snapshot_cursor *ca = snapshot_cursor__new(a, cpu), *cb = snapshot_cursor__new(b, cpu);
+	struct snapshot_cursor *ca = snapshot_cursor__new(a, cpu),
+			       *cb = snapshot_cursor__new(b, cpu);
 	const struct perf_event_header *ha, *hb;
 	uint64_t ta, tb;
 	size_t n = 0;
@@ -653,7 +657,8 @@ static void test_parallel_seal(void **state)
 					    sizeof(struct snapshot_task));
 		assert_int_equal(snapshot__nr_comms(one), snapshot__nr_comms(many));
 		for (size_t i = 0; i < snapshot__nr_comms(one); i++)
-			assert_memory_equal(snapshot__comm_entry(one, i), snapshot__comm_entry(many, i),
+			assert_memory_equal(snapshot__comm_entry(one, i),
+					    snapshot__comm_entry(many, i),
 					    sizeof(struct snapshot_comm));
 		for (int cpu = -1; cpu <= snapshot__max_cpu(one); cpu++)
 			assert_same_cursor(one, many, cpu);
@@ -664,7 +669,7 @@ static void test_parallel_seal(void **state)
 	snapshot__delete(one);
 }
 
-/* What snapshot__for_each_run handed out: the runs, in order. */
+/* What snapshot_index__for_each_run handed out: the runs, in order. */
 struct runs {
 	const uint8_t *data[64];
 	size_t len[64];
@@ -724,7 +729,7 @@ static void assert_runs_are_cursor(const struct snapshot *s, const struct runs *
 /* Records as the rings hold them: whole runs, the dropped ones and cut tails left out. */
 static void test_runs(void **state)
 {
-	uint8_t (*bufs)[PAR_RECORDS * 64] = calloc(PAR_CHUNKS, sizeof(*bufs));
+	uint8_t(*bufs)[PAR_RECORDS * 64] = calloc(PAR_CHUNKS, sizeof(*bufs));
 	struct snapshot *s = new_snapshot();
 	struct runs r = { 0 };
 	uint64_t mem[32];
@@ -732,7 +737,7 @@ static void test_runs(void **state)
 	size_t n = 0, cut;
 
 	(void)state;
-	assert_int_equal(snapshot__for_each_run(s, take_run, &r), -EBADFD);
+	assert_int_equal(snapshot_index__for_each_run(s, take_run, &r), -EBADFD);
 	/* Backward, in memory: newest first, then a record the kernel was overwriting. */
 	n += put_sample((uint8_t *)mem + n, 10, 100, 50, 0);
 	n += put_sample((uint8_t *)mem + n, 20, 101, 30, 0);
@@ -756,7 +761,7 @@ static void test_runs(void **state)
 	assert_int_equal(snapshot__seal(s), 0);
 	assert_int_equal(snapshot__add_records(s, side, put_comm(side, 10, 104, "late", 5)), 0);
 
-	assert_int_equal(snapshot__for_each_run(s, take_run, &r), 0);
+	assert_int_equal(snapshot_index__for_each_run(s, take_run, &r), 0);
 	assert_int_equal(r.nr, 4);
 	assert_ptr_equal(r.data[0], (const uint8_t *)mem);
 	assert_int_equal(r.len[0], cut);
@@ -768,7 +773,7 @@ static void test_runs(void **state)
 	assert_runs_are_cursor(s, &r);
 	/* A nonzero return stops the walk and is returned. */
 	r = (struct runs){ .stop_at = 2 };
-	assert_int_equal(snapshot__for_each_run(s, take_run, &r), -ECANCELED);
+	assert_int_equal(snapshot_index__for_each_run(s, take_run, &r), -ECANCELED);
 	assert_int_equal(r.nr, 2);
 	snapshot__delete(s);
 
@@ -776,7 +781,7 @@ static void test_runs(void **state)
 	assert_non_null(bufs);
 	s = parallel_snapshot(0, bufs);
 	r = (struct runs){ 0 };
-	assert_int_equal(snapshot__for_each_run(s, take_run, &r), 0);
+	assert_int_equal(snapshot_index__for_each_run(s, take_run, &r), 0);
 	assert_runs_are_cursor(s, &r);
 	snapshot__delete(s);
 	free(bufs);

@@ -1,150 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * snapshot_merge: lanes and the k-way merge of a snapshot's cursors. A
- * merge over k lanes costs O(log k) per record, where sorting an index of
- * every record cost O(log n); a ring's lane is read a segment at a time,
- * so no index of every record is kept either. See snapshot_merge.h.
+ * snapshot_cursor: the k-way merge of a sealed snapshot's lanes in time
+ * order. A merge over k lanes costs O(log k) per record, where sorting an
+ * index of every record would cost O(log n); a ring's lane is read a
+ * segment at a time, so no index of every record is kept either. See
+ * snapshot_cursor.h.
  */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "array_grow.h"
 #include "perf_record.h"
-#include "snapshot_merge.h"
-
-/*
- * Each lane's entries are in ring order, mostly in time order too: a
- * record's time is read before its space is reserved, so an interrupt in
- * between can write a later-stamped record first. Insertion sort puts
- * those few back in linear time; a lane that is far from ordered (a
- * malformed input) is sorted instead once the moves pass a bound.
- */
-static int cmp_entry_fwd(const void *a, const void *b)
-{
-	const struct lane_entry *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
-static int cmp_entry_bwd(const void *a, const void *b)
-{
-	const struct lane_entry *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->off > y->off ? -1 : x->off < y->off;
-}
-
-/**
- * lane__sort - put a lane in time order, equal times in ring order
- * @l: the lane, in ring order
- * @backward: its chunk is a backward ring (ring order is falling offsets)
- */
-void lane__sort(struct lane *l, bool backward)
-{
-	size_t budget = 8 * l->nr + 64;
-
-	for (size_t i = 1; i < l->nr; i++) {
-		struct lane_entry e = l->e[i];
-		size_t j = i;
-
-		while (j > 0 && l->e[j - 1].time > e.time && budget) {
-			l->e[j] = l->e[j - 1];
-			j--;
-			budget--;
-		}
-		l->e[j] = e;
-		if (!budget) {
-			qsort(l->e, l->nr, sizeof(*l->e), backward ? cmp_entry_bwd : cmp_entry_fwd);
-			return;
-		}
-	}
-}
-
-/**
- * lane__push - append an entry in ring order
- * @l: the lane
- * @time: the record's time
- * @off: its offset in its chunk (below 2^48)
- * @ev: its event's index in the snapshot
- *
- * Returns 0 or -ENOMEM.
- */
-int lane__push(struct lane *l, uint64_t time, uint64_t off, size_t ev)
-{
-	if (l->nr == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 1024;
-		struct lane_entry *n = realloc(l->e, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		l->e = n;
-		l->cap = cap;
-	}
-	l->e[l->nr++] = (struct lane_entry){
-		.time = time,
-		.off = off,
-		.ev = ev < LANE_EVENT_UNKNOWN ? ev : LANE_EVENT_UNKNOWN,
-	};
-	return 0;
-}
-
-/**
- * lane__mark - count a backward lane's record, newest first
- * @l: the lane
- * @time: the record's time
- * @off: its offset in its chunk
- *
- * Every LANE_SEGMENT_RECORDS records a mark is put before the record; a
- * mark stays only while no older record is later than the newer records'
- * least time, so a segment can be sorted alone. The marks' least times
- * fall from first to last, so an older record with a later time can only
- * undo the last ones.
- *
- * Returns 0 or -ENOMEM.
- */
-int lane__mark(struct lane *l, uint64_t time, uint64_t off)
-{
-	uint64_t min = l->nr ? l->marks[l->nr_marks].min : UINT64_MAX;
-
-	/* marks[nr_marks] is scratch: the least time so far, without a mark. */
-	if (array__grow((void **)&l->marks, &l->cap_marks, l->nr_marks + 1, sizeof(*l->marks),
-			16) < 0)
-		return -ENOMEM;
-	if (l->nr && l->nr % LANE_SEGMENT_RECORDS == 0)
-		l->marks[l->nr_marks++] = (struct lane_mark){ .off = off, .nr = l->nr, .min = min };
-	while (l->nr_marks && l->marks[l->nr_marks - 1].min < time)
-		l->nr_marks--;
-	l->marks[l->nr_marks].min = time < min ? time : min;
-	l->nr++;
-	return 0;
-}
-
-/**
- * lane__mark_end - end a backward lane's marks
- * @l: the lane, its records counted with lane__mark()
- * @end: where its chunk's records end
- *
- * Returns 0 or -ENOMEM.
- */
-int lane__mark_end(struct lane *l, uint64_t end)
-{
-	size_t prev = 0;
-
-	if (array__grow((void **)&l->marks, &l->cap_marks, l->nr_marks + 1, sizeof(*l->marks),
-			16) < 0)
-		return -ENOMEM;
-	l->marks[l->nr_marks++] = (struct lane_mark){ .off = end, .nr = l->nr };
-	l->max_segment = 0;
-	for (size_t i = 0; i < l->nr_marks; i++) {
-		if (l->marks[i].nr - prev > l->max_segment)
-			l->max_segment = l->marks[i].nr - prev;
-		prev = l->marks[i].nr;
-	}
-	return 0;
-}
+#include "snapshot-internal.h"
+#include "snapshot_cursor.h"
 
 /*
  * The k-way merge: a binary heap of lanes keyed by their next entry. The
@@ -179,7 +46,7 @@ static bool lane_advance(const struct snapshot *s, struct cursor_lane *cl)
 	if (++cl->pos < cl->n)
 		return true;
 	while (cl->segment && cl->next_segment) {
-		cl->n = lane__load_segment(s, cl->lane, --cl->next_segment, cl->segment);
+		cl->n = snapshot_index__load_segment(s, cl->lane, --cl->next_segment, cl->segment);
 		cl->pos = 0;
 		if (cl->n)
 			return true;
@@ -245,14 +112,14 @@ static void sift_down(struct snapshot_cursor *c, size_t i)
 	}
 }
 
-/**
- * snapshot_cursor__alloc - an empty cursor
+/*
+ * cursor_alloc - an empty cursor
  * @s: the snapshot whose lanes it merges
  * @max_lanes: room for this many lanes
  *
  * Returns the cursor or NULL when out of memory.
  */
-struct snapshot_cursor *snapshot_cursor__alloc(const struct snapshot *s, size_t max_lanes)
+static struct snapshot_cursor *cursor_alloc(const struct snapshot *s, size_t max_lanes)
 {
 	struct snapshot_cursor *c = malloc(sizeof(*c) + (max_lanes + 1) * sizeof(c->heap[0]));
 
@@ -261,15 +128,15 @@ struct snapshot_cursor *snapshot_cursor__alloc(const struct snapshot *s, size_t 
 	return c;
 }
 
-/**
- * snapshot_cursor__add - make a lane part of the merge
+/*
+ * cursor_add - make a lane part of the merge
  * @c: the cursor, not yet started
  * @l: a lane with at least one entry
  * @base: where its chunk's bytes are
  * @backward: its chunk is a backward ring (ring order is falling offsets)
  */
-void snapshot_cursor__add(struct snapshot_cursor *c, const struct lane *l, const uint8_t *base,
-			  bool backward)
+static void cursor_add(struct snapshot_cursor *c, const struct lane *l, const uint8_t *base,
+		       bool backward)
 {
 	c->heap[c->nr++] = (struct cursor_lane){
 		.chunk = l->chunk,
@@ -281,13 +148,13 @@ void snapshot_cursor__add(struct snapshot_cursor *c, const struct lane *l, const
 	};
 }
 
-/**
- * snapshot_cursor__start - load each lane's first entry and order the heap
+/*
+ * cursor_start - load each lane's first entry and order the heap
  * @c: the cursor, with its lanes added
  *
  * Returns 0 or -ENOMEM.
  */
-int snapshot_cursor__start(struct snapshot_cursor *c)
+static int cursor_start(struct snapshot_cursor *c)
 {
 	size_t room = 0, n = 0;
 
@@ -377,4 +244,33 @@ void snapshot_cursor__delete(struct snapshot_cursor *c)
 	if (c)
 		free(c->segments);
 	free(c);
+}
+
+/**
+ * snapshot_cursor__new - walk a sealed snapshot's records in time order
+ * @s: the sealed snapshot
+ * @cpu: only the records filed under this CPU, or SNAPSHOT_ALL_CPUS
+ *
+ * Equal times keep ring order (chunk order, then order within the ring).
+ * The cursor is invalid after snapshot__add_records(). Returns the cursor
+ * or NULL when out of memory.
+ */
+struct snapshot_cursor *snapshot_cursor__new(const struct snapshot *s, int cpu)
+{
+	struct snapshot_cursor *c = cursor_alloc(s, s->nr_lanes);
+
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < s->nr_lanes; i++) {
+		const struct lane *l = &s->lanes[i];
+		const struct chunk *ch = &s->chunks[l->chunk];
+
+		if (l->nr && (cpu == SNAPSHOT_ALL_CPUS || l->cpu == cpu))
+			cursor_add(c, l, snapshot__chunk_base(s, ch), ch->info.backward);
+	}
+	if (cursor_start(c) < 0) {
+		snapshot_cursor__delete(c);
+		return NULL;
+	}
+	return c;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * config_values: parsers and formatters for the value syntaxes of
+ * config_value: parsers and formatters for the value syntaxes of
  * perfsnapd.conf. Each parser takes the whole value (already stripped of
  * blanks and comments) and returns 0, -EINVAL for bad syntax or -ERANGE
  * for a well-formed value outside its bounds, setting its result only on
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config_values.h"
+#include "config_value.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "config_values.h"
+#include "config_value.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define UNTOUCHED     0x5a5a5a5a5a5a5a5aull

@@ -1,17 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * snapshot_merge: the runs a sealed snapshot keeps (one lane per chunk and
- * CPU, in time order) and the k-way merge its cursors make of them. For
- * snapshot.c only.
+ * snapshot_lane: the runs a sealed snapshot keeps, one lane per chunk and
+ * CPU, in time order; snapshot_cursor merges them. For common/snapshot only.
  */
-#ifndef PERFSNAPD_SNAPSHOT_MERGE_H
-#define PERFSNAPD_SNAPSHOT_MERGE_H
+#ifndef PERFSNAPD_SNAPSHOT_LANE_H
+#define PERFSNAPD_SNAPSHOT_LANE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "snapshot.h"
 
 /* Event indexes from this one on are looked up by the record's id. */
 #define LANE_EVENT_UNKNOWN 0xffff
@@ -54,25 +51,12 @@ struct lane {
 };
 
 /* Appends in ring order. Returns 0 or -ENOMEM. */
-int lane__push(struct lane *l, uint64_t time, uint64_t off, size_t ev);
+int snapshot_lane__push(struct lane *l, uint64_t time, uint64_t off, size_t ev);
 /* Puts a lane in time order, equal times in ring order. */
-void lane__sort(struct lane *l, bool backward);
+void snapshot_lane__sort(struct lane *l, bool backward);
 /* Counts a backward lane's record at @off, newest first. Returns 0 or -ENOMEM. */
-int lane__mark(struct lane *l, uint64_t time, uint64_t off);
+int snapshot_lane__mark(struct lane *l, uint64_t time, uint64_t off);
 /* Ends a backward lane's marks at @end, its chunk's end. Returns 0 or -ENOMEM. */
-int lane__mark_end(struct lane *l, uint64_t end);
-/*
- * Segment @seg of a backward lane (0 the newest) into @out (room for
- * l->max_segment entries) in time order, equal times oldest first; in
- * snapshot_index.c, which knows how records are keyed. Returns the count.
- */
-size_t lane__load_segment(const struct snapshot *s, const struct lane *l, size_t seg,
-			  struct lane_entry *out);
-
-/* A cursor over at most @max_lanes lanes: __add them, then __start. */
-struct snapshot_cursor *snapshot_cursor__alloc(const struct snapshot *s, size_t max_lanes);
-void snapshot_cursor__add(struct snapshot_cursor *c, const struct lane *l, const uint8_t *base,
-			  bool backward);
-int snapshot_cursor__start(struct snapshot_cursor *c);
+int snapshot_lane__mark_end(struct lane *l, uint64_t end);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * config_values: the value syntaxes of perfsnapd.conf (sizes, durations,
+ * config_value: the value syntaxes of perfsnapd.conf (sizes, durations,
  * counts, yes/no, names from a list, CPU lists) as pure functions that
  * parse one value and return 0, -EINVAL (bad syntax) or -ERANGE (out of
  * bounds). They know nothing of keys or files: config turns the result into
