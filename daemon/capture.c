@@ -3,6 +3,8 @@
  * capture: opens the configured events with libperf and maps their rings.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,11 @@ struct capture {
 	bool opened[2];
 	struct perf_evsel *sideband;  /* the dummy event, or NULL */
 	struct tracing_meta *tracing; /* tracefs metadata of the events, or NULL */
+	char **tracing_names;	      /* the tracepoints it has the formats of */
+	size_t nr_tracing_names;
+	pthread_t warmer;	  /* reads the overwrite rings once, see warm_rings() */
+	bool warming;		  /* warmer was started and is not joined */
+	atomic_bool stop_warming; /* capture__close() asks the warmer to end */
 };
 
 static long read_sysctl(const char *path)
@@ -104,22 +111,42 @@ static int libperf_err(int r, int err)
  * the kernel's copy into a copy file (a scratch one here, rewritten in
  * place, so that it never holds more than a piece) and user space's
  * memcpy. The first read of each page faults, once for the kernel and once
- * for user space, and on this project's PVM guest such a fault costs a few
- * us: the first dump's pause at 32 MiB took 4.4-5.1 ms against 1.0-1.4 for
- * the later ones, and its copy 69 ms against 25. At start it costs no dump
- * anything.
+ * for user space, and on a paravirtualized guest such faults make the first
+ * dump's pause and copy several times longer than the later ones
+ * (docs/decisions.md). At start it costs no dump anything.
  */
-static void warm_ring(const struct ring_view *v, int scratch)
+static void warm_ring(struct capture *c, const struct ring_view *v, int scratch)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), piece = 64 << 10;
 	const volatile char *p = v->data;
 
-	for (size_t off = 0; off < v->data_size; off += page)
+	for (size_t off = 0; off < v->data_size && !atomic_load(&c->stop_warming); off += page)
 		(void)p[off];
-	for (size_t off = 0; scratch >= 0 && off < v->data_size; off += piece)
+	for (size_t off = 0; scratch >= 0 && off < v->data_size; off += piece) {
+		if (atomic_load(&c->stop_warming))
+			break;
 		if (pwrite(scratch, (const char *)v->data + off,
 			   piece < v->data_size - off ? piece : v->data_size - off, 0) < 0)
 			break; /* only slower first dump: nothing to report */
+	}
+}
+
+/*
+ * On a thread of its own: a reload opens new rings while the loop answers
+ * clients and a dump may run, and touching every page of every ring takes
+ * far longer than opening them. A dump that comes first faults the pages
+ * itself, as it would have without the warming.
+ */
+static void *warm_rings(void *arg)
+{
+	struct capture *c = arg;
+	int scratch = memfd_create("perfsnapd-warm", MFD_CLOEXEC);
+
+	for (int i = 0; i < c->nr_rings[1] && !atomic_load(&c->stop_warming); i++)
+		warm_ring(c, &c->rings[1][i], scratch);
+	if (scratch >= 0)
+		close(scratch);
+	return NULL;
 }
 
 static int fill_rings(struct capture *c, int which)
@@ -131,14 +158,9 @@ static int fill_rings(struct capture *c, int which)
 	if (!c->rings[which])
 		return -ENOMEM;
 	c->nr_rings[which] = perf_internals__rings(evlist, which, c->rings[which], n);
-	if (which) {
-		int scratch = memfd_create("perfsnapd-warm", MFD_CLOEXEC);
-
-		for (int i = 0; i < c->nr_rings[which]; i++)
-			warm_ring(&c->rings[which][i], scratch);
-		if (scratch >= 0)
-			close(scratch);
-	}
+	/* Without the thread only the first dump is slower: nothing to report. */
+	if (which && c->nr_rings[which] > 0)
+		c->warming = pthread_create(&c->warmer, NULL, warm_rings, c) == 0;
 	return 0;
 }
 
@@ -260,27 +282,103 @@ static unsigned int main_ring_pages(const struct perfsnapd_config *cfg)
  * what to change.
  */
 /*
- * Tracepoint formats and ring-buffer headers, read once for the life of
- * the capture: every dump's snapshot shares them. Needed by tracepoints
- * in any format, and by trace.dat always.
+ * The tracepoints a snapshot of @cfg may hold: [capture]'s and the event
+ * triggers'. Returns how many are in *ret (strings of @cfg), or -ENOMEM.
  */
-static int read_tracing(struct capture *c, const struct perfsnapd_config *cfg)
+static ssize_t tracepoints_of(const struct perfsnapd_config *cfg, const char ***ret)
 {
-	const char **names = calloc(cfg->nr_events + 1, sizeof(*names));
+	const char **names = calloc(cfg->nr_events + cfg->nr_triggers + 1, sizeof(*names));
 	size_t nr = 0;
-	int r = 0;
 
 	if (!names)
-		return log_errno(-ENOMEM, "capture");
+		return -ENOMEM;
 	for (size_t i = 0; i < cfg->nr_events; i++)
 		if (cfg->events[i].is_tracepoint)
 			names[nr++] = cfg->events[i].name;
-	if (nr || (cfg->formats & SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_TRACEDAT)))
-		r = tracing_meta__read(NULL, names, nr, &c->tracing);
+	for (size_t i = 0; i < cfg->nr_triggers; i++)
+		if (cfg->triggers[i].kind == TRIGGER_KIND_EVENT)
+			names[nr++] = cfg->triggers[i].event.name;
+	*ret = names;
+	return (ssize_t)nr;
+}
+
+static void free_tracing_names(char **names, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(names[i]);
 	free(names);
-	if (r < 0)
-		return log_errno(r, "cannot read the tracepoint formats from tracefs");
-	return 0;
+}
+
+/* True when the metadata held has every format @cfg needs. */
+static bool has_tracing(const struct capture *c, const struct perfsnapd_config *cfg,
+			const char *const *names, size_t nr)
+{
+	if (!c->tracing)
+		return !nr && !(cfg->formats & SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_TRACEDAT));
+	for (size_t i = 0; i < nr; i++) {
+		size_t j = 0;
+
+		while (j < c->nr_tracing_names && strcmp(c->tracing_names[j], names[i]))
+			j++;
+		if (j == c->nr_tracing_names)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Tracepoint formats and ring-buffer headers, read from tracefs once for
+ * the life of the capture (again only for a reload that needs formats it
+ * lacks): every dump's snapshot shares them. Needed by tracepoints in any
+ * format, and by trace.dat always.
+ */
+static int read_tracing(struct capture *c, const struct perfsnapd_config *cfg)
+{
+	struct tracing_meta *m = NULL;
+	const char **names = NULL;
+	ssize_t nr = tracepoints_of(cfg, &names);
+	char **kept = NULL;
+	int r = 0;
+
+	if (nr < 0)
+		return log_errno((int)nr, "capture");
+	if (has_tracing(c, cfg, names, (size_t)nr))
+		goto out;
+	kept = calloc((size_t)nr + 1, sizeof(*kept));
+	for (ssize_t i = 0; kept && i < nr; i++)
+		if (!(kept[i] = strdup(names[i])))
+			r = -ENOMEM;
+	if (!kept)
+		r = -ENOMEM;
+	if (r == 0)
+		r = tracing_meta__read(NULL, names, (size_t)nr, &m);
+	if (r < 0) {
+		free_tracing_names(kept, kept ? (size_t)nr : 0);
+		log_errno(r, "cannot read the tracepoint formats from tracefs");
+		goto out;
+	}
+	tracing_meta__put(c->tracing);
+	c->tracing = m;
+	free_tracing_names(c->tracing_names, c->nr_tracing_names);
+	c->tracing_names = kept;
+	c->nr_tracing_names = (size_t)nr;
+out:
+	free(names);
+	return r;
+}
+
+/**
+ * capture__update_tracing - the formats a reloaded configuration needs
+ * @c: the capture, kept by the reload
+ * @cfg: the new configuration
+ *
+ * Reads tracefs only when @cfg names tracepoints (new triggers) whose
+ * formats the capture lacks; dumps in flight keep the metadata they have.
+ * Returns 0 or -errno (logged); on error the capture keeps what it had.
+ */
+int capture__update_tracing(struct capture *c, const struct perfsnapd_config *cfg)
+{
+	return read_tracing(c, cfg);
 }
 
 int capture__open(const struct perfsnapd_config *cfg, struct capture **ret)
@@ -365,6 +463,10 @@ void capture__close(struct capture *c)
 {
 	if (!c)
 		return;
+	if (c->warming) {
+		atomic_store(&c->stop_warming, true);
+		pthread_join(c->warmer, NULL);
+	}
 	for (int which = 0; which < 2; which++) {
 		struct perf_evlist *evlist = which ? c->aux : c->main;
 
@@ -388,6 +490,7 @@ void capture__close(struct capture *c)
 	free(c->events);
 	free(c->evsels);
 	tracing_meta__put(c->tracing);
+	free_tracing_names(c->tracing_names, c->nr_tracing_names);
 	free(c);
 }
 
@@ -412,9 +515,10 @@ int capture__max_cpu(const struct capture *c)
 }
 
 /**
- * capture__tracing - the tracepoint metadata read when the capture opened
+ * capture__tracing - the tracepoint metadata of the capture's snapshots
  * @c: the capture
  *
+ * Read when the capture opened, or by the last capture__update_tracing().
  * Returns it (snapshot__set_tracing() takes a reference), or NULL when no
  * event and no format needs it.
  */

@@ -44,8 +44,13 @@ int capture__nr_cpus(const struct capture *c);
 int capture__max_cpu(const struct capture *c);
 /* The side-band dummy event (the first event), or NULL when it is off. */
 const struct capture_event *capture__sideband_event(const struct capture *c);
-/* Tracepoint formats and headers, read once at open; NULL if not needed. */
+/*
+ * Tracepoint formats and headers of [capture]'s and the triggers'
+ * tracepoints, read once at open; NULL if not needed.
+ */
 struct tracing_meta *capture__tracing(const struct capture *c);
+/* A reload with the same rings: reads the formats @cfg needs that it lacks. */
+int capture__update_tracing(struct capture *c, const struct perfsnapd_config *cfg);
 
 /* Rings of the aux (overwrite) or main (forward) evlist. */
 int capture__nr_rings(const struct capture *c, bool overwrite);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "compress_policy.h"
+#include "dump_figures.h"
 
 /* Fewer CPUs (0: unknown) than files: the writers take turns on them. */
 static bool taking_turns(size_t nr_files, unsigned int nr_cpus)
@@ -86,8 +87,9 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
 	if (zstd->measured)
 		snprintf(why, why_size, "cost per byte: uncompressed %s, zstd %s", fn, fz);
 	else
-		snprintf(why, why_size, "cost per byte: uncompressed %s, zstd %s (usually %" PRIu64 " ps)",
-			 fn, fz, guess);
+		snprintf(why, why_size,
+			 "cost per byte: uncompressed %s, zstd %s (usually %" PRIu64 " ps)", fn, fz,
+			 guess);
 	return best;
 }
 
@@ -143,4 +145,35 @@ void compress_policy__record(struct compress_policy *p, bool compressed, uint64_
 		.at_ns = now_ns,
 		.ps_per_byte = ns * 1000 / record_bytes,
 	};
+}
+
+/**
+ * compress_policy__learn - record what a finished dump's data files cost
+ * @p: the policy
+ * @f: the dump's figures, its files written
+ * @nr_cpus: the CPUs its writers could run on (0: unknown)
+ * @now_ns: CLOCK_MONOTONIC now
+ */
+void compress_policy__learn(struct compress_policy *p, const struct dump_figures *f,
+			    unsigned int nr_cpus, uint64_t now_ns)
+{
+	const struct dump_file_figures *files = &f->files;
+	uint64_t last = 0, cost[SNAPSHOT_NR_FILES], run[SNAPSHOT_NR_FILES];
+	size_t nr = 0, slowest = 0;
+
+	/* The data files start together: the last one synced held the dump up. */
+	for (int k = 0; k < SNAPSHOT_NR_FILES; k++) {
+		if (k == SNAPSHOT_FILE_JSON || !files->synced_at_ns[k])
+			continue;
+		if (files->synced_at_ns[k] > last) {
+			last = files->synced_at_ns[k];
+			slowest = nr;
+		}
+		cost[nr] = files->cost_ns[k];
+		run[nr++] = files->run_ns[k];
+	}
+	if (nr)
+		compress_policy__record(p, f->compressed,
+					compress_policy__dump_cost(cost, run, nr, slowest, nr_cpus),
+					f->record_bytes, now_ns);
 }

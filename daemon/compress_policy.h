@@ -34,8 +34,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct dump_figures;
+
 /* How long a figure stays current, and how close dumps make a series. */
-#define COMPRESS_POLICY_VALID_NS (300ull * 1000000000ull)
+#define COMPRESS_POLICY_VALID_NS      (300ull * 1000000000ull)
 /*
  * What zstd usually costs, in ps of the slowest file's time per record
  * byte, before it was measured here: 1300 on this project's 2-CPU VM
@@ -48,7 +50,7 @@
 struct compress_policy {
 	struct compress_mode_figure {
 		bool measured;
-		uint64_t at_ns;	 /* when (CLOCK_MONOTONIC) */
+		uint64_t at_ns; /* when (CLOCK_MONOTONIC) */
 		uint64_t ps_per_byte;
 	} mode[2]; /* [0]: uncompressed, [1]: zstd */
 	bool dumped;
@@ -70,6 +72,14 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
  */
 void compress_policy__record(struct compress_policy *p, bool compressed, uint64_t ns,
 			     uint64_t record_bytes, uint64_t now_ns);
+
+/*
+ * What a finished dump's data files cost per byte (its writers could run
+ * on @nr_cpus CPUs), recorded at @now_ns: __dump_cost() of @f's files,
+ * for __record(). A dump without data files records nothing.
+ */
+void compress_policy__learn(struct compress_policy *p, const struct dump_figures *f,
+			    unsigned int nr_cpus, uint64_t now_ns);
 
 /*
  * The @ns for __record from a dump's @nr data files, each of which ran and

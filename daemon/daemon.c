@@ -14,7 +14,6 @@
 #include <event2/event.h>
 
 #include "capture.h"
-#include "cleanup.h"
 #include "config.h"
 #include "control.h"
 #include "daemon.h"
@@ -25,9 +24,9 @@
 #include "service.h"
 #include "sideband.h"
 #include "upload.h"
-#include "trigger.h"
+#include "snapshot_files.h"
 #include "snapshot_name.h"
-#include "tracing_meta.h"
+#include "trigger.h"
 
 static void update_status(struct daemon *d)
 {
@@ -40,37 +39,30 @@ static void update_status(struct daemon *d)
 	service__status("%s", d->status);
 }
 
-/*
- * The tracepoint metadata every snapshot of @cfg needs: the formats of its
- * tracepoints, [capture]'s and the triggers', and the ring-buffer headers
- * when trace.dat is written. Read from tracefs once, not in every dump.
- */
-static int read_tracing(const struct perfsnapd_config *cfg, struct tracing_meta **ret)
+/* Finishes the current dumper's dump in flight, then closes its recording. */
+static void close_recording(struct daemon *d)
 {
-	_cleanup_free_ const char **names = calloc(cfg->nr_events + cfg->nr_triggers + 1,
-						   sizeof(*names));
-	size_t nr = 0;
-	int r = 0;
+	dump__delete(d->dump);
+	d->dump = NULL;
+	sideband__delete(d->sb);
+	d->sb = NULL;
+	capture__close(d->cap);
+	d->cap = NULL;
+}
 
-	*ret = NULL;
-	if (!names)
-		return log_errno(-ENOMEM, "tracepoint formats");
-	for (size_t i = 0; i < cfg->nr_events; i++)
-		if (cfg->events[i].is_tracepoint)
-			names[nr++] = cfg->events[i].name;
-	for (size_t i = 0; i < cfg->nr_triggers; i++)
-		if (cfg->triggers[i].kind == TRIGGER_KIND_EVENT)
-			names[nr++] = cfg->triggers[i].event.name;
-	if (nr || (cfg->formats & SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_TRACEDAT)))
-		r = tracing_meta__read(NULL, names, nr, ret);
-	return r < 0 ? log_errno(r, "cannot read the tracepoint formats from tracefs") : 0;
+/* The triggers' matches, from the set the daemon has when a dump collects. */
+static int collect_triggers(void *ctx, struct snapshot *s)
+{
+	struct daemon *d = ctx;
+
+	return trigger_set__collect(d->triggers, s);
 }
 
 /**
  * daemon__start_recording - open the events, the side-band and the dumper
  * @d: the daemon, with its configuration loaded
  *
- * Returns 0 or -errno (logged); on failure nothing stays open.
+ * Returns 0 or -errno (logged); on failure nothing new stays open.
  */
 int daemon__start_recording(struct daemon *d)
 {
@@ -80,9 +72,7 @@ int daemon__start_recording(struct daemon *d)
 	if (procinfo__load_kernel_symbols() < 0)
 		log_warning("kernel addresses are hidden (/proc/sys/kernel/kptr_restrict): "
 			    "kernel frames will not resolve; run as root or with CAP_SYSLOG");
-	r = read_tracing(d->cfg, &d->tracing);
-	if (r == 0)
-		r = capture__open(d->cfg, &d->cap);
+	r = capture__open(d->cfg, &d->cap);
 	if (r == 0 && d->cfg->sideband)
 		r = sideband__new(d->cap, d->cfg, d->base, &d->sb);
 	/* Sampling starts once the side-band knows every task alive. */
@@ -92,30 +82,76 @@ int daemon__start_recording(struct daemon *d)
 		r = dump__new(d->cap, d->sb, d->cfg, &d->compress, d->base, d->argc, d->argv,
 			      daemon__dump_done, d, &d->dump);
 	if (r == 0)
-		dump__set_tracing(d->dump, d->tracing);
-	if (r == 0 && d->triggers)
-		dump__set_collect(d->dump, trigger_set__collect, d->triggers);
+		dump__set_collect(d->dump, collect_triggers, d);
 	if (r < 0)
-		daemon__stop_recording(d);
+		close_recording(d);
 	else
 		update_status(d);
 	return r;
 }
 
+/* A recording a reload replaced while it dumped: it closes once its dumper is gone. */
+struct retired_recording {
+	struct daemon *d;
+	struct capture *cap;
+	struct sideband *sb;
+	struct dump *dump;
+	struct retired_recording *next;
+};
+
+static void on_retired(void *ctx)
+{
+	struct retired_recording *rr = ctx, **p;
+
+	for (p = &rr->d->retiring; *p && *p != rr; p = &(*p)->next)
+		;
+	if (*p)
+		*p = rr->next;
+	sideband__delete(rr->sb);
+	capture__close(rr->cap);
+	free(rr);
+}
+
+/*
+ * Hands the current recording to its dumper to finish what it has started,
+ * and forgets it. Returns 0 or -ENOMEM.
+ */
+static int retire_recording(struct daemon *d)
+{
+	struct retired_recording *rr = calloc(1, sizeof(*rr));
+
+	if (!rr)
+		return -ENOMEM;
+	*rr = (struct retired_recording){ d, d->cap, d->sb, d->dump, d->retiring };
+	d->retiring = rr;
+	d->cap = NULL;
+	d->sb = NULL;
+	d->dump = NULL;
+	dump__retire(rr->dump, on_retired, rr);
+	return 0;
+}
+
 /**
- * daemon__stop_recording - finish a dump in flight, then close everything
+ * daemon__stop_recording - finish the dumps in flight, then close everything
  * @d: the daemon
  */
 void daemon__stop_recording(struct daemon *d)
 {
-	dump__delete(d->dump);
-	d->dump = NULL;
-	tracing_meta__put(d->tracing);
-	d->tracing = NULL;
-	sideband__delete(d->sb);
-	d->sb = NULL;
-	capture__close(d->cap);
-	d->cap = NULL;
+	close_recording(d);
+	/* Each deletion finishes its dump here and unlinks it (on_retired). */
+	while (d->retiring)
+		dump__delete(d->retiring->dump);
+}
+
+/**
+ * daemon__dumping - is a dump running?
+ * @d: the daemon
+ *
+ * Also the dumps a reload left to finish on the rings it replaced.
+ */
+bool daemon__dumping(const struct daemon *d)
+{
+	return (d->dump && dump__busy(d->dump)) || d->retiring;
 }
 
 /**
@@ -249,74 +285,77 @@ static void stage(char *buf, size_t size, size_t *len, const char *name, uint64_
  * Where a dump's time went, at info level: what to look at when a dump is
  * slow (a disk slow to fsync, a writer starved of CPU).
  */
-static void log_stages(const struct dump_report *rep)
+static void log_stages(const struct dump_figures *f)
 {
 	char buf[512] = "";
 	size_t len = 0;
-	uint64_t t = rep->trigger_ns;
+	uint64_t t = f->trigger_at_ns;
 
-	stage(buf, sizeof(buf), &len, "paused", t, rep->first_pause_ns);
-	stage(buf, sizeof(buf), &len, "copied", t, rep->copied_ns);
-	stage(buf, sizeof(buf), &len, "forward rings read", t, rep->collected_ns);
-	stage(buf, sizeof(buf), &len, "merged", t, rep->sealed_ns);
-	stage(buf, sizeof(buf), &len, "tasks named", t, rep->named_ns);
-	for (int f = 0; f < SNAPSHOT_NR_FILES; f++) {
+	stage(buf, sizeof(buf), &len, "paused", t, f->first_pause_at_ns);
+	stage(buf, sizeof(buf), &len, "copied", t, f->copied_at_ns);
+	stage(buf, sizeof(buf), &len, "forward rings read", t, f->collected_at_ns);
+	stage(buf, sizeof(buf), &len, "merged", t, f->sealed_at_ns);
+	stage(buf, sizeof(buf), &len, "tasks named", t, f->named_at_ns);
+	for (int k = 0; k < SNAPSHOT_NR_FILES; k++) {
 		char name[64];
 
 		snprintf(name, sizeof(name), "%s written",
-			 f == SNAPSHOT_FILE_JSON ? "sidecar" :
-						   snapshot_name__format((enum snapshot_file)f));
-		stage(buf, sizeof(buf), &len, name, t, rep->files.written_ns[f]);
-		stage(buf, sizeof(buf), &len, "synced", t, rep->files.synced_ns[f]);
+			 k == SNAPSHOT_FILE_JSON ? "sidecar" :
+						   snapshot_name__format((enum snapshot_file)k));
+		stage(buf, sizeof(buf), &len, name, t, f->files.written_at_ns[k]);
+		stage(buf, sizeof(buf), &len, "synced", t, f->files.synced_at_ns[k]);
 	}
-	stage(buf, sizeof(buf), &len, "in place", t, rep->files.published_ns);
-	log_info("snapshot %s: ms after the trigger:%s", rep->stem, buf);
-	if (rep->compress_why[0])
-		log_info("snapshot %s: compression auto: %s, as %s", rep->stem,
-			 rep->compressed ? "zstd" : "none", rep->compress_why);
+	stage(buf, sizeof(buf), &len, "in place", t, f->files.published_at_ns);
+	log_info("snapshot %s: ms after the trigger:%s", f->stem, buf);
+	if (f->compress_why[0])
+		log_info("snapshot %s: compression auto: %s, as %s", f->stem,
+			 f->compressed ? "zstd" : "none", f->compress_why);
 }
 
-static void log_snapshot(const struct dump_report *rep)
+static void log_snapshot(const struct dump_figures *f)
 {
 	char events[32], bytes[32], paused[32], dumped[32], spread[32], pspread[32];
+	char pauses[512], newest[1024];
 	struct log_field fields[] = {
-		{ "SNAPSHOT_PATH", rep->files.paths[0] },
+		{ "SNAPSHOT_PATH", f->files.paths[0] },
 		{ "SNAPSHOT_EVENTS", events },
 		{ "SNAPSHOT_BYTES", bytes },
 		{ "PAUSED_USEC", paused },
 		{ "DUMP_USEC", dumped },
-		{ "RING_PAUSE_USEC", rep->ring_pauses },
-		{ "RING_NEWEST_NS", rep->ring_newest },
+		{ "RING_PAUSE_USEC", pauses },
+		{ "RING_NEWEST_NS", newest },
 		{ "NEWEST_SPREAD_USEC", spread },
 		{ "PAUSE_SPREAD_USEC", pspread },
-		{ "REASON", rep->reason },
-		{ "TRIGGER", rep->trigger.name }, /* last: only for a trigger's snapshot */
+		{ "REASON", f->reason },
+		{ "TRIGGER", f->trigger.name }, /* last: only for a trigger's snapshot */
 	};
-	size_t nr_fields = sizeof(fields) / sizeof(fields[0]) - !rep->has_trigger;
+	size_t nr_fields = sizeof(fields) / sizeof(fields[0]) - !f->has_trigger;
+	uint64_t cut = dump_figures__cut_bytes(f);
 
-	snprintf(events, sizeof(events), "%" PRIu64, rep->nr_records);
-	snprintf(bytes, sizeof(bytes), "%" PRIu64, rep->files.bytes);
-	snprintf(paused, sizeof(paused), "%" PRIu64, rep->blind_max_ns / 1000);
-	snprintf(dumped, sizeof(dumped), "%" PRIu64, rep->dump_ns / 1000);
-	snprintf(spread, sizeof(spread), "%" PRIu64, rep->newest_spread_ns / 1000);
-	snprintf(pspread, sizeof(pspread), "%" PRIu64,
-		 (rep->last_pause_ns - rep->first_pause_ns) / 1000);
+	dump_figures__format_pauses(f, pauses, sizeof(pauses));
+	dump_figures__format_newest(f, newest, sizeof(newest));
+	snprintf(events, sizeof(events), "%" PRIu64, f->nr_records);
+	snprintf(bytes, sizeof(bytes), "%" PRIu64, f->files.bytes);
+	snprintf(paused, sizeof(paused), "%" PRIu64, dump_figures__blind_max_ns(f) / 1000);
+	snprintf(dumped, sizeof(dumped), "%" PRIu64, f->dump_ns / 1000);
+	snprintf(spread, sizeof(spread), "%" PRIu64, dump_figures__newest_spread_ns(f) / 1000);
+	snprintf(pspread, sizeof(pspread), "%" PRIu64, dump_figures__pause_spread_ns(f) / 1000);
 	log_fields(LOG_NOTICE, fields, nr_fields,
 		   "snapshot %s: %" PRIu64 " events, %" PRIu64 " bytes, blind window %" PRIu64
 		   " us (longest ring pause; %" PRIu64 " us over all rings), dump %" PRIu64
 		   " ms, reason %s%s%s; rings paused %" PRIu64
 		   " us after the trigger, within %s us, "
 		   "newest records within %s us; pause per ring (CPU:us) %s",
-		   rep->files.paths[0], rep->nr_records, rep->files.bytes, rep->blind_max_ns / 1000,
-		   rep->blind_total_ns / 1000, rep->dump_ns / 1000000, rep->reason,
-		   rep->files.nr_paths > 2 ? ", also " : "",
-		   rep->files.nr_paths > 2 ? rep->files.paths[1] : "", rep->pause_delay_ns / 1000,
-		   pspread, spread, rep->ring_pauses);
-	if (rep->copy_cut_bytes)
+		   f->files.paths[0], f->nr_records, f->files.bytes,
+		   dump_figures__blind_max_ns(f) / 1000, dump_figures__blind_total_ns(f) / 1000,
+		   f->dump_ns / 1000000, f->reason, f->files.nr_paths > 2 ? ", also " : "",
+		   f->files.nr_paths > 2 ? f->files.paths[1] : "",
+		   dump_figures__pause_delay_ns(f) / 1000, pspread, spread, pauses);
+	if (cut)
 		log_warning("snapshot %s: the kernel overwrote the oldest %" PRIu64
 			    " bytes of the rings before they were copied; they are left out "
 			    "(copy_cut_bytes per ring in the sidecar)",
-			    rep->files.paths[0], rep->copy_cut_bytes);
+			    f->files.paths[0], cut);
 }
 
 static int host_request(void *ctx, const char *reason, const struct snapshot_trigger *what,
@@ -330,43 +369,30 @@ static int host_request(void *ctx, const char *reason, const struct snapshot_tri
 	return r;
 }
 
-/* The sideband's name, else /proc's while the task lives. */
+/* The side-band's name, else /proc's while the task lives. */
 static void host_comm(void *ctx, pid_t tid, uint64_t time, char *buf, size_t size)
 {
 	struct daemon *d = ctx;
-	char path[64];
-	FILE *f;
 
 	buf[0] = '\0';
 	if (d->sb)
 		sideband__comm_now(d->sb, tid, time, buf, size);
-	if (buf[0])
-		return;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(buf, (int)size, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	else
+	if (!buf[0] && procinfo__read_comm(tid, tid, buf, size) < 0)
 		buf[0] = '\0';
-	fclose(f);
 }
 
-static int new_triggers(struct daemon *d, const struct perfsnapd_config *cfg,
-			struct config_diags *diags, struct trigger_set **ret)
+static int new_triggers(struct daemon *d, struct perfsnapd_config *cfg, struct config_diags *diags,
+			struct trigger_set **ret)
 {
 	const struct trigger_host host = { host_request, host_comm, d };
 
 	return trigger_set__new(cfg, d->base, &host, diags, ret);
 }
 
-/* Puts @ts in place of the current set, with its counts. */
+/* Puts @ts in place of the current set, with its counts and kept matches. */
 static void swap_triggers(struct daemon *d, struct trigger_set *ts)
 {
-	trigger_set__adopt_counts(ts, d->triggers);
-	if (d->dump)
-		dump__set_collect(d->dump, trigger_set__collect, ts);
+	trigger_set__adopt(ts, d->triggers);
 	trigger_set__delete(d->triggers);
 	d->triggers = ts;
 }
@@ -392,8 +418,6 @@ int daemon__start_triggers(struct daemon *d, struct config_diags *diags)
 
 void daemon__stop_triggers(struct daemon *d)
 {
-	if (d->dump)
-		dump__set_collect(d->dump, NULL, NULL);
 	trigger_set__delete(d->triggers);
 	d->triggers = NULL;
 }
@@ -401,45 +425,38 @@ void daemon__stop_triggers(struct daemon *d)
 /**
  * daemon__dump_done - log a dump and do what follows it
  * @ctx: the daemon
- * @rep: what the dump did
+ * @f: what the dump did
  */
-void daemon__dump_done(void *ctx, const struct dump_report *rep)
+void daemon__dump_done(void *ctx, const struct dump_figures *f)
 {
 	struct daemon *d = ctx;
 	const char *paths[SNAPSHOT_MAX_FILES];
 
-	d->last = *rep;
+	if (dump_figures__copy(&d->last, f) < 0)
+		log_warning("snapshot %s: out of memory: status shows no ring figures", f->stem);
 	d->have_last = true;
-	/* A reload held back by this dump applies now (outside the dumper's call). */
-	if (d->deferred_cfg)
-		event_active(d->reopen_ev, 0, 0);
-	if (rep->error) {
+	if (f->error) {
 		d->failures++;
-		log_errno(rep->error,
+		log_errno(f->error,
 			  "snapshot %s (%s) failed writing %s: no file of it was kept; "
 			  "recording continues",
-			  rep->stem, rep->reason,
-			  rep->files.failed[0] ? rep->files.failed : "its files");
+			  f->stem, f->reason, f->files.failed[0] ? f->files.failed : "its files");
 		update_status(d);
 		return;
 	}
 	d->snapshots++;
-	log_snapshot(rep);
-	log_stages(rep);
+	log_snapshot(f);
+	log_stages(f);
 	update_status(d);
-	if (d->up) {
-		for (int i = 0; i < rep->files.nr_paths; i++)
-			paths[i] = rep->files.paths[i];
-		upload__add(d->up, d->cfg->directory, rep->stem, paths, rep->files.nr_paths,
-			    time(NULL));
-	}
+	for (int i = 0; i < f->files.nr_paths; i++)
+		paths[i] = f->files.paths[i];
+	/* Where the dump wrote: a reload may have moved the directory since. */
+	if (d->up)
+		upload__add(d->up, f->directory, f->stem, paths, f->files.nr_paths, time(NULL));
 	enforce_retention(d);
-	if (d->cfg->post_command) {
-		for (int i = 0; i < rep->files.nr_paths; i++)
-			paths[i] = rep->files.paths[i];
-		post_command__run(d->base, d->cfg->post_command, paths, rep->files.nr_paths,
+	if (d->cfg->post_command)
+		post_command__run(d->base, d->cfg->post_command, paths, f->files.nr_paths,
 				  d->cfg->post_command_timeout_ms * 1000000ull);
-	}
 }
 
 static bool same_string(const char *a, const char *b)
@@ -480,29 +497,25 @@ static void report_diags(const struct config_diags *diags, struct control_reply 
 	}
 }
 
-/* New events or sizes: close the rings and open new ones (history is lost). */
-static int reopen(struct daemon *d, struct perfsnapd_config *cfg, struct trigger_set *ts)
+/*
+ * New events or sizes, the dumper idle: close the rings and open new ones
+ * (history is lost). Should they fail to open, the old ones reopen.
+ */
+static int reopen_idle(struct daemon *d, struct perfsnapd_config *cfg)
 {
 	struct perfsnapd_config *old = d->cfg;
-	struct trigger_set *old_ts = d->triggers;
 	int r;
 
-	daemon__stop_recording(d);
+	close_recording(d);
 	d->cfg = cfg;
-	d->triggers = ts;
 	r = daemon__start_recording(d);
 	if (r == 0) {
-		trigger_set__adopt_counts(ts, old_ts);
-		trigger_set__delete(old_ts);
-		config__delete(old);
+		config__put(old);
 		return 0;
 	}
-	/* The new set cannot be opened: go back to what worked. */
 	log_error("reload: the new event set cannot be opened; reopening the previous one");
-	d->triggers = old_ts;
-	trigger_set__delete(ts);
 	d->cfg = old;
-	config__delete(cfg);
+	config__put(cfg);
 	if (daemon__start_recording(d) < 0) {
 		log_error("reload: the previous event set cannot be reopened either: stopping");
 		event_base_loopbreak(d->base);
@@ -510,80 +523,98 @@ static int reopen(struct daemon *d, struct perfsnapd_config *cfg, struct trigger
 	return r;
 }
 
+/*
+ * New events or sizes while a dump runs: the new rings open beside the old
+ * ones, which the dumper keeps until it has finished the dumps it was
+ * asked for (dump__retire()). Nothing waits; should the new rings fail to
+ * open, the old recording goes on untouched.
+ */
+static int reopen_busy(struct daemon *d, struct perfsnapd_config *cfg)
+{
+	struct perfsnapd_config *old = d->cfg;
+	struct capture *cap = d->cap;
+	struct sideband *sb = d->sb;
+	struct dump *dump = d->dump;
+	int r;
+
+	d->cfg = cfg;
+	d->cap = NULL;
+	d->sb = NULL;
+	d->dump = NULL;
+	r = daemon__start_recording(d);
+	if (r == 0) {
+		struct capture *ncap = d->cap;
+		struct sideband *nsb = d->sb;
+		struct dump *ndump = d->dump;
+
+		d->cap = cap;
+		d->sb = sb;
+		d->dump = dump;
+		r = retire_recording(d);
+		if (r == 0) {
+			d->cap = ncap;
+			d->sb = nsb;
+			d->dump = ndump;
+			log_notice("reload: the dump in flight finishes on the old rings");
+			config__put(old);
+			return 0;
+		}
+		/* Out of memory: the new recording goes, the old one stays. */
+		d->cap = ncap;
+		d->sb = nsb;
+		d->dump = ndump;
+		close_recording(d);
+	}
+	log_error("reload: the new event set cannot be opened beside the old one while a dump "
+		  "runs; the previous configuration stays");
+	d->cfg = old;
+	d->cap = cap;
+	d->sb = sb;
+	d->dump = dump;
+	config__put(cfg);
+	return r;
+}
+
+/* New events or sizes: new rings, with @cfg's triggers @ts. */
 static int apply_reopen(struct daemon *d, struct perfsnapd_config *cfg, struct trigger_set *ts)
 {
-	int r = reopen(d, cfg, ts);
+	bool busy = dump__busy(d->dump);
+	int r = busy ? reopen_busy(d, cfg) : reopen_idle(d, cfg);
 
-	if (r == 0)
+	if (r == 0) {
+		swap_triggers(d, ts);
 		daemon__log_recording(d);
+	} else {
+		trigger_set__delete(ts);
+	}
 	log_notice("reloaded '%s': %s", d->config_path,
 		   r == 0 ? "event set or ring sizes changed: rings reopened, history before the "
 			    "reload is gone" :
+		   busy	  ? "refused, the previous configuration stays" :
 			    "failed, previous configuration restored");
 	return r;
 }
 
-/* Loop: the dump that held back a reopen has reported. */
-static void on_deferred_reopen(evutil_socket_t fd, short what, void *arg)
-{
-	struct daemon *d = arg;
-	struct perfsnapd_config *cfg = d->deferred_cfg;
-	struct trigger_set *ts = d->deferred_ts;
-
-	(void)fd;
-	(void)what;
-	/* A dump that was pending started right after: its report fires this again. */
-	if (!cfg || dump__busy(d->dump))
-		return;
-	d->deferred_cfg = NULL;
-	d->deferred_ts = NULL;
-	if (apply_reopen(d, cfg, ts) == 0) {
-		if (d->ctl)
-			control__set_group(d->ctl, d->cfg->control_group, d->cfg->control_gid);
-		reload_upload(d);
-	}
-	update_status(d);
-	service__ready(d->status);
-}
-
 /*
- * The dump in flight reads the rings: closing them now would make the
- * loop wait for it. The newest configuration waits instead and applies
- * when that dump reports; the loop runs on meanwhile.
+ * Same events and rings: the new configuration takes over at once, dumps
+ * in flight keep the one they started with. Returns 0 or -errno (logged).
  */
-static int defer_reopen(struct daemon *d, struct perfsnapd_config *cfg, struct trigger_set *ts)
+static int apply_same_rings(struct daemon *d, struct perfsnapd_config *cfg, struct trigger_set *ts)
 {
-	if (!d->reopen_ev) {
-		d->reopen_ev = event_new(d->base, -1, 0, on_deferred_reopen, d);
-		if (!d->reopen_ev) {
-			trigger_set__delete(ts);
-			config__delete(cfg);
-			return log_errno(-ENOMEM, "reload");
-		}
-	}
-	trigger_set__delete(d->deferred_ts);
-	config__delete(d->deferred_cfg);
-	d->deferred_cfg = cfg;
-	d->deferred_ts = ts;
-	log_notice("reloading '%s': event set or ring sizes changed; the rings reopen when "
-		   "the dump in flight is done",
-		   d->config_path);
-	return 0;
-}
+	/* New triggers may bring tracepoints whose formats the capture lacks. */
+	int r = capture__update_tracing(d->cap, cfg);
 
-/**
- * daemon__drop_deferred_reload - forget a reload still waiting for a dump
- * @d: the daemon
- */
-void daemon__drop_deferred_reload(struct daemon *d)
-{
-	trigger_set__delete(d->deferred_ts);
-	d->deferred_ts = NULL;
-	config__delete(d->deferred_cfg);
-	d->deferred_cfg = NULL;
-	if (d->reopen_ev)
-		event_free(d->reopen_ev);
-	d->reopen_ev = NULL;
+	if (r < 0) {
+		trigger_set__delete(ts);
+		config__put(cfg);
+		return r;
+	}
+	dump__set_config(d->dump, cfg);
+	swap_triggers(d, ts);
+	config__put(d->cfg);
+	d->cfg = cfg;
+	log_notice("reloaded '%s': same events and rings, history kept", d->config_path);
+	return 0;
 }
 
 /**
@@ -593,13 +624,12 @@ void daemon__drop_deferred_reload(struct daemon *d)
  *
  * Settings that do not touch the event set or ring sizes apply with the
  * same rings, so no history is lost; others reopen the rings, and say so.
- * Returns 0 or -errno.
+ * A dump in flight is never waited for. Returns 0 or -errno.
  */
 int daemon__reload(struct daemon *d, struct control_reply *reply)
 {
 	struct config_diags diags = { 0 };
 	struct perfsnapd_config *cfg = NULL;
-	struct tracing_meta *tracing = NULL;
 	struct trigger_set *ts = NULL;
 	int r;
 
@@ -609,7 +639,7 @@ int daemon__reload(struct daemon *d, struct control_reply *reply)
 	if (r == 0) {
 		r = new_triggers(d, cfg, &diags, &ts);
 		if (r < 0) {
-			config__delete(cfg);
+			config__put(cfg);
 			if (r != -EINVAL)
 				config_diags__add(&diags, d->config_path, 0,
 						  "the triggers cannot be opened: %s",
@@ -626,36 +656,13 @@ int daemon__reload(struct daemon *d, struct control_reply *reply)
 						   d->config_path);
 		return -EINVAL;
 	}
-	if (d->deferred_cfg || (!same_capture(d->cfg, cfg) && dump__busy(d->dump))) {
-		/* The newest configuration is the one that applies. */
-		r = defer_reopen(d, cfg, ts);
-		if (r == 0 && reply)
-			control_reply__add(reply, "reloading: the rings reopen when the dump in "
-						  "flight is done (events or sizes changed)");
-		service__ready(d->status);
-		return r;
-	}
 	if (same_capture(d->cfg, cfg)) {
-		/* New triggers may bring tracepoints: their formats, read once now. */
-		r = read_tracing(cfg, &tracing);
-		if (r < 0) {
-			trigger_set__delete(ts);
-			config__delete(cfg);
-			service__ready(d->status);
-			return reply ? control_reply__fail(reply, r,
-							   "cannot read the tracepoint formats; "
-							   "the old configuration stays") :
-				       r;
-		}
-		tracing_meta__put(d->tracing);
-		d->tracing = tracing;
-		dump__set_tracing(d->dump, tracing);
-		dump__set_config(d->dump, cfg);
-		swap_triggers(d, ts);
-		config__delete(d->cfg);
-		d->cfg = cfg;
-		log_notice("reloaded '%s': same events and rings, history kept", d->config_path);
-		if (reply)
+		r = apply_same_rings(d, cfg, ts);
+		if (reply && r < 0)
+			r = control_reply__fail(reply, r,
+						"cannot read the tracepoint formats; the old "
+						"configuration stays");
+		else if (reply)
 			control_reply__add(reply, "reloaded: same rings, history kept");
 	} else {
 		r = apply_reopen(d, cfg, ts);

@@ -23,6 +23,7 @@ struct sideband;
 struct upload;
 struct trigger_set;
 struct config_diags;
+struct retired_recording;
 
 struct daemon {
 	const char *config_path;
@@ -37,20 +38,18 @@ struct daemon {
 	struct control *ctl;
 	struct upload *up; /* NULL without [upload] */
 	struct trigger_set *triggers;
-	struct tracing_meta *tracing; /* formats of cfg's tracepoints, read at start and reload */
+	/* Recordings a reload replaced, finishing their dumps on their own rings. */
+	struct retired_recording *retiring;
 	unsigned long snapshots, failures, refused;
-	struct dump_report last;
+	struct dump_figures last; /* of the last dump, kept (dump_figures__copy()) */
 	bool have_last;
 	char status[512]; /* the current STATUS= text */
-	/* A reload that reopens the rings waits for the dump in flight. */
-	struct perfsnapd_config *deferred_cfg;
-	struct trigger_set *deferred_ts;
-	struct event *reopen_ev;
 };
 
 /* Deletes the temporaries an earlier run left in the snapshot directory. */
 void daemon__remove_temporaries(struct daemon *d);
 int daemon__start_recording(struct daemon *d);
+/* At exit: finishes every dump in flight (also of replaced recordings), closes all. */
 void daemon__stop_recording(struct daemon *d);
 void daemon__log_recording(struct daemon *d);
 
@@ -70,13 +69,12 @@ void daemon__stop_upload(struct daemon *d);
 int daemon__start_triggers(struct daemon *d, struct config_diags *diags);
 void daemon__stop_triggers(struct daemon *d);
 
-/* At exit: drops a reload still waiting for a dump. */
-void daemon__drop_deferred_reload(struct daemon *d);
-
 int daemon__start_control(struct daemon *d);
 void daemon__stop_control(struct daemon *d);
 
 /* Called by the dumper after every dump. */
-void daemon__dump_done(void *ctx, const struct dump_report *rep);
+void daemon__dump_done(void *ctx, const struct dump_figures *f);
+/* True while any dump runs, a replaced recording's included. */
+bool daemon__dumping(const struct daemon *d);
 
 #endif

@@ -21,7 +21,7 @@
 #include "upload.h"
 #include "trigger.h"
 
-static void dump_answered(void *ctx, const struct dump_report *rep)
+static void dump_answered(void *ctx, const struct dump_figures *rep)
 {
 	struct control_client *client = ctx;
 
@@ -130,10 +130,11 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 {
 	struct daemon *d = ctx;
 	const struct perfsnapd_config *cfg = d->cfg;
-	const struct dump_report *last = &d->last;
+	const struct dump_figures *last = &d->last;
 	long page = sysconf(_SC_PAGESIZE);
+	char pauses[512];
 
-	control_reply__add(reply, "state: %s", dump__busy(d->dump) ? "dumping" : "recording");
+	control_reply__add(reply, "state: %s", daemon__dumping(d) ? "dumping" : "recording");
 	control_reply__add(reply, "cpus: %d", capture__nr_cpus(d->cap));
 	control_reply__add(reply, "buffer: %llu KiB per CPU (%u pages), %d overwrite rings",
 			   (unsigned long long)cfg->buffer_pages * (unsigned long long)page / 1024,
@@ -162,19 +163,22 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 	control_reply__add(reply, "last reason: %s", last->reason);
 	if (last->error)
 		control_reply__add(reply, "last error: %s", strerror(-last->error));
-	control_reply__add(reply,
-			   "last paused: %" PRIu64 " us (longest ring), %" PRIu64 " us (all rings)",
-			   last->blind_max_ns / 1000, last->blind_total_ns / 1000);
-	control_reply__add(reply, "last pause per ring (CPU:us): %s", last->ring_pauses);
 	control_reply__add(
-		reply,
-		"last spread: rings paused %" PRIu64 " us after the trigger, within %" PRIu64
-		" us, newest records within %" PRIu64 " us",
-		last->pause_delay_ns / 1000, (last->last_pause_ns - last->first_pause_ns) / 1000,
-		last->newest_spread_ns / 1000);
+		reply, "last paused: %" PRIu64 " us (longest ring), %" PRIu64 " us (all rings)",
+		dump_figures__blind_max_ns(last) / 1000, dump_figures__blind_total_ns(last) / 1000);
+	control_reply__add(reply, "last pause per ring (CPU:us): %s",
+			   dump_figures__format_pauses(last, pauses, sizeof(pauses)));
+	control_reply__add(reply,
+			   "last spread: rings paused %" PRIu64
+			   " us after the trigger, within %" PRIu64
+			   " us, newest records within %" PRIu64 " us",
+			   dump_figures__pause_delay_ns(last) / 1000,
+			   dump_figures__pause_spread_ns(last) / 1000,
+			   dump_figures__newest_spread_ns(last) / 1000);
 	control_reply__add(reply,
 			   "last copy: %" PRIu64 " KiB in memory, %" PRIu64
-			   " KiB spilled, %u round%s, %d threads, %s, %" PRIu64 " us before the pause",
+			   " KiB spilled, %u round%s, %d threads, %s, %" PRIu64
+			   " us before the pause",
 			   last->copy_memory_bytes / 1024, last->copy_spilled_bytes / 1024,
 			   last->rounds, last->rounds == 1 ? "" : "s", last->copy_threads,
 			   last->rt_error ? "normal priority (SCHED_FIFO refused)" : "SCHED_FIFO",

@@ -5,8 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
-#include <stdarg.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -25,13 +23,14 @@
 #include "compress_policy.h"
 #include "config.h"
 #include "dump.h"
+#include "dump_copy.h"
 #include "log.h"
 #include "monotonic.h"
 #include "ring_copy.h"
 #include "sideband.h"
 #include "snapshot.h"
+#include "snapshot_files.h"
 #include "snapshot_name.h"
-#include "tracing_meta.h"
 
 enum job_stage {
 	JOB_COPYING, /* copy thread: the overwrite rings */
@@ -39,44 +38,31 @@ enum job_stage {
 };
 
 /*
- * Everything one dump needs, owned by it: a reload may free the
- * configuration it was started with at any time.
+ * Everything one dump needs, owned by it: a reload may replace the
+ * dumper's configuration at any time, the job keeps its own reference.
  */
 struct dump_job {
 	enum job_stage stage;
 	pthread_t thread;
-	struct dump *dumper; /* for its resident copy memory only */
-	int notify_fd;	     /* the dumper's pipe: one byte when a stage is done */
+	int notify_fd; /* the dumper's pipe: one byte when a stage is done */
+	struct perfsnapd_config *cfg;
 
-	char *directory;
-	unsigned int formats;
-	int nr_cpus;
-	int argc;
-	char **argv;
-	char hostname[128];
-
-	/* Borrowed: open while the job runs (see dump__new). */
+	/* The dumper's, which outlives the job. */
 	struct capture *cap;
 	struct sideband *sb;
+	int argc;
+	const char *const *argv;
 
-	/* Ring copies: within copy_budget in memory, beyond it spilled. */
-	uint64_t copy_budget;
-	void *mem; /* the copies of the last round (the snapshot points into it) */
-	size_t mem_size;
-	bool mem_owned;	    /* unmapped with the job; else the dumper's resident buffer */
-	uint64_t *pause_ns; /* per overwrite ring, in ring (= chunk) order */
-	uint64_t *cut_bytes; /* per overwrite ring: its oldest bytes the kernel took back */
-	int nr_rings;
-
+	struct dump_copy copy;
 	struct snapshot *snap;
 	int error; /* of the copy stage */
-	struct dump_report report;
+	struct dump_figures fig;
 };
 
 struct dump {
 	struct capture *cap;
 	struct sideband *sb;
-	const struct perfsnapd_config *cfg;
+	struct perfsnapd_config *cfg;
 	int argc;
 	const char *const *argv;
 	dump_done_fn done;
@@ -86,7 +72,7 @@ struct dump {
 	/* copy_memory_resident: held between dumps, faulted in once. */
 	void *resident;
 	size_t resident_size;
-	struct ring_copy_pool *copiers; /* for every dump of this capture */
+	struct ring_copy_pool *copiers;	  /* for every dump of this capture */
 	struct compress_policy *compress; /* compression = auto: the daemon's (see dump__new) */
 
 	struct event_base *base;
@@ -99,33 +85,25 @@ struct dump {
 	struct snapshot_trigger pending_trigger;
 	dump_collect_fn collect_fn;
 	void *collect_ctx;
-	struct dump_job *job;	      /* the dump in flight, or NULL */
-	struct tracing_meta *tracing; /* handed to every snapshot */
+	struct dump_job *job; /* the dump in flight, or NULL */
+
+	/* dump__retire(): called once the dumper is done and gone. */
+	struct event *retire_ev;
+	bool retiring;
+	dump_retired_fn retired_fn;
+	void *retired_ctx;
 };
 
 static void job_free(struct dump_job *job)
 {
 	if (!job)
 		return;
+	/* The snapshot points into the copies: it goes first. */
 	snapshot__delete(job->snap);
-	if (job->mem_owned && job->mem)
-		munmap(job->mem, job->mem_size);
-	free(job->pause_ns);
-	free(job->cut_bytes);
-	free(job->directory);
-	for (int i = 0; job->argv && i < job->argc; i++)
-		free(job->argv[i]);
-	free(job->argv);
+	dump_copy__fini(&job->copy);
+	dump_figures__fini(&job->fig);
+	config__put(job->cfg);
 	free(job);
-}
-
-static uint64_t rings_bytes(const struct capture *cap)
-{
-	uint64_t sum = 0;
-
-	for (int i = 0; i < capture__nr_rings(cap, true); i++)
-		sum += capture__ring(cap, true, i)->data_size;
-	return sum;
 }
 
 /* CPUs this thread may run on, as the writer threads a dump starts inherit them. */
@@ -136,206 +114,52 @@ static unsigned int usable_cpus(void)
 	return sched_getaffinity(0, sizeof(set), &set) == 0 ? (unsigned int)CPU_COUNT(&set) : 0;
 }
 
-static struct dump_job *job_new(const struct dump *d)
+/* The data files of @formats: every format but the sidecar. */
+static unsigned int nr_data_files(unsigned int formats)
+{
+	return (unsigned int)__builtin_popcount(formats & ~SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_JSON));
+}
+
+static struct dump_job *job_new(struct dump *d)
 {
 	const struct perfsnapd_config *cfg = d->cfg;
 	struct dump_job *job = calloc(1, sizeof(*job));
 
 	if (!job)
 		return NULL;
-	job->notify_fd = d->notify_pipe[1];
-	job->dumper = (struct dump *)d;
-	job->directory = strdup(cfg->directory);
-	job->formats = cfg->formats;
-	job->report.compressed = cfg->compression == CONFIG_COMPRESSION_ZSTD;
-	if (cfg->compression == CONFIG_COMPRESSION_AUTO)
-		job->report.compressed = compress_policy__choose(
-			d->compress, monotonic_ns(),
-			(unsigned int)__builtin_popcount(cfg->formats &
-							 ~SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_JSON)),
-			usable_cpus(), job->report.compress_why, sizeof(job->report.compress_why));
-	job->nr_cpus = capture__max_cpu(d->cap) + 1;
-	job->argv = calloc((size_t)d->argc + 1, sizeof(*job->argv));
-	memcpy(job->hostname, d->hostname, sizeof(job->hostname));
-	job->cap = d->cap;
-	job->sb = d->sb;
-	job->nr_rings = capture__nr_rings(d->cap, true);
-	job->copy_budget = config__copy_memory(d->cfg, rings_bytes(d->cap));
-	job->pause_ns = calloc(job->nr_rings ? (size_t)job->nr_rings : 1, sizeof(*job->pause_ns));
-	job->cut_bytes = calloc(job->nr_rings ? (size_t)job->nr_rings : 1, sizeof(*job->cut_bytes));
+	if (dump_figures__init(&job->fig, (size_t)capture__nr_rings(d->cap, true)) < 0) {
+		free(job);
+		return NULL;
+	}
 	job->snap = snapshot__new();
-	if (!job->directory || !job->argv || !job->snap || !job->pause_ns ||
-	    !job->cut_bytes) {
+	if (!job->snap) {
 		job_free(job);
 		return NULL;
 	}
-	for (; job->argc < d->argc; job->argc++)
-		if (!(job->argv[job->argc] = strdup(d->argv[job->argc]))) {
-			job_free(job);
-			return NULL;
-		}
+	job->notify_fd = d->notify_pipe[1];
+	job->cfg = config__get(d->cfg);
+	job->cap = d->cap;
+	job->sb = d->sb;
+	job->argc = d->argc;
+	job->argv = d->argv;
+	job->copy = (struct dump_copy){
+		.cap = d->cap,
+		.copiers = d->copiers,
+		.budget = config__copy_memory(cfg, dump_copy__rings_bytes(d->cap)),
+		.resident = d->resident,
+		.resident_size = d->resident_size,
+	};
+	snprintf(job->fig.hostname, sizeof(job->fig.hostname), "%s", d->hostname);
+	snprintf(job->fig.directory, sizeof(job->fig.directory), "%s", cfg->directory);
+	job->fig.formats = cfg->formats;
+	job->fig.compressed = cfg->compression == CONFIG_COMPRESSION_ZSTD;
+	if (cfg->compression == CONFIG_COMPRESSION_AUTO)
+		job->fig.compressed = compress_policy__choose(
+			d->compress, monotonic_ns(), nr_data_files(cfg->formats), usable_cpus(),
+			job->fig.compress_why, sizeof(job->fig.compress_why));
 	/* The capture's tracepoint formats: the snapshot holds a reference. */
-	snapshot__set_tracing(job->snap, d->tracing);
+	snapshot__set_tracing(job->snap, capture__tracing(d->cap));
 	return job;
-}
-
-/*
- * The copies of one round: spilled when more rounds follow (the memory is
- * reused), else left in memory for the snapshot to point at.
- */
-static int keep_round(struct dump_job *job, const struct ring_copy_item *items, size_t nr,
-		      bool spill)
-{
-	struct snapshot *s = job->snap;
-	int r = 0;
-
-	for (size_t i = 0; i < nr && r == 0; i++) {
-		const struct ring_copy_item *it = &items[i];
-
-		if (!spill) {
-			r = snapshot__add_chunk_memory(s, it->ring->cpu, true, it->buf, it->len,
-						       it->wrapped);
-			job->report.copy_memory_bytes += it->len;
-			continue;
-		}
-		r = snapshot__begin_chunk(s, it->ring->cpu, true);
-		if (r == 0)
-			r = snapshot__append(s, it->buf, it->len);
-		if (r == 0 && it->wrapped)
-			r = snapshot__set_chunk_overwritten(s);
-		if (r == 0)
-			r = snapshot__end_chunk(s);
-		job->report.copy_spilled_bytes += it->len;
-	}
-	return r;
-}
-
-/* The rings of the round that starts at @first: as many as the budget holds, at least one. */
-static size_t round_size(const struct ring_copy_item *items, size_t first, size_t nr,
-			 uint64_t budget, uint64_t *ret_bytes)
-{
-	uint64_t bytes = items[first].ring->data_size;
-	size_t n = 1;
-
-	while (first + n < nr && bytes + items[first + n].ring->data_size <= budget)
-		bytes += items[first + n++].ring->data_size;
-	*ret_bytes = bytes;
-	return n;
-}
-
-/*
- * Memory for the largest round: the dumper's resident memory, or address
- * space for this dump, where each round maps a copy file per ring (see
- * ring_copy__map_file(); the copy threads write them, around the pause).
- */
-static int get_copy_memory(struct dump_job *job, struct dump *d, size_t size)
-{
-	uint64_t t0 = monotonic_ns();
-
-	if (d->resident && d->resident_size >= size) {
-		job->mem = d->resident;
-		job->mem_size = d->resident_size;
-		return 0;
-	}
-	job->mem = ring_copy__map(size);
-	if (!job->mem)
-		return -ENOMEM;
-	job->mem_size = size;
-	job->mem_owned = true;
-	job->report.fault_ns = monotonic_ns() -
-			       t0; /* the mapping; the faults come with the round */
-	return 0;
-}
-
-static int copy_rings(struct dump_job *job, struct dump *d)
-{
-	size_t nr = (size_t)job->nr_rings, largest = 0;
-	struct ring_copy_item *items = calloc(nr ? nr : 1, sizeof(*items));
-	bool spill_open = false;
-	int r = 0;
-
-	if (!items)
-		return -ENOMEM;
-	for (size_t i = 0; i < nr; i++)
-		items[i].ring = capture__ring(job->cap, true, (int)i);
-	for (size_t first = 0; r == 0 && first < nr;) {
-		uint64_t bytes;
-		size_t n = round_size(items, first, nr, job->copy_budget, &bytes);
-
-		if (bytes > largest)
-			largest = bytes;
-		first += n;
-	}
-	if (r == 0 && nr)
-		r = get_copy_memory(job, d, largest);
-	for (size_t i = 0; i < nr; i++)
-		items[i].fd = -1;
-	for (size_t first = 0; r == 0 && first < nr;) {
-		struct ring_copy_stats st;
-		uint64_t bytes, off = 0;
-		size_t n = round_size(items, first, nr, job->copy_budget, &bytes);
-
-		for (size_t i = first; r == 0 && i < first + n; i++) {
-			items[i].buf = (uint8_t *)job->mem + off;
-			off += items[i].ring->data_size;
-			if (job->mem_owned && (r = ring_copy__map_file(items[i].buf,
-								       items[i].ring->data_size)) >= 0) {
-				items[i].fd = r;
-				r = 0;
-			}
-		}
-		if (r == 0)
-			r = ring_copy__round(d->copiers, items + first, n, &st);
-		/* The views hold the files; a later round maps its own over them. */
-		for (size_t i = first; i < first + n; i++)
-			if (items[i].fd >= 0) {
-				close(items[i].fd);
-				items[i].fd = -1;
-			}
-		if (r < 0)
-			break;
-		job->report.rounds++;
-		job->report.fault_ns += st.prepare_ns;
-		job->report.copy_threads = st.nr_threads;
-		if (st.rt_error)
-			job->report.rt_error = st.rt_error;
-		for (size_t i = first; r == 0 && i < first + n; i++) {
-			uint64_t pause = items[i].resumed_ns - items[i].paused_ns;
-
-			if ((r = items[i].error) < 0 || (r = items[i].copy_error) < 0)
-				break;
-			job->pause_ns[i] = pause;
-			job->cut_bytes[i] = items[i].cut;
-			job->report.copy_cut_bytes += items[i].cut;
-			job->report.blind_total_ns += pause;
-			if (pause > job->report.blind_max_ns)
-				job->report.blind_max_ns = pause;
-			job->report.copy_bytes += items[i].len;
-			if (!job->report.first_pause_ns ||
-			    items[i].paused_ns < job->report.first_pause_ns)
-				job->report.first_pause_ns = items[i].paused_ns;
-			if (items[i].paused_ns > job->report.last_pause_ns)
-				job->report.last_pause_ns = items[i].paused_ns;
-		}
-		/*
-		 * Side-band history and task names may need it too. Opened after the
-		 * first pause: a file system under load can take long to create it.
-		 */
-		if (r == 0 && !spill_open) {
-			r = snapshot__open_spill(job->snap, job->directory);
-			spill_open = true;
-		}
-		if (r == 0)
-			r = keep_round(job, items + first, n, first + n < nr);
-		if (r == 0 && first == 0)
-			job->report.pause_delay_ns = job->report.first_pause_ns -
-						     job->report.trigger_ns;
-		first += n;
-	}
-	if (r == 0 && !spill_open)
-		r = snapshot__open_spill(job->snap, job->directory);
-	free(items);
-	return r;
 }
 
 static void job_notify(struct dump_job *job)
@@ -351,10 +175,10 @@ static void job_notify(struct dump_job *job)
  * does before the pause (it maps the copy memory and wakes the copiers)
  * and after it (the spill file), and the write thread and the files'
  * threads it starts (they inherit it). On a CPU kept busy by nice-0 tasks
- * such a thread gets about nine tenths of it, a nice-0 one a half: the
- * load loses the same CPU time to a dump either way (its work is bounded:
- * one merge, two files), but at nice 0 a busy dump took twice as long.
- * Refused (no CAP_SYS_NICE), they stay at 0.
+ * such a thread gets most of it, a nice-0 one half: the load loses the
+ * same CPU time to a dump either way (its work is bounded: one merge, the
+ * files), but a dump at nice 0 takes longer. Refused (no CAP_SYS_NICE),
+ * they stay at 0.
  */
 #define DUMP_NICE (-10)
 
@@ -363,112 +187,67 @@ static void set_dump_nice(void)
 	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), DUMP_NICE);
 }
 
+static void copy_failed(struct dump_job *job)
+{
+	if (!job->fig.files.failed[0])
+		snprintf(job->fig.files.failed, sizeof(job->fig.files.failed),
+			 "the copy of the rings (an unnamed spill file in '%s')",
+			 job->cfg->directory);
+}
+
 static void *copy_main(void *arg)
 {
 	struct dump_job *job = arg;
 
 	set_dump_nice();
-	job->error = copy_rings(job, job->dumper);
-	job->report.copied_ns = monotonic_ns();
+	job->error = dump_copy__run(&job->copy, job->snap, job->cfg->directory, &job->fig);
+	job->fig.copied_at_ns = monotonic_ns();
 	if (job->error < 0)
-		snprintf(job->report.files.failed, sizeof(job->report.files.failed),
-			 "the copy of the rings (an unnamed spill file in '%s')", job->directory);
+		copy_failed(job);
 	job_notify(job);
 	return NULL;
 }
 
-/* Appends to @buf (of @size, @*len used) what fits; never overflows. */
-static void appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
+/* After __seal: each overwrite ring's newest record (its chunk, in ring order). */
+static void newest_records(struct dump_job *job)
 {
-	va_list ap;
-	int n;
+	size_t nr = snapshot__nr_chunks(job->snap);
 
-	if (*len >= size - 1)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *len, size - *len, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*len = *len + (size_t)n < size ? *len + (size_t)n : size - 1;
-}
+	for (size_t i = 0; i < job->fig.nr_rings && i < nr; i++) {
+		const struct snapshot_chunk_info *c = snapshot__chunk(job->snap, i);
 
-/* After __seal: each ring's pause and newest record, and how far apart the newest are. */
-static void ring_figures(struct dump_job *job)
-{
-	struct dump_report *rep = &job->report;
-	uint64_t lo = UINT64_MAX, hi = 0;
-	size_t pl = 0, nl = 0;
-
-	for (int i = 0; i < job->nr_rings && (size_t)i < snapshot__nr_chunks(job->snap); i++) {
-		const struct snapshot_chunk_info *c = snapshot__chunk(job->snap, (size_t)i);
-
-		appendf(rep->ring_pauses, sizeof(rep->ring_pauses), &pl, "%s%d:%" PRIu64,
-			i ? " " : "", c->cpu, job->pause_ns[i] / 1000);
-		if (!c->nr_records)
-			continue;
-		appendf(rep->ring_newest, sizeof(rep->ring_newest), &nl, "%s%d:%" PRIu64,
-			nl ? " " : "", c->cpu, c->last_time);
-		if (c->last_time < lo)
-			lo = c->last_time;
-		if (c->last_time > hi)
-			hi = c->last_time;
+		job->fig.rings[i].has_records = c->nr_records != 0;
+		job->fig.rings[i].newest_time = c->last_time;
 	}
-	rep->newest_spread_ns = hi > lo ? hi - lo : 0;
 }
 
 static void write_files(struct dump_job *job)
 {
-	uint64_t added = 0, unknown = 0;
-	struct snapshot_files_params p = {
-		.directory = job->directory,
-		.stem = job->report.stem,
-		.formats = job->formats,
+	struct dump_figures *f = &job->fig;
+	const struct snapshot_files_params p = {
 		.perfdata = { .argc = job->argc,
-			      .argv = (const char *const *)job->argv,
+			      .argv = job->argv,
 			      .clock_res_ns = 1,
 			      .synthesize_from_proc = job->sb == NULL },
-		.compress = job->report.compressed,
-		.nr_cpus = job->nr_cpus,
-		.json = { .stem = job->report.stem,
-			  .reason = job->report.reason,
-			  .hostname = job->hostname,
-			  .trigger = job->report.has_trigger ? &job->report.trigger : NULL },
+		.nr_cpus = capture__max_cpu(job->cap) + 1,
 	};
 	int r;
 
 	r = snapshot__seal(job->snap);
-	job->report.sealed_ns = monotonic_ns();
+	f->sealed_at_ns = monotonic_ns();
 	if (r == 0)
-		ring_figures(job);
+		newest_records(job);
 	if (r == 0 && job->sb)
-		r = sideband__name_tasks(job->sb, job->snap, &added, &unknown);
-	job->report.named_ns = monotonic_ns();
-	if (r == 0) {
-		p.json.blind_max_ns = job->report.blind_max_ns;
-		p.json.blind_total_ns = job->report.blind_total_ns;
-		p.json.ring_pause_ns = job->pause_ns;
-		p.json.ring_cut_bytes = job->cut_bytes;
-		p.json.nr_ring_pauses = (size_t)job->nr_rings;
-		p.json.pause_spread_ns = job->report.last_pause_ns - job->report.first_pause_ns;
-		p.json.newest_spread_ns = job->report.newest_spread_ns;
-		p.json.copy_realtime = !job->report.rt_error;
-		p.json.copy_fault_ns = job->report.fault_ns;
-		p.json.copy_memory_bytes = job->report.copy_memory_bytes;
-		p.json.copy_spilled_bytes = job->report.copy_spilled_bytes;
-		p.json.copy_rounds = job->report.rounds;
-		p.json.compressed = job->report.compressed;
-		p.json.compress_why = job->report.compress_why[0] ? job->report.compress_why : NULL;
-		p.json.nr_synthesized = added;
-		p.json.nr_tasks_unnamed = unknown;
-		r = snapshot_files__write(job->snap, &p, &job->report.files);
-	}
-	job->report.error = r;
-	job->report.nr_records = snapshot__stats(job->snap)->nr_records;
-	job->report.record_bytes = snapshot__stats(job->snap)->bytes;
-	job->report.lost_events = snapshot__stats(job->snap)->lost_events;
-	job->report.index_bytes = snapshot__nr_records(job->snap) * 16;
+		r = sideband__name_tasks(job->sb, job->snap, &f->nr_synthesized,
+					 &f->nr_tasks_unnamed);
+	f->named_at_ns = monotonic_ns();
+	f->nr_records = snapshot__stats(job->snap)->nr_records;
+	f->record_bytes = snapshot__stats(job->snap)->bytes;
+	f->lost_events = snapshot__stats(job->snap)->lost_events;
+	f->index_bytes = snapshot__nr_records(job->snap) * 16;
+	if (r == 0)
+		r = snapshot_files__write(job->snap, &p, f);
+	f->error = r;
 }
 
 static void *write_main(void *arg)
@@ -509,40 +288,18 @@ static int collect_forward(struct dump *d, struct snapshot *s)
 	return r;
 }
 
-static int make_stem(struct dump_job *job, unsigned long seq)
+static int make_stem(struct dump *d, struct dump_job *job, unsigned long seq)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return snapshot_name__make_stem(job->report.stem, sizeof(job->report.stem), job->hostname,
-					&ts, seq);
+	return snapshot_name__make_stem(job->fig.stem, sizeof(job->fig.stem), d->hostname, &ts,
+					seq);
 }
 
 static void schedule(struct dump *d);
-
-/* What the dump's data files cost per byte, for compression = auto. */
-static void learn_compression(struct dump *d, const struct dump_report *rep)
-{
-	const struct snapshot_files_result *f = &rep->files;
-	uint64_t last = 0, cost[SNAPSHOT_NR_FILES], run[SNAPSHOT_NR_FILES];
-	size_t nr = 0, slowest = 0;
-
-	/* The data files start together: the last one synced held the dump up. */
-	for (int k = 0; k < SNAPSHOT_NR_FILES; k++) {
-		if (k == SNAPSHOT_FILE_JSON || !f->synced_ns[k])
-			continue;
-		if (f->synced_ns[k] > last) {
-			last = f->synced_ns[k];
-			slowest = nr;
-		}
-		cost[nr] = f->cost_ns[k];
-		run[nr++] = f->run_ns[k];
-	}
-	if (nr)
-		compress_policy__record(d->compress, rep->compressed,
-					compress_policy__dump_cost(cost, run, nr, slowest, usable_cpus()),
-					rep->record_bytes, monotonic_ns());
-}
+static void retire_later(struct dump *d);
+static void on_retire(evutil_socket_t fd, short what, void *arg);
 
 /*
  * Said once per process, not per dumper: a reload that reopens the rings
@@ -556,21 +313,23 @@ static void finish(struct dump *d, struct dump_job *job)
 	bool more;
 
 	d->job = NULL;
-	job->report.dump_ns = monotonic_ns() - job->report.trigger_ns;
-	if (job->report.rt_error && !rt_warned) {
+	job->fig.dump_ns = monotonic_ns() - job->fig.trigger_at_ns;
+	if (job->fig.rt_error && !rt_warned) {
 		rt_warned = true;
 		log_warning("the ring copy cannot run at real-time priority (SCHED_FIFO: %s): it "
 			    "runs at normal priority, so a busy CPU can stretch each ring's pause; "
 			    "allow it with CAP_SYS_NICE or LimitRTPRIO=1",
-			    strerror(-job->report.rt_error));
+			    strerror(-job->fig.rt_error));
 	}
-	if (job->report.error == 0)
-		learn_compression(d, &job->report);
-	d->done(d->done_ctx, &job->report);
-	more = dump_schedule__end(d->sched, &job->report);
+	if (job->fig.error == 0)
+		compress_policy__learn(d->compress, &job->fig, usable_cpus(), monotonic_ns());
+	d->done(d->done_ctx, &job->fig);
+	more = dump_schedule__end(d->sched, &job->fig);
 	job_free(job);
 	if (more)
 		schedule(d);
+	else if (d->retiring)
+		retire_later(d);
 }
 
 static int add_events(struct dump *d, struct snapshot *s)
@@ -585,30 +344,38 @@ static int add_events(struct dump *d, struct snapshot *s)
 	return 0;
 }
 
+/* A dump that could not even start: its waiters hear why. */
+static void start_failed(struct dump *d, int err)
+{
+	struct dump_figures f = { .error = err };
+
+	snprintf(f.reason, sizeof(f.reason), "%s", d->pending_reason);
+	log_errno(err, "dump (%s)", d->pending_reason);
+	d->done(d->done_ctx, &f);
+	if (dump_schedule__end(d->sched, &f))
+		schedule(d);
+	else if (d->retiring)
+		retire_later(d);
+}
+
 static void start(struct dump *d)
 {
 	uint64_t now = monotonic_ns();
 	unsigned long seq = dump_schedule__begin(d->sched, now);
 	struct dump_job *job = job_new(d);
-	int r = -ENOMEM;
+	int r;
 
 	if (!job) {
-		struct dump_report rep = { .error = -ENOMEM };
-
-		snprintf(rep.reason, sizeof(rep.reason), "%s", d->pending_reason);
-		log_errno(-ENOMEM, "dump (%s)", d->pending_reason);
-		d->done(d->done_ctx, &rep);
-		if (dump_schedule__end(d->sched, &rep))
-			schedule(d);
+		start_failed(d, -ENOMEM);
 		return;
 	}
-	job->report.trigger_ns = now;
-	snprintf(job->report.reason, sizeof(job->report.reason), "%s", d->pending_reason);
-	job->report.has_trigger = d->pending_has_trigger;
-	job->report.trigger = d->pending_trigger;
+	job->fig.trigger_at_ns = now;
+	snprintf(job->fig.reason, sizeof(job->fig.reason), "%s", d->pending_reason);
+	job->fig.has_trigger = d->pending_has_trigger;
+	job->fig.trigger = d->pending_trigger;
 	d->job = job;
-	r = make_stem(job, seq);
-	log_debug("dump %s (%s)", job->report.stem, job->report.reason);
+	r = make_stem(d, job, seq);
+	log_debug("dump %s (%s)", job->fig.stem, job->fig.reason);
 	if (r == 0)
 		r = add_events(d, job->snap);
 	if (r == 0) {
@@ -616,7 +383,7 @@ static void start(struct dump *d)
 		r = -pthread_create(&job->thread, NULL, copy_main, job);
 	}
 	if (r < 0) {
-		job->report.error = r;
+		job->fig.error = r;
 		finish(d, job);
 	}
 }
@@ -628,17 +395,14 @@ static void copied(struct dump *d, struct dump_job *job)
 
 	if (r == 0)
 		r = collect_forward(d, job->snap);
-	job->report.collected_ns = monotonic_ns();
+	job->fig.collected_at_ns = monotonic_ns();
 	if (r == 0) {
 		job->stage = JOB_WRITING;
 		r = -pthread_create(&job->thread, NULL, write_main, job);
 	}
 	if (r < 0) {
-		job->report.error = r;
-		if (!job->report.files.failed[0])
-			snprintf(job->report.files.failed, sizeof(job->report.files.failed),
-				 "the copy of the rings (an unnamed spill file in '%s')",
-				 job->directory);
+		job->fig.error = r;
+		copy_failed(job);
 		finish(d, job);
 	}
 }
@@ -699,7 +463,7 @@ static void on_stage_done(evutil_socket_t fd, short what, void *arg)
  * dump__trigger - ask for a snapshot
  * @d: the dumper
  * @reason: recorded in logs and the sidecar ("signal", "ctl:<text>")
- * @waiter: called with the report of the dump that covers this trigger
+ * @waiter: called with the figures of the dump that covers this trigger
  * @waiter_ctx: its argument
  *
  * Returns 0, or -EAGAIN when max_per_hour refuses a new dump.
@@ -777,68 +541,39 @@ static struct dump_schedule_limits limits_of(const struct perfsnapd_config *cfg)
 /**
  * dump__set_config - use a reloaded configuration with the same capture
  * @d: the dumper
- * @cfg: the new configuration
+ * @cfg: the new configuration (a reference is taken)
  *
- * Never waits: a dump in flight owns copies of what it uses, so the caller
- * may free the old configuration at once.
+ * Never waits: a dump in flight holds the configuration it started with.
  */
-void dump__set_config(struct dump *d, const struct perfsnapd_config *cfg)
+void dump__set_config(struct dump *d, struct perfsnapd_config *cfg)
 {
 	struct dump_schedule_limits limits = limits_of(cfg);
+	struct perfsnapd_config *old = d->cfg;
 
-	d->cfg = cfg;
+	d->cfg = config__get(cfg);
+	config__put(old);
 	dump_schedule__set_limits(d->sched, &limits);
-}
-
-/*
- * copy_memory_resident = yes: the copy memory (one round's worth) is
- * faulted in now and held, so no dump pays for the faults.
- */
-static int alloc_resident(struct dump *d)
-{
-	uint64_t budget = config__copy_memory(d->cfg, rings_bytes(d->cap)), size = 0;
-
-	if (!d->cfg->copy_memory_resident)
-		return 0;
-	for (int i = 0; i < capture__nr_rings(d->cap, true); i++) {
-		uint64_t ring = capture__ring(d->cap, true, i)->data_size;
-
-		if (size && size + ring > budget)
-			break;
-		size += ring;
-	}
-	if (!size)
-		return 0;
-	d->resident = ring_copy__map(size);
-	if (d->resident)
-		ring_copy__fault_in(d->resident, size);
-	if (!d->resident) {
-		return log_errno(-ENOMEM,
-				 "cannot allocate the %" PRIu64 "-byte resident copy memory", size);
-	}
-	d->resident_size = size;
-	return 0;
 }
 
 /**
  * dump__new - prepare dumps of a capture
  * @cap: the open capture
  * @sb: its side-band, or NULL
- * @cfg: the configuration (kept by reference until dump__set_config())
+ * @cfg: the configuration (a reference is taken)
  * @compress: what compression = auto has measured, kept by reference and
  *            updated after each dump; it outlives the dumper, which a
  *            reload that reopens the rings replaces, as the disk and the
  *            page cache do not change with the events
  * @base: the event loop that is told when a stage of a dump ends
  * @argc: the daemon's argument count, for the CMDLINE feature
- * @argv: the daemon's arguments
+ * @argv: the daemon's arguments, for as long as the dumper
  * @done: called in the loop after each dump, successful or not
  * @done_ctx: its argument
  * @ret: the dumper
  *
  * Returns 0 or -errno (logged).
  */
-int dump__new(struct capture *cap, struct sideband *sb, const struct perfsnapd_config *cfg,
+int dump__new(struct capture *cap, struct sideband *sb, struct perfsnapd_config *cfg,
 	      struct compress_policy *compress, struct event_base *base, int argc,
 	      const char *const *argv, dump_done_fn done, void *done_ctx, struct dump **ret)
 {
@@ -850,7 +585,7 @@ int dump__new(struct capture *cap, struct sideband *sb, const struct perfsnapd_c
 		return log_errno(-ENOMEM, "dump");
 	d->cap = cap;
 	d->sb = sb;
-	d->cfg = cfg;
+	d->cfg = config__get(cfg);
 	d->compress = compress;
 	d->argc = argc;
 	d->argv = argv;
@@ -863,8 +598,15 @@ int dump__new(struct capture *cap, struct sideband *sb, const struct perfsnapd_c
 	r = dump_schedule__new(&limits, &d->sched);
 	if (r < 0)
 		log_errno(r, "dump");
-	if (r == 0)
-		r = alloc_resident(d);
+	if (r == 0 && cfg->copy_memory_resident) {
+		uint64_t budget = config__copy_memory(cfg, dump_copy__rings_bytes(cap));
+
+		r = dump_copy__map_resident(cap, budget, &d->resident, &d->resident_size);
+		if (r < 0)
+			log_errno(r,
+				  "cannot allocate the resident copy memory (copy_memory = %llu)",
+				  (unsigned long long)budget);
+	}
 	if (r == 0 && (r = ring_copy_pool__new(&d->copiers)) < 0)
 		log_errno(r, "cannot start the copy threads");
 	if (r == 0 && pipe2(d->notify_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
@@ -873,7 +615,9 @@ int dump__new(struct capture *cap, struct sideband *sb, const struct perfsnapd_c
 		d->notify_ev = event_new(base, d->notify_pipe[0], EV_READ | EV_PERSIST,
 					 on_stage_done, d);
 		d->defer_ev = evtimer_new(base, on_defer_timer, d);
-		if (!d->notify_ev || !d->defer_ev || event_add(d->notify_ev, NULL) < 0)
+		d->retire_ev = evtimer_new(base, on_retire, d);
+		if (!d->notify_ev || !d->defer_ev || !d->retire_ev ||
+		    event_add(d->notify_ev, NULL) < 0)
 			r = log_errno(-ENOMEM, "event_new");
 	}
 	if (r < 0) {
@@ -896,56 +640,98 @@ static void finish_in_place(struct dump *d)
 		if (job->error == 0)
 			write_files(job);
 		else
-			job->report.error = job->error;
+			job->fig.error = job->error;
 	}
 	finish(d, job);
 }
 
-/**
- * dump__delete - finish a dump in flight, answer every waiter, free
- * @d: the dumper, or NULL
- */
-void dump__delete(struct dump *d)
+/* Frees what is left of a dumper: no job, no waiter. */
+static void dump_free(struct dump *d)
 {
-	struct dump_report cancelled = { .error = -ECANCELED };
-
-	if (!d)
-		return;
-	if (d->sched) {
-		/* Triggers that never got their dump are answered, not forgotten. */
-		dump_schedule__cancel(d->sched, &cancelled);
-		if (d->job)
-			finish_in_place(d);
-	}
 	dump_schedule__delete(d->sched);
 	ring_copy_pool__delete(d->copiers);
 	if (d->notify_ev)
 		event_free(d->notify_ev);
 	if (d->defer_ev)
 		event_free(d->defer_ev);
+	if (d->retire_ev)
+		event_free(d->retire_ev);
 	if (d->notify_pipe[0] >= 0)
 		close(d->notify_pipe[0]);
 	if (d->notify_pipe[1] >= 0)
 		close(d->notify_pipe[1]);
 	if (d->resident)
 		munmap(d->resident, d->resident_size);
-	tracing_meta__put(d->tracing);
+	config__put(d->cfg);
 	free(d);
 }
 
 /**
- * dump__set_tracing - the tracepoint metadata every snapshot carries
- * @d: the dumper
- * @m: the metadata (a reference is taken), or NULL
+ * dump__delete - finish a dump in flight, answer every waiter, free
+ * @d: the dumper, or NULL
  *
- * A dump in flight keeps the metadata it started with.
+ * A retiring dumper is deleted too (at exit): its retired callback runs.
  */
-void dump__set_tracing(struct dump *d, struct tracing_meta *m)
+void dump__delete(struct dump *d)
 {
-	struct tracing_meta *old = d->tracing;
+	struct dump_figures cancelled = { .error = -ECANCELED };
+	dump_retired_fn fn;
+	void *ctx;
 
-	d->tracing = tracing_meta__get(m);
-	tracing_meta__put(old);
+	if (!d)
+		return;
+	if (d->sched) {
+		/* Triggers that never got their dump are answered, not forgotten. */
+		dump_schedule__cancel(d->sched, &cancelled);
+		d->retiring = false; /* finish() must not schedule the retirement */
+		if (d->job)
+			finish_in_place(d);
+	}
+	fn = d->retired_fn;
+	ctx = d->retired_ctx;
+	dump_free(d);
+	if (fn)
+		fn(ctx);
+}
+
+/* Loop: the retiring dumper has nothing left to do. */
+static void on_retire(evutil_socket_t fd, short what, void *arg)
+{
+	struct dump *d = arg;
+
+	(void)fd;
+	(void)what;
+	dump__delete(d);
+}
+
+/*
+ * Not from inside the dumper's own callbacks: the loop frees it when they
+ * have returned.
+ */
+static void retire_later(struct dump *d)
+{
+	const struct timeval now = { 0, 0 };
+
+	d->retiring = false;
+	evtimer_add(d->retire_ev, &now);
+}
+
+/**
+ * dump__retire - let a dumper finish on its own, then free it
+ * @d: the dumper; the caller forgets it
+ * @fn: called on the loop once @d is gone (its capture and side-band may go)
+ * @ctx: its argument
+ *
+ * The dump in flight and the one pending (queued or deferred by
+ * min_interval) are taken on the rings they were asked of; nothing waits.
+ */
+void dump__retire(struct dump *d, dump_retired_fn fn, void *ctx)
+{
+	d->retired_fn = fn;
+	d->retired_ctx = ctx;
+	d->retiring = true;
+	if (!d->job && !dump_schedule__pending(d->sched))
+		retire_later(d);
 }
 
 uint64_t dump__copy_buffer_size(const struct dump *d)
@@ -955,7 +741,7 @@ uint64_t dump__copy_buffer_size(const struct dump *d)
 
 uint64_t dump__copy_budget(const struct dump *d)
 {
-	return config__copy_memory(d->cfg, rings_bytes(d->cap));
+	return config__copy_memory(d->cfg, dump_copy__rings_bytes(d->cap));
 }
 
 bool dump__busy(const struct dump *d)

@@ -145,7 +145,7 @@ static struct waiter take_waiter(struct dump_schedule *s, size_t i)
 	return w;
 }
 
-bool dump_schedule__end(struct dump_schedule *s, const struct dump_report *report)
+bool dump_schedule__end(struct dump_schedule *s, const struct dump_figures *report)
 {
 	unsigned long seq = s->seq;
 	size_t i = 0;
@@ -167,7 +167,7 @@ bool dump_schedule__end(struct dump_schedule *s, const struct dump_report *repor
 	return s->pending;
 }
 
-void dump_schedule__cancel(struct dump_schedule *s, const struct dump_report *report)
+void dump_schedule__cancel(struct dump_schedule *s, const struct dump_figures *report)
 {
 	size_t i = 0;
 

@@ -13,10 +13,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct dump_report;
+struct dump_figures;
 struct dump_schedule;
 
-typedef void (*dump_done_fn)(void *ctx, const struct dump_report *report);
+typedef void (*dump_done_fn)(void *ctx, const struct dump_figures *report);
 
 struct dump_schedule_limits {
 	uint64_t min_interval_ns;  /* 0: none */
@@ -51,12 +51,12 @@ unsigned long dump_schedule__begin(struct dump_schedule *s, uint64_t now);
  * The running dump is over: its waiters get @report, once. Returns true
  * when another dump is pending (then poll).
  */
-bool dump_schedule__end(struct dump_schedule *s, const struct dump_report *report);
+bool dump_schedule__end(struct dump_schedule *s, const struct dump_figures *report);
 /*
  * Drops the pending dump and answers its waiters with @report (e.g.
  * -ECANCELED); the waiters of a running dump stay for dump_schedule__end().
  */
-void dump_schedule__cancel(struct dump_schedule *s, const struct dump_report *report);
+void dump_schedule__cancel(struct dump_schedule *s, const struct dump_figures *report);
 
 bool dump_schedule__running(const struct dump_schedule *s);
 bool dump_schedule__pending(const struct dump_schedule *s);

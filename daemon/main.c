@@ -153,9 +153,9 @@ out:
 	daemon__stop_control(d);
 	daemon__stop_triggers(d);
 	daemon__stop_recording(d);
-	daemon__drop_deferred_reload(d);
 	daemon__stop_upload(d);
 	post_command__reap_all();
+	dump_figures__fini(&d->last);
 	event_base_free(d->base);
 	return r;
 }
@@ -215,12 +215,12 @@ int main(int argc, char **argv)
 	}
 	if (check_only) {
 		config__print(d.cfg, stdout);
-		config__delete(d.cfg);
+		config__put(d.cfg);
 		return EX_OK;
 	}
 	d.argc = argc;
 	d.argv = (const char *const *)argv;
 	r = run(&d);
-	config__delete(d.cfg);
+	config__put(d.cfg);
 	return r;
 }

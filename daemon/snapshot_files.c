@@ -15,10 +15,11 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "config.h"
+#include "dump_figures.h"
 #include "monotonic.h"
 #include "snapshot.h"
 #include "snapshot_files.h"
+#include "snapshot_json.h"
 #include "snapshot_name.h"
 #include "snapshot_perfetto.h"
 #include "snapshot_tracedat.h"
@@ -42,7 +43,7 @@ struct pending_file {
 	enum snapshot_file kind;
 	const struct snapshot *s;
 	const struct snapshot_files_params *p;
-	struct snapshot_files_result *res;
+	struct dump_figures *f;
 	uint64_t bytes;
 	int error;
 	pthread_t thread;
@@ -59,62 +60,60 @@ static int fsync_dir(const char *dir)
 }
 
 static int write_perfdata(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
-			  struct snapshot_files_result *res)
+			  const struct dump_figures *f)
 {
 	struct perfdata_meta pmeta = p->perfdata;
+	struct perfdata_result res;
 
-	pmeta.compress_level = p->compress ? PERFDATA_ZSTD_LEVEL : 0;
-	return snapshot_perfdata__write(s, fd, &pmeta, &res->perfdata);
+	pmeta.compress_level = f->compressed ? PERFDATA_ZSTD_LEVEL : 0;
+	return snapshot_perfdata__write(s, fd, &pmeta, &res);
 }
 
 static int write_tracedat(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
-			  struct snapshot_files_result *res)
+			  const struct dump_figures *f)
 {
 	struct tracedat_result tres = { 0 };
 	struct tracedat_meta tmeta = {
-		.compression = p->compress ? TRACEDAT_COMPRESS_ZSTD : TRACEDAT_COMPRESS_NONE,
+		.compression = f->compressed ? TRACEDAT_COMPRESS_ZSTD : TRACEDAT_COMPRESS_NONE,
 		.nr_cpus = p->nr_cpus,
 	};
-	int r = snapshot_tracedat__write(s, fd, &tmeta, &tres);
 
-	res->tracedat_events = tres.nr_events;
-	res->tracedat_skipped = tres.nr_skipped;
-	return r;
+	return snapshot_tracedat__write(s, fd, &tmeta, &tres);
 }
 
 static int write_perfetto(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
-			  struct snapshot_files_result *res)
+			  const struct dump_figures *f)
 {
 	struct perfetto_meta pfmeta = {
-		.compression = p->compress ? PFTRACE_COMPRESS_ZSTD : PFTRACE_COMPRESS_NONE,
+		.compression = f->compressed ? PFTRACE_COMPRESS_ZSTD : PFTRACE_COMPRESS_NONE,
 	};
 
-	(void)res;
+	(void)p;
 	return snapshot_perfetto__write(s, fd, &pfmeta, NULL);
 }
 
 static int write_json(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
-		      struct snapshot_files_result *res)
+		      const struct dump_figures *f)
 {
-	FILE *f = fdopen(dup(fd), "w");
+	FILE *out = fdopen(dup(fd), "w");
 	int r;
 
-	(void)res;
-	if (!f)
+	(void)p;
+	if (!out)
 		return -errno;
-	r = snapshot_json__write(s, &p->json, f);
-	if (fclose(f) != 0 && r == 0)
+	r = snapshot_json__write(s, f, out);
+	if (fclose(out) != 0 && r == 0)
 		r = -errno;
 	return r;
 }
 
 /*
  * The writer of each file, one table entry per format. A writer reads only
- * the snapshot and the parameters and fills only its own fields of the
- * result: the data files are written by concurrent threads.
+ * the snapshot, the parameters and the figures; the data files are
+ * written by concurrent threads.
  */
 typedef int (*file_writer)(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
-			   struct snapshot_files_result *res);
+			   const struct dump_figures *f);
 
 static const file_writer writers[SNAPSHOT_NR_FILES] = {
 	[SNAPSHOT_FILE_PERFDATA] = write_perfdata,
@@ -161,14 +160,14 @@ static int publish(struct pending_file *pf)
 	return -errno;
 }
 
-static int open_file(const struct snapshot_files_params *p, struct pending_file *pf)
+static int open_file(const struct dump_figures *f, struct pending_file *pf)
 {
-	int r = snapshot_name__path(pf->final, sizeof(pf->final), p->directory, p->stem, pf->kind);
+	int r = snapshot_name__path(pf->final, sizeof(pf->final), f->directory, f->stem, pf->kind);
 
 	if (r == 0)
-		r = snapshot_name__temp_path(pf->tmp, sizeof(pf->tmp), p->directory, p->stem,
+		r = snapshot_name__temp_path(pf->tmp, sizeof(pf->tmp), f->directory, f->stem,
 					     pf->kind);
-	return r ? r : create(p->directory, pf);
+	return r ? r : create(f->directory, pf);
 }
 
 /*
@@ -197,25 +196,26 @@ static void thread_schedstat(uint64_t *run_ns, uint64_t *delay_ns)
 static void *write_file(void *arg)
 {
 	struct pending_file *pf = arg;
+	struct dump_file_figures *res = &pf->f->files;
 	uint64_t t0 = monotonic_ns(), run0, delay0, run1, queued;
 	struct stat st;
 	int r;
 
 	thread_schedstat(&run0, &delay0);
-	r = writers[pf->kind](pf->s, pf->p, pf->fd, pf->res);
+	r = writers[pf->kind](pf->s, pf->p, pf->fd, pf->f);
 	/* The umask must not loosen or tighten what operators expect. */
 	if (r == 0 && fchmod(pf->fd, 0640) < 0)
 		r = -errno;
-	pf->res->written_ns[pf->kind] = monotonic_ns();
+	res->written_at_ns[pf->kind] = monotonic_ns();
 	if (r == 0 && fsync(pf->fd) < 0)
 		r = -errno;
-	pf->res->synced_ns[pf->kind] = monotonic_ns();
+	res->synced_at_ns[pf->kind] = monotonic_ns();
 	thread_schedstat(&run1, &queued);
 	queued = queued > delay0 ? queued - delay0 : 0;
-	pf->res->run_ns[pf->kind] = run1 > run0 ? run1 - run0 : 0;
-	pf->res->cost_ns[pf->kind] = pf->res->synced_ns[pf->kind] - t0 > queued ?
-					     pf->res->synced_ns[pf->kind] - t0 - queued :
-					     0;
+	res->run_ns[pf->kind] = run1 > run0 ? run1 - run0 : 0;
+	res->cost_ns[pf->kind] = res->synced_at_ns[pf->kind] - t0 > queued ?
+					 res->synced_at_ns[pf->kind] - t0 - queued :
+					 0;
 	if (r == 0 && fstat(pf->fd, &st) == 0)
 		pf->bytes = (uint64_t)st.st_size;
 	pf->error = r;
@@ -242,43 +242,34 @@ static void write_data_files(struct pending_file *files, int nr)
 /**
  * snapshot_files__write - write every file of a snapshot, all or nothing
  * @s: a sealed snapshot
- * @p: where, which formats, and the metadata they need
- * @ret: the final paths and sizes, on success
+ * @p: what the writers need besides
+ * @f: the dump's figures: directory, stem, formats and compression in;
+ *     f->files out (the final paths on success, what failed otherwise)
  *
  * Returns 0 or -errno; on failure every temporary and every file already
  * renamed for this snapshot is removed.
  */
 int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_params *p,
-			  struct snapshot_files_result *ret)
+			  struct dump_figures *f)
 {
+	struct dump_file_figures *ret = &f->files;
 	struct pending_file files[SNAPSHOT_NR_FILES] = { 0 };
-	struct snapshot_files_params params = *p;
-	const char *names[SNAPSHOT_NR_FILES];
-	char base[SNAPSHOT_NR_FILES][NAME_MAX + 1];
 	enum snapshot_file kinds[SNAPSHOT_NR_FILES];
 	int nr = 0, r = 0;
 
 	memset(ret, 0, sizeof(*ret));
 	for (int i = 0; i < SNAPSHOT_NR_FILES; i++)
 		files[i].fd = -1;
-	for (int f = 0; f < SNAPSHOT_FILE_JSON; f++)
-		if (p->formats & SNAPSHOT_FILE_BIT(f))
-			kinds[nr++] = (enum snapshot_file)f;
-	for (int i = 0; i < nr && r == 0; i++) {
-		r = snapshot_name__file(base[i], sizeof(base[i]), p->stem, kinds[i]);
-		names[i] = base[i];
-	}
-	if (r < 0)
-		return r;
-	params.json.files = names;
-	params.json.nr_files = nr;
+	for (int k = 0; k < SNAPSHOT_FILE_JSON; k++)
+		if (f->formats & SNAPSHOT_FILE_BIT(k))
+			kinds[nr++] = (enum snapshot_file)k;
 	kinds[nr++] = SNAPSHOT_FILE_JSON;
 
 	for (int i = 0; i < nr && r == 0; i++) {
 		files[i] = (struct pending_file){
-			.fd = -1, .kind = kinds[i], .s = s, .p = &params, .res = ret
+			.fd = -1, .kind = kinds[i], .s = s, .p = p, .f = f
 		};
-		r = open_file(&params, &files[i]);
+		r = open_file(f, &files[i]);
 		if (r < 0)
 			snprintf(ret->failed, sizeof(ret->failed), "'%s'", files[i].final);
 	}
@@ -301,11 +292,11 @@ int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_
 			snprintf(ret->failed, sizeof(ret->failed), "'%s'", files[i].final);
 	}
 	if (r == 0) {
-		r = fsync_dir(p->directory);
+		r = fsync_dir(f->directory);
 		if (r < 0)
 			snprintf(ret->failed, sizeof(ret->failed), "the directory '%s'",
-				 p->directory);
-		ret->published_ns = monotonic_ns();
+				 f->directory);
+		ret->published_at_ns = monotonic_ns();
 	}
 	for (int i = 0; i < nr; i++) {
 		if (files[i].fd >= 0 && close(files[i].fd) < 0 && r == 0)

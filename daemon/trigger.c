@@ -71,8 +71,16 @@ struct trigger {
 	size_t nr_waiters;
 };
 
+/* The event of matches an earlier set kept, declared when they go into a snapshot. */
+struct adopted_event {
+	struct perf_event_attr attr;
+	char *name;
+	uint64_t *ids;
+	size_t nr_ids;
+};
+
 struct trigger_set {
-	const struct perfsnapd_config *cfg;
+	struct perfsnapd_config *cfg; /* a reference */
 	struct event_base *base;
 	struct trigger_host host;
 	struct trigger *triggers;
@@ -86,9 +94,11 @@ struct trigger_set {
 	uint8_t *kept;
 	size_t kept_len;
 	uint64_t kept_dropped, lost;
+	struct adopted_event *adopted; /* of kept matches from the set before a reload */
+	size_t nr_adopted;
 };
 
-static void answer_waiters(struct trigger *t, const struct dump_report *rep)
+static void answer_waiters(struct trigger *t, const struct dump_figures *rep)
 {
 	struct waiter *w = t->waiters;
 	size_t n = t->nr_waiters;
@@ -102,7 +112,7 @@ static void answer_waiters(struct trigger *t, const struct dump_report *rep)
 
 static void answer_refused(struct trigger *t, int err)
 {
-	struct dump_report rep = { .error = err };
+	struct dump_figures rep = { .error = err };
 
 	snprintf(rep.reason, sizeof(rep.reason), "%s", t->reason);
 	answer_waiters(t, &rep);
@@ -156,7 +166,7 @@ static void on_summary(evutil_socket_t fd, short what, void *arg)
 	arm_summary(t);
 }
 
-static void on_dump_done(void *ctx, const struct dump_report *rep)
+static void on_dump_done(void *ctx, const struct dump_figures *rep)
 {
 	struct ticket *k = ctx;
 	struct trigger *t = k->t;
@@ -509,7 +519,7 @@ static int init_trigger(struct trigger_set *ts, struct trigger *t, const struct 
 
 /**
  * trigger_set__new - open every trigger of a configuration
- * @cfg: the configuration, kept by reference until trigger_set__delete()
+ * @cfg: the configuration (a reference is taken)
  * @base: the loop
  * @host: how to ask for a dump and name a task
  * @diags: a filter or PSI threshold the kernel refuses is added here
@@ -517,7 +527,7 @@ static int init_trigger(struct trigger_set *ts, struct trigger *t, const struct 
  *
  * Returns 0, -EINVAL with @diags filled, or -errno (logged).
  */
-int trigger_set__new(const struct perfsnapd_config *cfg, struct event_base *base,
+int trigger_set__new(struct perfsnapd_config *cfg, struct event_base *base,
 		     const struct trigger_host *host, struct config_diags *diags,
 		     struct trigger_set **ret)
 {
@@ -527,7 +537,7 @@ int trigger_set__new(const struct perfsnapd_config *cfg, struct event_base *base
 
 	if (!ts)
 		return log_errno(-ENOMEM, "triggers");
-	ts->cfg = cfg;
+	ts->cfg = config__get(cfg);
 	ts->base = base;
 	ts->host = *host;
 	ts->triggers = calloc(cfg->nr_triggers ? cfg->nr_triggers : 1, sizeof(*ts->triggers));
@@ -548,6 +558,17 @@ int trigger_set__new(const struct perfsnapd_config *cfg, struct event_base *base
 	}
 	*ret = ts;
 	return 0;
+}
+
+static void free_adopted(struct trigger_set *ts)
+{
+	for (size_t i = 0; i < ts->nr_adopted; i++) {
+		free(ts->adopted[i].name);
+		free(ts->adopted[i].ids);
+	}
+	free(ts->adopted);
+	ts->adopted = NULL;
+	ts->nr_adopted = 0;
 }
 
 /**
@@ -591,17 +612,78 @@ void trigger_set__delete(struct trigger_set *ts)
 	}
 	perf_cpu_map__put(ts->cpus);
 	perf_thread_map__put(ts->threads);
+	free_adopted(ts);
 	free(ts->kept);
 	free(ts->triggers);
+	config__put(ts->cfg);
 	free(ts);
 }
 
-void trigger_set__adopt_counts(struct trigger_set *ts, const struct trigger_set *old)
+/* The matches @old kept, and the events they need declared, become @ts's. */
+static int adopt_kept(struct trigger_set *ts, const struct trigger_set *old)
 {
-	for (size_t i = 0; old && i < ts->nr; i++)
+	size_t room;
+
+	if (!old->kept_len)
+		return 0;
+	if (!ts->kept && !(ts->kept = malloc(KEPT_MAX)))
+		return -ENOMEM;
+	room = KEPT_MAX - ts->kept_len;
+	if (old->kept_len > room) {
+		ts->kept_dropped++;
+		return 0;
+	}
+	for (size_t i = 0; i < old->nr + old->nr_adopted; i++) {
+		const struct trigger *t = i < old->nr ? &old->triggers[i] : NULL;
+		const struct adopted_event *e = t ? NULL : &old->adopted[i - old->nr];
+		struct adopted_event *n;
+
+		if (t && (!t->evsel || t->recorded || !t->nr_ids))
+			continue;
+		n = realloc(ts->adopted, (ts->nr_adopted + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		ts->adopted = n;
+		n = &ts->adopted[ts->nr_adopted];
+		n->attr = t ? *perf_evsel__attr(t->evsel) : e->attr;
+		n->nr_ids = t ? t->nr_ids : e->nr_ids;
+		n->name = strdup(t ? t->spec->event.name : e->name);
+		n->ids = malloc(n->nr_ids * sizeof(*n->ids));
+		if (n->ids)
+			memcpy(n->ids, t ? t->ids : e->ids, n->nr_ids * sizeof(*n->ids));
+		if (!n->name || !n->ids) {
+			free(n->name);
+			free(n->ids);
+			return -ENOMEM;
+		}
+		ts->nr_adopted++;
+	}
+	memcpy(ts->kept + ts->kept_len, old->kept, old->kept_len);
+	ts->kept_len += old->kept_len;
+	return 0;
+}
+
+/**
+ * trigger_set__adopt - carry a reloaded set's state over
+ * @ts: the new set
+ * @old: the set it replaces, or NULL
+ *
+ * The triggers of @ts take the counts of @old's triggers of the same name,
+ * and the matches @old kept for the next snapshot go into it still: a
+ * reload between a trigger's fire and its dump's collection would lose
+ * the event that fired it otherwise.
+ */
+void trigger_set__adopt(struct trigger_set *ts, const struct trigger_set *old)
+{
+	if (!old)
+		return;
+	for (size_t i = 0; i < ts->nr; i++)
 		for (size_t j = 0; j < old->nr; j++)
 			if (!strcmp(ts->triggers[i].spec->name, old->triggers[j].spec->name))
 				ts->triggers[i].counts = old->triggers[j].counts;
+	if (adopt_kept(ts, old) < 0)
+		log_warning("triggers: the matches kept before the reload cannot be carried over "
+			    "(out of memory): the next snapshot lacks them");
 }
 
 /**
@@ -674,6 +756,9 @@ int trigger_set__collect(void *arg, struct snapshot *s)
 			r = snapshot__add_event(s, perf_evsel__attr(t->evsel), t->spec->event.name,
 						t->ids, t->nr_ids);
 	}
+	for (size_t i = 0; r == 0 && i < ts->nr_adopted; i++)
+		r = snapshot__add_event(s, &ts->adopted[i].attr, ts->adopted[i].name,
+					ts->adopted[i].ids, ts->adopted[i].nr_ids);
 	if (r == 0)
 		r = snapshot__begin_chunk(s, -1, false);
 	if (r == 0)
@@ -681,6 +766,7 @@ int trigger_set__collect(void *arg, struct snapshot *s)
 	if (r == 0)
 		r = snapshot__end_chunk(s);
 	ts->kept_len = 0;
+	free_adopted(ts);
 	return r;
 }
 

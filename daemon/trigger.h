@@ -47,18 +47,21 @@ struct trigger_counts {
 };
 
 /*
- * Opens the triggers of @cfg (kept by reference). A filter or PSI threshold
+ * Opens the triggers of @cfg (a reference is taken). A filter or PSI threshold
  * the kernel refuses is added to @diags at its line, and -EINVAL returned;
  * other failures are logged. Returns 0 or -errno.
  */
-int trigger_set__new(const struct perfsnapd_config *cfg, struct event_base *base,
+int trigger_set__new(struct perfsnapd_config *cfg, struct event_base *base,
 		     const struct trigger_host *host, struct config_diags *diags,
 		     struct trigger_set **ret);
 /* Frees; dumps still in flight for it are answered into the void. */
 void trigger_set__delete(struct trigger_set *ts);
 
-/* Takes the counts of @old's triggers with the same names (after a reload). */
-void trigger_set__adopt_counts(struct trigger_set *ts, const struct trigger_set *old);
+/*
+ * After a reload: takes the counts of @old's triggers with the same names,
+ * and the matches @old kept for the next snapshot.
+ */
+void trigger_set__adopt(struct trigger_set *ts, const struct trigger_set *old);
 
 /*
  * Fires trigger @name by hand. @waiter gets the report of the dump that

@@ -638,7 +638,7 @@ static void finish_config(struct config_reader *p)
  * @path: config file
  * @tracing_dir: tracefs mount point for tracepoint lookup; NULL for the
  *	system's (found by libtracefs)
- * @ret: set to the new config on success; free with config__delete()
+ * @ret: set to the new config on success, holding one reference (config__put())
  * @diags: every problem found is appended here ("file:line: message"), so
  *	one run reports them all; the caller prints and clears it
  *
@@ -662,6 +662,7 @@ int config__load(const char *path, const char *tracing_dir, struct perfsnapd_con
 	if (!p.cfg)
 		return -ENOMEM;
 	set_defaults(p.cfg);
+	p.cfg->refs = 1;
 	p.cfg->path = strdup(path);
 	r = p.cfg->path ? config_reader__read(&p, first_diag) : -ENOMEM;
 	if (r < 0)
@@ -679,19 +680,33 @@ int config__load(const char *path, const char *tracing_dir, struct perfsnapd_con
 	p.cfg = NULL;
 out:
 	free(p.trigger_key_line);
-	config__delete(p.cfg);
+	config__put(p.cfg);
 	return r;
 }
 
 /**
- * config__delete - free a config
- * @cfg: config from config__load(); NULL is fine
+ * config__get - another reference to a config
+ * @cfg: the config, or NULL
+ *
+ * A config never changes once loaded: each holder reads it from any
+ * thread, and the last reference frees it. Returns @cfg.
  */
-void config__delete(struct perfsnapd_config *cfg)
+struct perfsnapd_config *config__get(struct perfsnapd_config *cfg)
+{
+	if (cfg)
+		__atomic_add_fetch(&cfg->refs, 1, __ATOMIC_RELAXED);
+	return cfg;
+}
+
+/**
+ * config__put - drop a reference to a config; the last frees it
+ * @cfg: the config, or NULL
+ */
+void config__put(struct perfsnapd_config *cfg)
 {
 	size_t i;
 
-	if (!cfg)
+	if (!cfg || __atomic_sub_fetch(&cfg->refs, 1, __ATOMIC_ACQ_REL))
 		return;
 	for (i = 0; i < cfg->nr_events; i++)
 		event_spec__fini(&cfg->events[i]);

@@ -5,12 +5,15 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "dump_figures.h"
 #include "snapshot.h"
 #include "snapshot_json.h"
+#include "snapshot_name.h"
 
 static void put_string(FILE *out, const char *s)
 {
@@ -41,7 +44,7 @@ static void put_events(const struct snapshot *s, FILE *out)
 	fputs("},\n", out);
 }
 
-static void put_rings(const struct snapshot *s, const struct snapshot_json_meta *meta, FILE *out)
+static void put_rings(const struct snapshot *s, const struct dump_figures *f, FILE *out)
 {
 	fputs("  \"rings\": [", out);
 	for (size_t i = 0; i < snapshot__nr_chunks(s); i++) {
@@ -54,10 +57,9 @@ static void put_rings(const struct snapshot *s, const struct snapshot_json_meta 
 			i ? "," : "", c->cpu, c->backward ? "overwrite" : "forward", c->nr_records,
 			c->first_time, c->last_time, c->overwritten ? "true" : "false",
 			c->lost_events);
-		if (i < meta->nr_ring_pauses)
+		if (i < f->nr_rings)
 			fprintf(out, ", \"pause_ns\": %" PRIu64 ", \"copy_cut_bytes\": %" PRIu64,
-				meta->ring_pause_ns[i],
-				meta->ring_cut_bytes ? meta->ring_cut_bytes[i] : 0);
+				f->rings[i].pause_ns, f->rings[i].cut_bytes);
 		fputc('}', out);
 	}
 	fputs("\n  ],\n", out);
@@ -98,34 +100,48 @@ static void put_trigger(const struct snapshot_trigger *t, FILE *out)
 	fputc('}', out);
 }
 
+/* The base names of the data files, in snapshot_name's order, as snapshot_files makes them. */
+static void put_files(const struct dump_figures *f, FILE *out)
+{
+	char name[NAME_MAX + 1];
+	bool first = true;
+
+	fputs(",\n  \"files\": [", out);
+	for (int k = 0; k < SNAPSHOT_FILE_JSON; k++) {
+		if (!(f->formats & SNAPSHOT_FILE_BIT(k)) ||
+		    snapshot_name__file(name, sizeof(name), f->stem, (enum snapshot_file)k) < 0)
+			continue;
+		fputs(first ? "" : ", ", out);
+		put_string(out, name);
+		first = false;
+	}
+	fputc(']', out);
+}
+
 /**
  * snapshot_json__write - write the sidecar document
  * @s: a sealed snapshot
- * @meta: what the snapshot itself does not know
+ * @f: the dump's figures so far (the files are not in place yet)
  * @out: destination stream
  *
  * Times are in the recording clock's nanoseconds, as in the data files.
  * Returns 0 or -errno (-EIO if the stream failed).
  */
-int snapshot_json__write(const struct snapshot *s, const struct snapshot_json_meta *meta, FILE *out)
+int snapshot_json__write(const struct snapshot *s, const struct dump_figures *f, FILE *out)
 {
 	const struct snapshot_stats *st = snapshot__stats(s);
 
 	fputs("{\n  \"stem\": ", out);
-	put_string(out, meta->stem);
+	put_string(out, f->stem);
 	fputs(",\n  \"reason\": ", out);
-	put_string(out, meta->reason);
-	if (meta->trigger)
-		put_trigger(meta->trigger, out);
+	put_string(out, f->reason);
+	if (f->has_trigger)
+		put_trigger(&f->trigger, out);
 	fputs(",\n  \"hostname\": ", out);
-	put_string(out, meta->hostname);
-	fputs(",\n  \"files\": [", out);
-	for (int i = 0; i < meta->nr_files; i++) {
-		fputs(i ? ", " : "", out);
-		put_string(out, meta->files[i]);
-	}
+	put_string(out, f->hostname);
+	put_files(f, out);
 	fprintf(out,
-		"],\n  \"records\": %" PRIu64 ",\n  \"samples\": %" PRIu64
+		",\n  \"records\": %" PRIu64 ",\n  \"samples\": %" PRIu64
 		",\n  \"first_time\": %" PRIu64 ",\n  \"last_time\": %" PRIu64
 		",\n  \"lost_events\": %" PRIu64 ",\n  \"lost_records\": %" PRIu64
 		",\n  \"dropped_records\": %" PRIu64 ",\n  \"tasks\": %zu"
@@ -133,22 +149,22 @@ int snapshot_json__write(const struct snapshot *s, const struct snapshot_json_me
 		",\n  \"blind_window_max_ns\": %" PRIu64 ",\n  \"blind_window_total_ns\": %" PRIu64
 		",\n",
 		st->nr_records, st->nr_samples, st->first_time, st->last_time, st->lost_events,
-		st->nr_lost_records, st->nr_dropped, snapshot__nr_tasks(s), meta->nr_tasks_unnamed,
-		meta->nr_synthesized, meta->blind_max_ns, meta->blind_total_ns);
+		st->nr_lost_records, st->nr_dropped, snapshot__nr_tasks(s), f->nr_tasks_unnamed,
+		f->nr_synthesized, dump_figures__blind_max_ns(f), dump_figures__blind_total_ns(f));
 	put_events(s, out);
 	fprintf(out,
 		"  \"pause_spread_ns\": %" PRIu64 ",\n  \"newest_record_spread_ns\": %" PRIu64
 		",\n  \"copy_realtime\": %s,\n  \"copy_fault_ns\": %" PRIu64
 		",\n  \"copy_memory_bytes\": %" PRIu64 ",\n  \"copy_spilled_bytes\": %" PRIu64
 		",\n  \"copy_rounds\": %u,\n",
-		meta->pause_spread_ns, meta->newest_spread_ns,
-		meta->copy_realtime ? "true" : "false", meta->copy_fault_ns,
-		meta->copy_memory_bytes, meta->copy_spilled_bytes, meta->copy_rounds);
-	put_rings(s, meta, out);
-	fprintf(out, "  \"compression\": \"%s\",\n", meta->compressed ? "zstd" : "none");
-	if (meta->compress_why) {
+		dump_figures__pause_spread_ns(f), dump_figures__newest_spread_ns(f),
+		f->rt_error ? "false" : "true", f->fault_ns, f->copy_memory_bytes,
+		f->copy_spilled_bytes, f->rounds);
+	put_rings(s, f, out);
+	fprintf(out, "  \"compression\": \"%s\",\n", f->compressed ? "zstd" : "none");
+	if (f->compress_why[0]) {
 		fputs("  \"compression_auto\": ", out);
-		put_string(out, meta->compress_why);
+		put_string(out, f->compress_why);
 		fputs(",\n", out);
 	}
 	fputs("  \"format_version\": 1\n}\n", out);

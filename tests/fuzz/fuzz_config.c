@@ -115,11 +115,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			config_diags__print(&d2, stderr);
 			abort();
 		}
-		config__delete(again);
+		config__put(again);
 		config_diags__clear(&d2);
 	}
 out:
-	config__delete(cfg);
+	config__put(cfg);
 	config_diags__clear(&d);
 	return 0;
 }

@@ -68,7 +68,7 @@ static void test_default_conf(void **state)
 	assert_string_equal(cfg->directory, tmpdir);
 	assert_int_equal(cfg->formats, FORMAT(PERFDATA) | FORMAT(TRACEDAT));
 	check_new_defaults(cfg);
-	config__delete(cfg);
+	config__put(cfg);
 	free(path);
 }
 
@@ -92,7 +92,7 @@ static void test_examples(void **state)
 		path = copy_conf(src, "/var/lib/perfsnapd");
 		load_good(path, &cfg);
 		assert_true(cfg->nr_events > 0);
-		config__delete(cfg);
+		config__put(cfg);
 		free(path);
 		loaded++;
 	}
@@ -145,7 +145,7 @@ static void test_globs(void **state)
 	assert_string_equal(cfg->events[n_wak].name, "irq:irq_handler_entry");
 	globfree(&wak);
 	globfree(&irq);
-	config__delete(cfg);
+	config__put(cfg);
 	free(path);
 }
 
@@ -198,7 +198,7 @@ static void test_terms_sampling(void **state)
 	e = find_event(cfg, "dummy");
 	assert_int_equal(e->attr.config, PERF_COUNT_SW_DUMMY);
 	assert_int_equal(e->attr.sample_type, BASE_SAMPLE_TYPE);
-	config__delete(cfg);
+	config__put(cfg);
 	free(path);
 }
 
@@ -225,7 +225,7 @@ static void test_terms_tracepoints(void **state)
 	assert_int_equal(cfg->buffer_size, 64 << 10);
 	assert_string_equal(cfg->cpus, "0");
 	assert_int_equal(cfg->formats, FORMAT(TRACEDAT));
-	config__delete(cfg);
+	config__put(cfg);
 	free(path);
 }
 
@@ -250,7 +250,7 @@ static void test_multiline_and_comments(void **state)
 	assert_string_equal(cfg->directory, tmpdir);
 	assert_int_equal(cfg->formats, FORMAT(PERFDATA) | FORMAT(TRACEDAT));
 	check_new_defaults(cfg);
-	config__delete(cfg);
+	config__put(cfg);
 	free(path);
 }
 
@@ -289,8 +289,8 @@ static void test_print_round_trip(void **state)
 	assert_string_equal(again->cpus, cfg->cpus);
 	assert_string_equal(again->directory, cfg->directory);
 	assert_int_equal(again->formats, cfg->formats);
-	config__delete(again);
-	config__delete(cfg);
+	config__put(again);
+	config__put(cfg);
 	free(printed);
 	free(path);
 	free(text);
@@ -337,7 +337,7 @@ static void test_buffer_rounding(void **state)
 		else
 			assert_null(strstr(printed, "rounded"));
 		free(printed);
-		config__delete(cfg);
+		config__put(cfg);
 		free(path);
 		free(text);
 	}
@@ -355,7 +355,7 @@ static void test_cpus_normalized(void **state)
 				   &path, &cfg, &d),
 			 0);
 	assert_string_equal(cfg->cpus, "0");
-	config__delete(cfg);
+	config__put(cfg);
 	free(path);
 }
 
@@ -372,7 +372,7 @@ static void test_explicit_tracing_dir(void **state)
 			  "@DIR@", tmpdir);
 	assert_int_equal(config__load(path, tracing_dir, &cfg, &d), 0);
 	assert_int_equal(cfg->events[0].attr.config, tracepoint_id("sched", "sched_switch"));
-	config__delete(cfg);
+	config__put(cfg);
 
 	/* A tracing dir without events/ says how to mount tracefs. */
 	assert_true(asprintf(&fake, "%s/no-tracefs", tmpdir) > 0);
@@ -415,7 +415,7 @@ static void test_all_keys(void **state)
 	assert_string_equal(cfg->control_socket, socket);
 	assert_string_equal(cfg->control_group, "root");
 	assert_int_equal(cfg->control_gid, 0);
-	config__delete(cfg);
+	config__put(cfg);
 	free(socket);
 	free(path);
 }
@@ -490,7 +490,7 @@ static void test_clock(void **state)
 				assert_int_equal(attr->clockid,
 						 clocks[i].clockid >= 0 ? clocks[i].clockid : 0);
 			}
-			config__delete(cfg);
+			config__put(cfg);
 			free(path);
 			free(text);
 		}
@@ -536,8 +536,8 @@ static void test_print_all_keys(void **state)
 	assert_string_equal(again->control_socket, cfg->control_socket);
 	assert_string_equal(again->control_group, cfg->control_group);
 	assert_int_equal(again->control_gid, cfg->control_gid);
-	config__delete(again);
-	config__delete(cfg);
+	config__put(again);
+	config__put(cfg);
 	free(printed);
 	free(text);
 	free(path);
@@ -567,8 +567,8 @@ static void test_print_defaults(void **state)
 	printed = write_conf("printed_defaults.conf", text, "", "");
 	load_good(printed, &again);
 	check_new_defaults(again);
-	config__delete(again);
-	config__delete(cfg);
+	config__put(again);
+	config__put(cfg);
 	free(printed);
 	free(text);
 	free(path);
@@ -590,7 +590,7 @@ static void test_post_command(void **state)
 	assert_int_equal(load_text(text, &path, &cfg, &d), 0);
 	assert_string_equal(cfg->post_command, script);
 	assert_int_equal(cfg->post_command_timeout_ms, 1500);
-	config__delete(cfg);
+	config__put(cfg);
 	free(path);
 	free(text);
 
@@ -624,7 +624,7 @@ static void test_socket_length(void **state)
 				     name) > 0);
 		assert_int_equal(load_text(text, &path, &cfg, &d), 0);
 		assert_string_equal(cfg->control_socket, name);
-		config__delete(cfg);
+		config__put(cfg);
 		free(path);
 		free(text);
 	}
@@ -656,7 +656,7 @@ static void test_good_values(void **state)
 	assert_int_equal(cfg->max_per_hour, 3600);
 	assert_int_equal(cfg->post_command_timeout_ms, 1);
 	assert_string_equal(cfg->control_socket, "/run/x.sock");
-	config__delete(cfg);
+	config__put(cfg);
 	free(path);
 
 	assert_int_equal(load_text("[capture]\nevents = cpu-clock\nmax_tasks = 64\n"
@@ -668,7 +668,7 @@ static void test_good_values(void **state)
 	assert_int_equal(cfg->history_size, 0);
 	assert_int_equal(cfg->min_interval_ms, 0);
 	assert_int_equal(cfg->max_total_size, 0);
-	config__delete(cfg);
+	config__put(cfg);
 	free(path);
 }
 

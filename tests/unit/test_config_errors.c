@@ -392,7 +392,7 @@ static void test_missing_file(void **state)
 	config_diags__clear(&d);
 	assert_int_equal(d.nr, 0);
 	assert_null(d.items);
-	config__delete(NULL);
+	config__put(NULL);
 	free(path);
 }
 

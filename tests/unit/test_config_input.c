@@ -101,7 +101,7 @@ static void test_control_bytes(void **state)
 			      &cfg, &d),
 			 0);
 	assert_int_equal(d.nr, 0);
-	config__delete(cfg);
+	config__put(cfg);
 }
 
 static void test_long_comment(void **state)
@@ -121,7 +121,7 @@ static void test_long_comment(void **state)
 	assert_int_equal(load(text, strlen(text), &cfg, &d), 0);
 	assert_int_equal(d.nr, 0);
 	assert_int_equal(cfg->nr_events, 1);
-	config__delete(cfg);
+	config__put(cfg);
 	free(text);
 
 	/* A key line still has its limit, and says so. */

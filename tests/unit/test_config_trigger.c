@@ -125,7 +125,7 @@ static void test_all_keys(void **state)
 	assert_int_equal(t->after_ms, 0);
 	assert_int_equal(t->max_per_hour, 0);
 	assert_null(config__trigger(cfg, "nope"));
-	config__delete(cfg);
+	config__put(cfg);
 }
 
 /* --check-config prints triggers so that they load back the same. */
@@ -171,8 +171,8 @@ static void test_print_round_trip(void **state)
 	assert_non_null(strstr(body, "filter = sig == 9\n"));
 	free(text);
 	free(path);
-	config__delete(cfg);
-	config__delete(again);
+	config__put(cfg);
+	config__put(again);
 }
 
 static void test_errors_at_their_line(void **state)

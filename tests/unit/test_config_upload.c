@@ -77,7 +77,7 @@ static void test_upload_good(void **state)
 	assert_null(strstr(printed, "wJalrXUtnFEMI"));
 	assert_null(strstr(printed, "TOKEN123"));
 	free(printed);
-	config__delete(cfg);
+	config__put(cfg);
 	free(path);
 	free(text);
 
@@ -90,7 +90,7 @@ static void test_upload_good(void **state)
 	assert_string_equal(cfg->upload_endpoint, "https://s3.eu-west-3.amazonaws.com");
 	assert_false(cfg->upload_path_style);
 	assert_true(cfg->upload_keep_local);
-	config__delete(cfg);
+	config__put(cfg);
 	free(path);
 	free(text);
 	free(cred);
@@ -98,7 +98,7 @@ static void test_upload_good(void **state)
 	/* Without [upload] url nothing is uploaded. */
 	assert_int_equal(load_text(UPLOAD_HEAD, &path, &cfg, &d), 0);
 	assert_null(cfg->upload_url);
-	config__delete(cfg);
+	config__put(cfg);
 	free(path);
 }
 

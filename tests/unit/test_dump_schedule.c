@@ -30,7 +30,7 @@ struct answers {
 
 static struct answers ans;
 
-static void answered(void *ctx, const struct dump_report *rep)
+static void answered(void *ctx, const struct dump_figures *rep)
 {
 	int i = (int)(intptr_t)ctx;
 
@@ -67,7 +67,7 @@ static int request(struct dump_schedule *s, uint64_t now, int waiter)
 static void test_idle_trigger_starts(void **state)
 {
 	struct dump_schedule *s = new_schedule(0, 0);
-	struct dump_report ok = { 0 };
+	struct dump_figures ok = { 0 };
 	uint64_t wait;
 
 	(void)state;
@@ -89,7 +89,7 @@ static void test_idle_trigger_starts(void **state)
 static void test_coalescing(void **state)
 {
 	struct dump_schedule *s = new_schedule(0, 0);
-	struct dump_report first = { .error = 0 }, second = { .error = -ENOSPC };
+	struct dump_figures first = { .error = 0 }, second = { .error = -ENOSPC };
 	uint64_t wait;
 
 	(void)state;
@@ -119,7 +119,7 @@ static void test_coalescing(void **state)
 static void test_min_interval_defers(void **state)
 {
 	struct dump_schedule *s = new_schedule(500 * MS, 0);
-	struct dump_report ok = { 0 };
+	struct dump_figures ok = { 0 };
 	uint64_t wait = 0;
 
 	(void)state;
@@ -147,7 +147,7 @@ static void test_min_interval_defers(void **state)
 static void test_max_per_hour(void **state)
 {
 	struct dump_schedule *s = new_schedule(0, 2);
-	struct dump_report ok = { 0 };
+	struct dump_figures ok = { 0 };
 	uint64_t t = 0;
 
 	(void)state;
@@ -182,7 +182,7 @@ static void test_set_limits(void **state)
 {
 	struct dump_schedule_limits lim = { .max_per_hour = 0 };
 	struct dump_schedule *s = new_schedule(0, 1);
-	struct dump_report ok = { 0 };
+	struct dump_figures ok = { 0 };
 
 	(void)state;
 	assert_int_equal(request(s, 0, -1), DUMP_SCHEDULE_START);
@@ -198,7 +198,7 @@ static void test_set_limits(void **state)
 static void test_cancel_answers_once(void **state)
 {
 	struct dump_schedule *s = new_schedule(0, 0);
-	struct dump_report cancelled = { .error = -ECANCELED }, ok = { 0 };
+	struct dump_figures cancelled = { .error = -ECANCELED }, ok = { 0 };
 
 	(void)state;
 	request(s, 0, 0);
@@ -226,7 +226,7 @@ static void test_cancel_answers_once(void **state)
 static void test_cancel_deferred(void **state)
 {
 	struct dump_schedule *s = new_schedule(1000 * MS, 0);
-	struct dump_report cancelled = { .error = -ECANCELED }, ok = { 0 };
+	struct dump_figures cancelled = { .error = -ECANCELED }, ok = { 0 };
 
 	(void)state;
 	request(s, 0, -1);
@@ -242,7 +242,7 @@ static void test_cancel_deferred(void **state)
 static struct dump_schedule *reentrant_s;
 
 /* A waiter that triggers again from its answer: queued for the next dump. */
-static void answered_and_retrigger(void *ctx, const struct dump_report *rep)
+static void answered_and_retrigger(void *ctx, const struct dump_figures *rep)
 {
 	uint64_t wait;
 
@@ -256,7 +256,7 @@ static void answered_and_retrigger(void *ctx, const struct dump_report *rep)
 static void test_reentrant_waiter(void **state)
 {
 	struct dump_schedule *s = new_schedule(0, 0);
-	struct dump_report ok = { 0 };
+	struct dump_figures ok = { 0 };
 	uint64_t wait;
 
 	(void)state;
@@ -278,7 +278,7 @@ static void test_reentrant_waiter(void **state)
 static void test_many_waiters(void **state)
 {
 	struct dump_schedule *s = new_schedule(0, 0);
-	struct dump_report ok = { 0 };
+	struct dump_figures ok = { 0 };
 	int calls = 0;
 
 	(void)state;

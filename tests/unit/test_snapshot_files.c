@@ -23,6 +23,7 @@
 
 #include "perf_record.h"
 #include "snapshot.h"
+#include "dump_figures.h"
 #include "snapshot_files.h"
 #include "tracing_meta.h"
 #include "test_dir.h"
@@ -210,23 +211,23 @@ static struct snapshot *new_snapshot(void)
 	return s;
 }
 
-static int write_files(const struct snapshot *s, int compress, struct snapshot_files_result *res)
+static int write_files(const struct snapshot *s, int compress, struct dump_figures *f)
 {
 	static const char *const argv[] = { "perfsnapd", NULL };
 	struct snapshot_files_params p = {
-		.directory = out,
-		.stem = "host-20240101-120000.000-1",
-		.formats = SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_PERFDATA) |
-			   SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_TRACEDAT),
 		.perfdata = { .argc = 1, .argv = argv, .clock_res_ns = 1 },
-		.compress = compress,
 		.nr_cpus = 2,
-		.json = { .stem = "host-20240101-120000.000-1",
-			  .reason = "test",
-			  .hostname = "host" },
 	};
 
-	return snapshot_files__write(s, &p, res);
+	memset(f, 0, sizeof(*f));
+	snprintf(f->directory, sizeof(f->directory), "%s", out);
+	snprintf(f->stem, sizeof(f->stem), "host-20240101-120000.000-1");
+	snprintf(f->reason, sizeof(f->reason), "test");
+	snprintf(f->hostname, sizeof(f->hostname), "host");
+	f->formats = SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_PERFDATA) |
+		     SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_TRACEDAT);
+	f->compressed = compress;
+	return snapshot_files__write(s, &p, f);
 }
 
 static int count_entries(const char *path)
@@ -250,28 +251,28 @@ static int open_fds(void)
 /* A good run's step count, then each of them failing in turn. */
 static void fail_every_step(bool tmpfile_missing, int compress)
 {
-	struct snapshot_files_result res;
+	struct dump_figures res;
 	struct snapshot *s = new_snapshot();
 	int total, fds = open_fds(), r;
 
 	no_tmpfile = tmpfile_missing;
 	/* A first run reads what is read once per process (kallsyms). */
 	assert_int_equal(write_files(s, compress, &res), 0);
-	for (int i = 0; i < res.nr_paths; i++)
-		assert_int_equal(unlink(res.paths[i]), 0);
+	for (int i = 0; i < res.files.nr_paths; i++)
+		assert_int_equal(unlink(res.files.paths[i]), 0);
 	counting = true;
 	fail_at = -1;
 	steps = 0;
 	r = write_files(s, compress, &res);
 	counting = false;
 	assert_int_equal(r, 0);
-	assert_int_equal(res.nr_paths, 3);
+	assert_int_equal(res.files.nr_paths, 3);
 	assert_int_equal(count_entries(out), 3);
 	total = steps;
 	/* Data files, two fsyncs or more, three publications and the sidecar. */
 	assert_true(total >= 9);
-	for (int i = 0; i < res.nr_paths; i++)
-		assert_int_equal(unlink(res.paths[i]), 0);
+	for (int i = 0; i < res.files.nr_paths; i++)
+		assert_int_equal(unlink(res.files.paths[i]), 0);
 
 	for (fail_at = 0; fail_at < total; fail_at++) {
 		counting = true;

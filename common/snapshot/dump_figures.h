@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dump_figures: what one dump did, in one place. The dumper fills it in
+ * once, stage by stage, and everything that tells of a dump reads it: the
+ * sidecar (snapshot_json), the log and journal line, `perfsnapctl status`
+ * and the clients waiting for the dump. A new figure is added here, filled
+ * where it is measured, and printed where it is wanted.
+ *
+ * Stage stamps (*_at_ns) are CLOCK_MONOTONIC; durations are ns; record
+ * times are in the recording clock, as in the data files.
+ */
+#ifndef PERFSNAPD_DUMP_FIGURES_H
+#define PERFSNAPD_DUMP_FIGURES_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snapshot_name.h"
+
+/* What fired a trigger's snapshot ([trigger NAME]); plain data, copied by value. */
+struct snapshot_trigger {
+	char name[72];
+	char kind[8];	   /* "event", "psi" or "manual" */
+	char event[128];   /* kind event: "signal:signal_generate" */
+	uint64_t time;	   /* of the match, recording clock ns; 0 if none */
+	int cpu, pid, tid; /* -1 when not known */
+	char comm[32];
+	char psi_resource[16];	/* kind psi: "memory" */
+	char psi_threshold[48]; /* "some 150ms 2s" */
+	char psi_file[256];
+};
+
+/* One overwrite ring of the dump, in ring (= chunk) order. */
+struct dump_ring_figures {
+	int cpu;
+	uint64_t pause_ns;    /* from its pause to its resume */
+	uint64_t cut_bytes;   /* its oldest bytes the kernel overwrote before their copy */
+	bool has_records;     /* else newest_time means nothing */
+	uint64_t newest_time; /* of its newest record */
+};
+
+/* The files, as snapshot_files writes them. */
+struct dump_file_figures {
+	/* Once in place: the data files in snapshot_name's order, the sidecar last. */
+	char paths[SNAPSHOT_NR_FILES][PATH_MAX];
+	int nr_paths;
+	uint64_t bytes; /* all files together */
+	/* Per file kind: its bytes written, its fsync done (0: not). */
+	uint64_t written_at_ns[SNAPSHOT_NR_FILES], synced_at_ns[SNAPSHOT_NR_FILES];
+	uint64_t published_at_ns; /* every file linked into place, the directory synced */
+	/*
+	 * Per file kind, from its start to its fsync's end, less the time its
+	 * thread waited for a CPU: running, or blocked (the disk, mostly).
+	 */
+	uint64_t cost_ns[SNAPSHOT_NR_FILES];
+	/* Per file kind, the time its thread ran on a CPU over the same span. */
+	uint64_t run_ns[SNAPSHOT_NR_FILES];
+	char failed[PATH_MAX + 32]; /* on failure, what could not be written */
+};
+
+struct dump_figures {
+	/* What and why. */
+	char stem[256];
+	char reason[128];
+	char hostname[128];
+	char directory[PATH_MAX];
+	unsigned int formats; /* SNAPSHOT_FILE_BIT() of each data file */
+	bool has_trigger;     /* a [trigger NAME] asked for it: */
+	struct snapshot_trigger trigger;
+	int error; /* 0 or -errno */
+
+	/* The stages. */
+	uint64_t trigger_at_ns, copied_at_ns, collected_at_ns, sealed_at_ns, named_at_ns;
+	uint64_t first_pause_at_ns, last_pause_at_ns;
+	uint64_t dump_ns; /* trigger to files in place */
+
+	/* The copy of the overwrite rings. */
+	struct dump_ring_figures *rings; /* owned: dump_figures__fini() */
+	size_t nr_rings;
+	uint64_t fault_ns; /* before the first pause: mapping, faulting in the paused parts */
+	uint64_t copy_bytes, copy_memory_bytes, copy_spilled_bytes;
+	unsigned int rounds; /* > 1: the rings did not fit copy_memory at once */
+	int copy_threads;
+	int rt_error; /* the copy could not run at SCHED_FIFO: -errno */
+
+	/* The snapshot. */
+	uint64_t nr_records, record_bytes, lost_events;
+	uint64_t index_bytes;	   /* memory for the time index */
+	uint64_t nr_synthesized;   /* COMM/MMAP2/... records added to name tasks */
+	uint64_t nr_tasks_unnamed; /* tasks with events but no known name */
+
+	/* The files. */
+	bool compressed;	/* written with zstd */
+	char compress_why[192]; /* compression = auto: why (or why not); else empty */
+	struct dump_file_figures files;
+};
+
+/* Empty figures with room for @nr_rings rings. Returns 0 or -ENOMEM. */
+int dump_figures__init(struct dump_figures *f, size_t nr_rings);
+/* Frees the rings; @f may be zeroed or initialised. */
+void dump_figures__fini(struct dump_figures *f);
+/* A deep copy of @src over @dst (initialised or zeroed). Returns 0 or -ENOMEM. */
+int dump_figures__copy(struct dump_figures *dst, const struct dump_figures *src);
+
+/* The longest single ring pause: the blind window. */
+uint64_t dump_figures__blind_max_ns(const struct dump_figures *f);
+/* Every ring's pause, summed. */
+uint64_t dump_figures__blind_total_ns(const struct dump_figures *f);
+/* From the first ring paused to the last. */
+uint64_t dump_figures__pause_spread_ns(const struct dump_figures *f);
+/* From the trigger to the first ring paused. */
+uint64_t dump_figures__pause_delay_ns(const struct dump_figures *f);
+/* How far apart the rings' newest records are. */
+uint64_t dump_figures__newest_spread_ns(const struct dump_figures *f);
+/* The rings' bytes cut off, summed. */
+uint64_t dump_figures__cut_bytes(const struct dump_figures *f);
+
+/* "CPU:us CPU:us ..." of the rings' pauses, cut to fit @size. Returns @buf. */
+char *dump_figures__format_pauses(const struct dump_figures *f, char *buf, size_t size);
+/* "CPU:ns ..." of the newest record of each ring that has records. Returns @buf. */
+char *dump_figures__format_newest(const struct dump_figures *f, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dump_copy: rounds of ring copies within the copy budget, the memory
+ * they go to, and the spill of all but the last round. See dump_copy.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "dump_copy.h"
+#include "dump_figures.h"
+#include "monotonic.h"
+#include "ring_copy.h"
+#include "snapshot.h"
+
+uint64_t dump_copy__rings_bytes(const struct capture *cap)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < capture__nr_rings(cap, true); i++)
+		sum += capture__ring(cap, true, i)->data_size;
+	return sum;
+}
+
+/* The rings of the round that starts at ring @first: as many as @budget holds, at least one. */
+static size_t round_size(const struct capture *cap, size_t first, size_t nr, uint64_t budget,
+			 uint64_t *ret_bytes)
+{
+	uint64_t bytes = capture__ring(cap, true, (int)first)->data_size;
+	size_t n = 1;
+
+	while (first + n < nr &&
+	       bytes + capture__ring(cap, true, (int)(first + n))->data_size <= budget)
+		bytes += capture__ring(cap, true, (int)(first + n++))->data_size;
+	*ret_bytes = bytes;
+	return n;
+}
+
+/* Bytes of the largest round; 0 without rings. */
+static uint64_t largest_round(const struct capture *cap, uint64_t budget)
+{
+	size_t nr = (size_t)capture__nr_rings(cap, true);
+	uint64_t largest = 0, bytes;
+
+	for (size_t first = 0; first < nr;) {
+		first += round_size(cap, first, nr, budget, &bytes);
+		if (bytes > largest)
+			largest = bytes;
+	}
+	return largest;
+}
+
+/**
+ * dump_copy__map_resident - the copy memory held between dumps
+ * @cap: the capture
+ * @budget: bytes of copies a dump may hold in memory
+ * @ret: the memory, faulted in, or NULL when there are no rings
+ * @ret_size: its size
+ *
+ * Returns 0 or -ENOMEM.
+ */
+int dump_copy__map_resident(const struct capture *cap, uint64_t budget, void **ret,
+			    size_t *ret_size)
+{
+	size_t size = largest_round(cap, budget);
+	void *mem;
+
+	*ret = NULL;
+	*ret_size = 0;
+	if (!size)
+		return 0;
+	mem = ring_copy__map(size);
+	if (!mem)
+		return -ENOMEM;
+	ring_copy__fault_in(mem, size);
+	*ret = mem;
+	*ret_size = size;
+	return 0;
+}
+
+/*
+ * Memory for the largest round: the resident memory, or address space for
+ * this dump, where each round maps a copy file per ring.
+ */
+static int get_memory(struct dump_copy *c, size_t size, struct dump_figures *f)
+{
+	uint64_t t0 = monotonic_ns();
+
+	if (c->resident && c->resident_size >= size) {
+		c->mem = c->resident;
+		c->mem_size = c->resident_size;
+		return 0;
+	}
+	c->mem = ring_copy__map(size);
+	if (!c->mem)
+		return -ENOMEM;
+	c->mem_size = size;
+	c->mem_owned = true;
+	/* The mapping; the faults come with the round. */
+	f->fault_ns = monotonic_ns() - t0;
+	return 0;
+}
+
+/*
+ * The copies of one round: spilled when more rounds follow (the memory is
+ * reused), else left in memory for the snapshot to point at.
+ */
+static int keep_round(struct snapshot *s, const struct ring_copy_item *items, size_t nr, bool spill,
+		      struct dump_figures *f)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < nr && r == 0; i++) {
+		const struct ring_copy_item *it = &items[i];
+
+		if (!spill) {
+			r = snapshot__add_chunk_memory(s, it->ring->cpu, true, it->buf, it->len,
+						       it->wrapped);
+			f->copy_memory_bytes += it->len;
+			continue;
+		}
+		r = snapshot__begin_chunk(s, it->ring->cpu, true);
+		if (r == 0)
+			r = snapshot__append(s, it->buf, it->len);
+		if (r == 0 && it->wrapped)
+			r = snapshot__set_chunk_overwritten(s);
+		if (r == 0)
+			r = snapshot__end_chunk(s);
+		f->copy_spilled_bytes += it->len;
+	}
+	return r;
+}
+
+/* Each ring's copy goes to a memory file of its own, mapped over its part of c->mem. */
+static int map_files(struct dump_copy *c, struct ring_copy_item *items, size_t nr)
+{
+	uint64_t off = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		int fd;
+
+		items[i].buf = (uint8_t *)c->mem + off;
+		off += items[i].ring->data_size;
+		if (!c->mem_owned)
+			continue;
+		fd = ring_copy__map_file(items[i].buf, items[i].ring->data_size);
+		if (fd < 0)
+			return fd;
+		items[i].fd = fd;
+	}
+	return 0;
+}
+
+/* One round's figures, per ring (in ring order) and for the dump. */
+static int count_round(const struct ring_copy_item *items, size_t first, size_t nr,
+		       const struct ring_copy_stats *st, struct dump_figures *f)
+{
+	f->rounds++;
+	f->fault_ns += st->prepare_ns;
+	f->copy_threads = st->nr_threads;
+	if (st->rt_error)
+		f->rt_error = st->rt_error;
+	for (size_t i = first; i < first + nr; i++) {
+		const struct ring_copy_item *it = &items[i];
+		struct dump_ring_figures *ring = &f->rings[i];
+
+		if (it->error < 0)
+			return it->error;
+		if (it->copy_error < 0)
+			return it->copy_error;
+		ring->cpu = it->ring->cpu;
+		ring->pause_ns = it->resumed_ns - it->paused_ns;
+		ring->cut_bytes = it->cut;
+		f->copy_bytes += it->len;
+		if (!f->first_pause_at_ns || it->paused_ns < f->first_pause_at_ns)
+			f->first_pause_at_ns = it->paused_ns;
+		if (it->paused_ns > f->last_pause_at_ns)
+			f->last_pause_at_ns = it->paused_ns;
+	}
+	return 0;
+}
+
+/**
+ * dump_copy__run - copy every overwrite ring into a snapshot
+ * @c: the copy stage, cap, copiers, budget and resident memory set
+ * @s: the snapshot the rings go into, in ring order
+ * @spill_dir: where the unnamed spill file goes
+ * @f: the dump's figures, with room for every ring (dump_figures__init())
+ *
+ * The spill file is opened after the first pause, also when nothing is
+ * spilled: the side-band history and the task names may need it, and a
+ * file system under load can take long to create it.
+ *
+ * Returns 0 or -errno.
+ */
+int dump_copy__run(struct dump_copy *c, struct snapshot *s, const char *spill_dir,
+		   struct dump_figures *f)
+{
+	size_t nr = (size_t)capture__nr_rings(c->cap, true);
+	struct ring_copy_item *items = calloc(nr ? nr : 1, sizeof(*items));
+	bool spill_open = false;
+	int r = 0;
+
+	if (!items)
+		return -ENOMEM;
+	if (nr > f->nr_rings)
+		r = -EINVAL;
+	for (size_t i = 0; i < nr; i++) {
+		items[i].ring = capture__ring(c->cap, true, (int)i);
+		items[i].fd = -1;
+	}
+	if (r == 0 && nr)
+		r = get_memory(c, largest_round(c->cap, c->budget), f);
+	for (size_t first = 0; r == 0 && first < nr;) {
+		struct ring_copy_stats st;
+		uint64_t bytes;
+		size_t n = round_size(c->cap, first, nr, c->budget, &bytes);
+
+		r = map_files(c, items + first, n);
+		if (r == 0)
+			r = ring_copy__round(c->copiers, items + first, n, &st);
+		/* The views hold the files; a later round maps its own over them. */
+		for (size_t i = first; i < first + n; i++)
+			if (items[i].fd >= 0) {
+				close(items[i].fd);
+				items[i].fd = -1;
+			}
+		if (r == 0)
+			r = count_round(items, first, n, &st, f);
+		if (r == 0 && !spill_open) {
+			r = snapshot__open_spill(s, spill_dir);
+			spill_open = true;
+		}
+		if (r == 0)
+			r = keep_round(s, items + first, n, first + n < nr, f);
+		first += n;
+	}
+	if (r == 0 && !spill_open)
+		r = snapshot__open_spill(s, spill_dir);
+	free(items);
+	return r;
+}
+
+/**
+ * dump_copy__fini - free the memory a dump's copies took
+ * @c: the copy stage
+ *
+ * The resident memory stays the dumper's.
+ */
+void dump_copy__fini(struct dump_copy *c)
+{
+	if (c->mem_owned && c->mem)
+		munmap(c->mem, c->mem_size);
+	c->mem = NULL;
+	c->mem_owned = false;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dump_copy: the copy stage of a dump. The overwrite rings are copied in
+ * rounds, as many rings a round as copy_memory holds (at least one); the
+ * copies of the last round stay in memory, where the snapshot points at
+ * them, those of earlier rounds go to the snapshot's unnamed spill file
+ * so the memory serves the next round. The memory is the dumper's
+ * resident buffer (copy_memory_resident = yes), or address space taken
+ * for this dump, where each ring's copy is a memory file the kernel
+ * writes (ring_copy__map_file()). ring_copy does each round's pause, copy
+ * and resume.
+ */
+#ifndef PERFSNAPD_DUMP_COPY_H
+#define PERFSNAPD_DUMP_COPY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct capture;
+struct dump_figures;
+struct ring_copy_pool;
+struct snapshot;
+
+/* One dump's copy stage: the caller sets the first four, the rest is its own. */
+struct dump_copy {
+	struct capture *cap;		/* whose overwrite rings */
+	struct ring_copy_pool *copiers; /* the dumper's threads */
+	uint64_t budget;		/* bytes of copies held in memory at once */
+	void *resident;			/* the dumper's resident memory, or NULL */
+	size_t resident_size;
+
+	void *mem; /* the copies of the last round: the snapshot points into it */
+	size_t mem_size;
+	bool mem_owned; /* taken for this dump (unmapped by dump_copy__fini()) */
+};
+
+/*
+ * Copies every overwrite ring of c->cap into @s, spilling to an unnamed
+ * file in @spill_dir what does not fit, and fills @f's copy figures (its
+ * rings, pauses, memory, rounds). Returns 0 or -errno.
+ */
+int dump_copy__run(struct dump_copy *c, struct snapshot *s, const char *spill_dir,
+		   struct dump_figures *f);
+/* Frees what the copy took; after the snapshot that points into it is gone. */
+void dump_copy__fini(struct dump_copy *c);
+
+/* Bytes of every overwrite ring of @cap. */
+uint64_t dump_copy__rings_bytes(const struct capture *cap);
+/*
+ * copy_memory_resident = yes: memory for the largest round within
+ * @budget, faulted in now and held by the caller between dumps, so no
+ * dump pays for the faults. Returns 0 (*ret NULL when there are no
+ * rings) or -ENOMEM.
+ */
+int dump_copy__map_resident(const struct capture *cap, uint64_t budget, void **ret,
+			    size_t *ret_size);
+
+#endif
