@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests for file_publish: a set of three files appears whole, and a
+ * failure at any step (a close() of the second file, a sync, a name that
+ * exists, the directory's sync) or a discarded set leaves nothing in the
+ * directory and no open file, with O_TMPFILE and with hidden temporaries
+ * (O_TMPFILE refused), with and without RENAME_NOREPLACE. close() is
+ * wrapped by tests/lib/close_inject.c; openat, renameat2 and fsync here,
+ * all with -Wl,--wrap.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "close_inject.h"
+#include "file_publish.h"
+#include "test_dir.h"
+
+#define NR 3
+
+static const char *const names[NR] = { "a.data", "a.dat", "a.json" };
+static char dir[64];
+
+/* O_TMPFILE refused, RENAME_NOREPLACE unknown, and fsync() failing. */
+static bool no_tmpfile, no_noreplace, fail_dir_sync;
+static int fail_file_sync; /* the file sync to fail (1: the first), 0: none */
+static int file_syncs;
+
+int __real_openat(int dirfd, const char *path, int flags, ...);
+int __real_openat64(int dirfd, const char *path, int flags, ...);
+int __real_renameat2(int olddirfd, const char *old, int newdirfd, const char *new,
+		     unsigned int flags);
+int __real_fsync(int fd);
+
+static int openat_common(int (*real)(int, const char *, int, ...), int dirfd, const char *path,
+			 int flags, va_list ap)
+{
+	mode_t mode = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) :
+									      0;
+
+	if (no_tmpfile && (flags & O_TMPFILE) == O_TMPFILE) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return real(dirfd, path, flags, mode);
+}
+
+int __wrap_openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, flags);
+	r = openat_common(__real_openat, dirfd, path, flags, ap);
+	va_end(ap);
+	return r;
+}
+
+int __wrap_openat64(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, flags);
+	r = openat_common(__real_openat64, dirfd, path, flags, ap);
+	va_end(ap);
+	return r;
+}
+
+int __wrap_renameat2(int olddirfd, const char *old, int newdirfd, const char *new,
+		     unsigned int flags)
+{
+	if (no_noreplace && (flags & RENAME_NOREPLACE)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return __real_renameat2(olddirfd, old, newdirfd, new, flags);
+}
+
+int __wrap_fsync(int fd)
+{
+	struct stat st;
+	bool is_dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+
+	if ((is_dir && fail_dir_sync) || (!is_dir && ++file_syncs == fail_file_sync)) {
+		errno = EIO;
+		return -1;
+	}
+	return __real_fsync(fd);
+}
+
+static int count_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static int open_fds(void)
+{
+	return count_entries("/proc/self/fd") - 1; /* less opendir's own */
+}
+
+static bool exists(const char *name)
+{
+	struct stat st;
+
+	return fstatat(AT_FDCWD, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static void path_of(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s/%s", dir, name);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/test_file_publish.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	close_inject__reset();
+	no_tmpfile = no_noreplace = fail_dir_sync = false;
+	fail_file_sync = file_syncs = 0;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	close_inject__reset();
+	return test_dir__remove(dir);
+}
+
+/* The three files of a set, each holding its own name; returns the set. */
+static struct file_publish *new_set(void)
+{
+	struct file_publish *set = NULL;
+
+	assert_int_equal(file_publish__new(dir, &set), 0);
+	for (int i = 0; i < NR; i++) {
+		size_t len = strlen(names[i]);
+
+		assert_int_equal(file_publish__add(set, names[i], NULL, 0640), i);
+		assert_int_equal(file_publish__is_named(set, i), no_tmpfile);
+		assert_int_equal(write(file_publish__fd(set, i), names[i], len), (ssize_t)len);
+	}
+	return set;
+}
+
+/* None of the set's names, no temporary: an empty directory. */
+static void assert_nothing_left(void)
+{
+	char path[128];
+
+	for (int i = 0; i < NR; i++) {
+		path_of(path, sizeof(path), names[i]);
+		assert_false(exists(path));
+	}
+	assert_int_equal(count_entries(dir), 0);
+}
+
+static void check_published(void)
+{
+	char path[128], buf[64];
+
+	for (int i = 0; i < NR; i++) {
+		struct stat st;
+		int fd;
+		ssize_t n;
+
+		path_of(path, sizeof(path), names[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		assert_true(fd >= 0);
+		n = read(fd, buf, sizeof(buf));
+		assert_int_equal(fstat(fd, &st), 0);
+		close(fd);
+		assert_int_equal(n, (ssize_t)strlen(names[i]));
+		assert_memory_equal(buf, names[i], (size_t)n);
+		assert_int_equal(st.st_nlink, 1);
+	}
+	assert_int_equal(count_entries(dir), NR);
+}
+
+static void publish_all(void)
+{
+	int fds = open_fds(), failed = 7;
+	struct file_publish *set = new_set();
+
+	assert_int_equal(file_publish__sync(set, 1), 0); /* ahead, as threads do */
+	assert_int_equal(file_publish__commit(set, &failed), 0);
+	assert_int_equal(failed, -1);
+	assert_int_equal(file_publish__fd(set, 0), -EBADF);
+	file_publish__delete(set);
+	check_published();
+	assert_int_equal(open_fds(), fds);
+	/* Each file synced once (the one synced ahead not again), and closed once. */
+	assert_int_equal(file_syncs, NR);
+	assert_int_equal(close_inject.calls, NR);
+}
+
+static void test_publish_tmpfile(void **state)
+{
+	(void)state;
+	publish_all();
+}
+
+static void test_publish_named(void **state)
+{
+	(void)state;
+	no_tmpfile = true;
+	publish_all();
+}
+
+static void test_publish_named_without_noreplace(void **state)
+{
+	(void)state;
+	no_tmpfile = no_noreplace = true;
+	publish_all();
+}
+
+/* The close of file @nth (1: the first) fails: nothing of the set remains. */
+static void fail_close(int nth)
+{
+	int fds = open_fds(), failed = 7;
+	struct file_publish *set = new_set();
+
+	close_inject__reset();
+	close_inject.fail_errno = EIO;
+	close_inject.fail_at = nth;
+	assert_int_equal(file_publish__commit(set, &failed), -EIO);
+	assert_int_equal(failed, nth - 1);
+	/* Closes of the files after it are not failures to report. */
+	assert_true(close_inject.calls >= nth);
+	file_publish__delete(set);
+	close_inject__reset();
+	assert_nothing_left();
+	assert_int_equal(open_fds(), fds);
+}
+
+static void test_close_fails_second_tmpfile(void **state)
+{
+	(void)state;
+	fail_close(2);
+}
+
+static void test_close_fails_second_named(void **state)
+{
+	(void)state;
+	no_tmpfile = true;
+	fail_close(2);
+}
+
+static void test_close_fails_each(void **state)
+{
+	(void)state;
+	for (int mode = 0; mode < 3; mode++) {
+		no_tmpfile = mode > 0;
+		no_noreplace = mode > 1;
+		for (int nth = 1; nth <= NR; nth++)
+			fail_close(nth);
+	}
+}
+
+static void test_sync_fails(void **state)
+{
+	(void)state;
+	for (int mode = 0; mode < 2; mode++) {
+		no_tmpfile = mode;
+		for (int nth = 1; nth <= NR; nth++) {
+			int fds = open_fds(), failed = 7;
+			struct file_publish *set = new_set();
+
+			file_syncs = 0;
+			fail_file_sync = nth;
+			assert_int_equal(file_publish__commit(set, &failed), -EIO);
+			assert_int_equal(failed, nth - 1);
+			file_publish__delete(set);
+			fail_file_sync = 0;
+			assert_nothing_left();
+			assert_int_equal(open_fds(), fds);
+		}
+	}
+}
+
+static void test_dir_sync_fails(void **state)
+{
+	(void)state;
+	for (int mode = 0; mode < 2; mode++) {
+		int fds = open_fds(), failed = 7;
+		struct file_publish *set;
+
+		no_tmpfile = mode;
+		set = new_set();
+		fail_dir_sync = true;
+		assert_int_equal(file_publish__commit(set, &failed), -EIO);
+		assert_int_equal(failed, -1);
+		file_publish__delete(set);
+		fail_dir_sync = false;
+		assert_nothing_left();
+		assert_int_equal(open_fds(), fds);
+	}
+}
+
+/* The last name exists: it is kept as it was, and the first two go again. */
+static void test_existing_name_kept(void **state)
+{
+	char path[128], buf[16];
+
+	(void)state;
+	path_of(path, sizeof(path), names[NR - 1]);
+	for (int mode = 0; mode < 3; mode++) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600), failed = 7;
+		struct file_publish *set;
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, "old", 3), 3);
+		assert_int_equal(close(fd), 0);
+		no_tmpfile = mode > 0;
+		no_noreplace = mode > 1;
+		set = new_set();
+		assert_int_equal(file_publish__commit(set, &failed), -EEXIST);
+		assert_int_equal(failed, NR - 1);
+		file_publish__delete(set);
+		assert_int_equal(count_entries(dir), 1);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		assert_int_equal(read(fd, buf, sizeof(buf)), 3);
+		assert_memory_equal(buf, "old", 3);
+		close(fd);
+		assert_int_equal(unlink(path), 0);
+	}
+}
+
+/* An error before publishing: deleting the set discards everything. */
+static void test_discard(void **state)
+{
+	(void)state;
+	for (int mode = 0; mode < 2; mode++) {
+		int fds = open_fds();
+
+		no_tmpfile = mode;
+		file_publish__delete(new_set());
+		assert_nothing_left();
+		assert_int_equal(open_fds(), fds);
+	}
+	file_publish__delete(NULL);
+}
+
+static void test_bad_names(void **state)
+{
+	static const char *const bad[] = { "", ".", "..", "a/b", "/a" };
+	struct file_publish *set = NULL;
+	char path[128], name[NAME_MAX + 2];
+
+	(void)state;
+	assert_int_equal(file_publish__new(dir, &set), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(file_publish__add(set, bad[i], NULL, 0600), -EINVAL);
+		assert_int_equal(file_publish__add(set, "ok", bad[i], 0600), -EINVAL);
+	}
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	assert_int_equal(file_publish__add(set, name, NULL, 0600), -ENAMETOOLONG);
+	/* ".<name>.tmp" would be too long for a name of NAME_MAX. */
+	name[NAME_MAX] = '\0';
+	assert_int_equal(file_publish__add(set, name, NULL, 0600), -ENAMETOOLONG);
+	assert_int_equal(file_publish__fd(set, 0), -EBADF);
+	assert_int_equal(file_publish__sync(set, 0), -EINVAL);
+	file_publish__delete(set);
+	assert_int_equal(count_entries(dir), 0);
+	path_of(path, sizeof(path), "missing");
+	assert_int_equal(file_publish__new(path, &set), -ENOENT);
+}
+
+/* A hidden name that exists is never reused. */
+static void test_temp_name_taken(void **state)
+{
+	struct file_publish *set = NULL;
+	char path[128];
+	int fd;
+
+	(void)state;
+	no_tmpfile = true;
+	path_of(path, sizeof(path), ".mine.tmp");
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(file_publish__new(dir, &set), 0);
+	assert_int_equal(file_publish__add(set, "x", ".mine.tmp", 0600), -EEXIST);
+	assert_int_equal(file_publish__add(set, "x", ".other.tmp", 0600), 0);
+	path_of(path, sizeof(path), ".other.tmp");
+	assert_true(exists(path));
+	file_publish__delete(set);
+	assert_false(exists(path));
+	assert_int_equal(count_entries(dir), 1); /* .mine.tmp, not ours */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_publish_tmpfile, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_publish_named, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_publish_named_without_noreplace, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_close_fails_second_tmpfile, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_close_fails_second_named, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_close_fails_each, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sync_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_sync_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_existing_name_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_discard, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_temp_name_taken, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
