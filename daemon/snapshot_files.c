@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * snapshot_files: unnamed files (O_TMPFILE), fsync, linkat into place,
- * and unlink on failure, for all the files of one snapshot. The data
- * formats are written and synced by concurrent threads, one per format (a
- * table entry each). See snapshot_files.h.
+ * snapshot_files: all the files of one snapshot as one file_publish set
+ * (unnamed files linked into place together, or none). The data formats
+ * are written and synced by concurrent threads, one per format (a table
+ * entry each). See snapshot_files.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 
 #include "cleanup.h"
 #include "dump_figures.h"
+#include "file_publish.h"
 #include "monotonic.h"
 #include "snapshot.h"
 #include "snapshot_files.h"
@@ -34,11 +35,10 @@
 #define PERFDATA_ZSTD_LEVEL 1
 
 struct pending_file {
-	char tmp[PATH_MAX]; /* the hidden name, where O_TMPFILE is not supported */
 	char final[PATH_MAX];
-	int fd;		/* open until the file is linked or renamed into place */
-	bool named;	/* created under tmp, not with O_TMPFILE */
-	bool published; /* under final */
+	struct file_publish *set; /* its set, at index */
+	int index;
+	int fd; /* the set's: open until the set is published or discarded */
 	/* The job of the thread that writes and syncs it. */
 	enum snapshot_file kind;
 	const struct snapshot *s;
@@ -49,15 +49,6 @@ struct pending_file {
 	pthread_t thread;
 	bool threaded;
 };
-
-static int fsync_dir(const char *dir)
-{
-	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0 || fsync(fd) < 0)
-		return -errno;
-	return 0;
-}
 
 static int write_perfdata(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
 			  const struct dump_figures *f)
@@ -123,51 +114,28 @@ static const file_writer writers[SNAPSHOT_NR_FILES] = {
 };
 
 /*
- * An unnamed file in @dir (O_TMPFILE): a crash at any point leaves nothing
- * behind. Where the file system has no O_TMPFILE, the hidden pf->tmp,
- * which perfsnapd removes at its next start (retention__remove_temporaries).
+ * A new file of the set. Where the file system has no O_TMPFILE it lives
+ * under snapshot_name's hidden temporary name until published: a crash
+ * leaves that, and perfsnapd removes it at its next start
+ * (retention__remove_temporaries).
  */
-static int create(const char *dir, struct pending_file *pf)
+static int open_file(const struct dump_figures *f, struct file_publish *set,
+		     struct pending_file *pf)
 {
-	pf->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0640);
-	if (pf->fd >= 0)
-		return 0;
-	if (errno != EOPNOTSUPP && errno != EISDIR)
-		return -errno;
-	pf->fd = open(pf->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
-	if (pf->fd < 0)
-		return -errno;
-	pf->named = true;
-	return 0;
-}
-
-/*
- * Gives the complete file its final name. linkat() never replaces a file,
- * so an existing name fails with EEXIST rather than losing a snapshot.
- */
-static int publish(struct pending_file *pf)
-{
-	char proc[64];
-
-	if (pf->named)
-		return rename(pf->tmp, pf->final) < 0 ? -errno : 0;
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pf->fd);
-	if (linkat(AT_FDCWD, proc, AT_FDCWD, pf->final, AT_SYMLINK_FOLLOW) == 0)
-		return 0;
-	/* No /proc: AT_EMPTY_PATH, which needs CAP_DAC_READ_SEARCH. */
-	if (errno == ENOENT && linkat(pf->fd, "", AT_FDCWD, pf->final, AT_EMPTY_PATH) == 0)
-		return 0;
-	return -errno;
-}
-
-static int open_file(const struct dump_figures *f, struct pending_file *pf)
-{
+	char tmp[PATH_MAX];
 	int r = snapshot_name__path(pf->final, sizeof(pf->final), f->directory, f->stem, pf->kind);
 
 	if (r == 0)
-		r = snapshot_name__temp_path(pf->tmp, sizeof(pf->tmp), f->directory, f->stem,
-					     pf->kind);
-	return r ? r : create(f->directory, pf);
+		r = snapshot_name__temp_path(tmp, sizeof(tmp), f->directory, f->stem, pf->kind);
+	if (r == 0)
+		r = file_publish__add(set, strrchr(pf->final, '/') + 1, strrchr(tmp, '/') + 1,
+				      0640);
+	if (r < 0)
+		return r;
+	pf->set = set;
+	pf->index = r;
+	pf->fd = file_publish__fd(set, r);
+	return 0;
 }
 
 /*
@@ -207,8 +175,8 @@ static void *write_file(void *arg)
 	if (r == 0 && fchmod(pf->fd, 0640) < 0)
 		r = -errno;
 	res->written_at_ns[pf->kind] = monotonic_ns();
-	if (r == 0 && fsync(pf->fd) < 0)
-		r = -errno;
+	if (r == 0)
+		r = file_publish__sync(pf->set, pf->index);
 	res->synced_at_ns[pf->kind] = monotonic_ns();
 	thread_schedstat(&run1, &queued);
 	queued = queued > delay0 ? queued - delay0 : 0;
@@ -247,7 +215,7 @@ static void write_data_files(struct pending_file *files, int nr)
  *     f->files out (the final paths on success, what failed otherwise)
  *
  * Returns 0 or -errno; on failure every temporary and every file already
- * renamed for this snapshot is removed.
+ * published for this snapshot is removed.
  */
 int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_params *p,
 			  struct dump_figures *f)
@@ -255,21 +223,25 @@ int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_
 	struct dump_file_figures *ret = &f->files;
 	struct pending_file files[SNAPSHOT_NR_FILES] = { 0 };
 	enum snapshot_file kinds[SNAPSHOT_NR_FILES];
-	int nr = 0, r = 0;
+	struct file_publish *set = NULL;
+	int nr = 0, failed = -1, r;
 
 	memset(ret, 0, sizeof(*ret));
-	for (int i = 0; i < SNAPSHOT_NR_FILES; i++)
-		files[i].fd = -1;
 	for (int k = 0; k < SNAPSHOT_FILE_JSON; k++)
 		if (f->formats & SNAPSHOT_FILE_BIT(k))
 			kinds[nr++] = (enum snapshot_file)k;
 	kinds[nr++] = SNAPSHOT_FILE_JSON;
 
+	r = file_publish__new(f->directory, &set);
+	if (r < 0) {
+		snprintf(ret->failed, sizeof(ret->failed), "the directory '%s'", f->directory);
+		return r;
+	}
 	for (int i = 0; i < nr && r == 0; i++) {
 		files[i] = (struct pending_file){
 			.fd = -1, .kind = kinds[i], .s = s, .p = p, .f = f
 		};
-		r = open_file(f, &files[i]);
+		r = open_file(f, set, &files[i]);
 		if (r < 0)
 			snprintf(ret->failed, sizeof(ret->failed), "'%s'", files[i].final);
 	}
@@ -284,31 +256,21 @@ int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_
 		if (r < 0)
 			snprintf(ret->failed, sizeof(ret->failed), "'%s'", files[i].final);
 	}
-	/* The sidecar last: its presence says the data files are there. */
-	for (int i = 0; i < nr && r == 0; i++) {
-		r = publish(&files[i]);
-		files[i].published = r == 0;
-		if (r < 0)
-			snprintf(ret->failed, sizeof(ret->failed), "'%s'", files[i].final);
-	}
+	/*
+	 * Closed and linked in the order added, the sidecar last: its presence
+	 * says the data files are there. On failure the set removes them again.
+	 */
 	if (r == 0) {
-		r = fsync_dir(f->directory);
-		if (r < 0)
+		r = file_publish__commit(set, &failed);
+		if (r < 0 && failed >= 0)
+			snprintf(ret->failed, sizeof(ret->failed), "'%s'", files[failed].final);
+		else if (r < 0)
 			snprintf(ret->failed, sizeof(ret->failed), "the directory '%s'",
 				 f->directory);
 		ret->published_at_ns = monotonic_ns();
 	}
-	for (int i = 0; i < nr; i++) {
-		if (files[i].fd >= 0 && close(files[i].fd) < 0 && r == 0)
-			r = -errno;
-		if (r < 0 && files[i].published)
-			(void)unlink(files[i].final);
-		else if (r < 0 && files[i].named && files[i].fd >= 0)
-			(void)unlink(files[i].tmp);
-		else if (r == 0 && kinds[i] != SNAPSHOT_FILE_JSON)
-			snprintf(ret->paths[ret->nr_paths++], PATH_MAX, "%s", files[i].final);
-	}
-	if (r == 0)
-		snprintf(ret->paths[ret->nr_paths++], PATH_MAX, "%s", files[nr - 1].final);
+	file_publish__delete(set);
+	for (int i = 0; i < nr && r == 0; i++)
+		snprintf(ret->paths[ret->nr_paths++], PATH_MAX, "%s", files[i].final);
 	return r;
 }

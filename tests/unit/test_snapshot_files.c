@@ -53,11 +53,14 @@ ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
 ssize_t __real_pwrite64(int fd, const void *buf, size_t n, off_t off);
 ssize_t __real_write(int fd, const void *buf, size_t n);
 int __real_fsync(int fd);
-int __real_rename(const char *from, const char *to);
+int __real_renameat2(int olddirfd, const char *from, int newdirfd, const char *to,
+		     unsigned int flags);
 int __real_linkat(int olddirfd, const char *old, int newdirfd, const char *new, int flags);
 int __real_fclose(FILE *f);
 int __real_open(const char *path, int flags, ...);
 int __real_open64(const char *path, int flags, ...);
+int __real_openat(int dirfd, const char *path, int flags, ...);
+int __real_openat64(int dirfd, const char *path, int flags, ...);
 
 ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off)
 {
@@ -79,9 +82,10 @@ int __wrap_fsync(int fd)
 	return fail_now("fsync") ? -1 : __real_fsync(fd);
 }
 
-int __wrap_rename(const char *from, const char *to)
+int __wrap_renameat2(int olddirfd, const char *from, int newdirfd, const char *to,
+		     unsigned int flags)
 {
-	return fail_now("rename") ? -1 : __real_rename(from, to);
+	return fail_now("renameat2") ? -1 : __real_renameat2(olddirfd, from, newdirfd, to, flags);
 }
 
 int __wrap_linkat(int olddirfd, const char *old, int newdirfd, const char *new, int flags)
@@ -102,16 +106,29 @@ int __wrap_fclose(FILE *f)
 	return written && fail_now("fclose") ? EOF : r;
 }
 
+static bool refused(int flags)
+{
+	if (!no_tmpfile || (flags & O_TMPFILE) != O_TMPFILE)
+		return false;
+	errno = EOPNOTSUPP;
+	return true;
+}
+
 static int open_common(int (*real)(const char *, int, ...), const char *path, int flags, va_list ap)
 {
 	mode_t mode = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) :
 									      0;
 
-	if (no_tmpfile && (flags & O_TMPFILE) == O_TMPFILE) {
-		errno = EOPNOTSUPP;
-		return -1;
-	}
-	return real(path, flags, mode);
+	return refused(flags) ? -1 : real(path, flags, mode);
+}
+
+static int openat_common(int (*real)(int, const char *, int, ...), int dirfd, const char *path,
+			 int flags, va_list ap)
+{
+	mode_t mode = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) :
+									      0;
+
+	return refused(flags) ? -1 : real(dirfd, path, flags, mode);
 }
 
 int __wrap_open(const char *path, int flags, ...)
@@ -132,6 +149,28 @@ int __wrap_open64(const char *path, int flags, ...)
 
 	va_start(ap, flags);
 	r = open_common(__real_open64, path, flags, ap);
+	va_end(ap);
+	return r;
+}
+
+int __wrap_openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, flags);
+	r = openat_common(__real_openat, dirfd, path, flags, ap);
+	va_end(ap);
+	return r;
+}
+
+int __wrap_openat64(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, flags);
+	r = openat_common(__real_openat64, dirfd, path, flags, ap);
 	va_end(ap);
 	return r;
 }
