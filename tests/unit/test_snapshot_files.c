@@ -2,9 +2,11 @@
 /*
  * Unit tests for snapshot_files__write: a full disk at every step it takes
  * (each write, fsync, link and rename, found by counting them in a good
- * run) leaves nothing under a final name, no temporary and no open file,
- * for both ways of creating files (O_TMPFILE, and hidden names where a
- * file system lacks it). The calls are wrapped with -Wl,--wrap.
+ * run), and a failing close() of each file in turn, leave nothing under a
+ * final name, no temporary and no open file, and the dump reports the
+ * failure, for both ways of creating files (O_TMPFILE, and hidden names
+ * where a file system lacks it). The calls are wrapped with -Wl,--wrap;
+ * close() by tests/lib/close_inject.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +23,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "close_inject.h"
 #include "perf_record.h"
 #include "snapshot.h"
 #include "dump_figures.h"
@@ -349,12 +352,93 @@ static void test_enospc_named_temporaries(void **state)
 	fail_every_step(true, 0);
 }
 
+/*
+ * Each close() of a written file failing in turn (EIO, as a network file
+ * system's last flush may): the dump fails naming a file, and no file of
+ * the snapshot is published, though the ones before it were linked.
+ */
+static void fail_every_close(bool tmpfile_missing)
+{
+	struct dump_figures res;
+	struct snapshot *s = new_snapshot();
+	int total, fds = open_fds(), r;
+
+	no_tmpfile = tmpfile_missing;
+	assert_int_equal(write_files(s, 0, &res), 0);
+	for (int i = 0; i < res.files.nr_paths; i++)
+		assert_int_equal(unlink(res.files.paths[i]), 0);
+	close_inject__reset();
+	assert_int_equal(write_files(s, 0, &res), 0);
+	total = close_inject.calls;
+	/* perf.data, trace.dat and the sidecar, at least. */
+	assert_true(total >= 3);
+	for (int i = 0; i < res.files.nr_paths; i++)
+		assert_int_equal(unlink(res.files.paths[i]), 0);
+
+	for (int nth = 1; nth <= total; nth++) {
+		close_inject__reset();
+		close_inject.fail_errno = EIO;
+		close_inject.fail_at = nth;
+		r = write_files(s, 0, &res);
+		close_inject__reset();
+		if (r != -EIO)
+			fail_msg("close %d of %d: returned %d, want -EIO", nth, total, r);
+		if (count_entries(out) != 0)
+			fail_msg("close %d of %d: %d files left", nth, total, count_entries(out));
+		assert_int_equal(res.files.nr_paths, 0);
+		assert_true(res.files.failed[0] != '\0');
+		assert_int_equal(open_fds(), fds);
+	}
+	no_tmpfile = false;
+	snapshot__delete(s);
+}
+
+/* The second of the three files fails to close: the first goes again. */
+static void test_close_fails_second(void **state)
+{
+	struct dump_figures res;
+	struct snapshot *s = new_snapshot();
+	int fds = open_fds();
+
+	(void)state;
+	for (int mode = 0; mode < 2; mode++) {
+		no_tmpfile = mode;
+		close_inject__reset();
+		close_inject.fail_errno = EIO;
+		close_inject.fail_at = 2;
+		assert_int_equal(write_files(s, 0, &res), -EIO);
+		close_inject__reset();
+		assert_int_equal(count_entries(out), 0);
+		assert_int_equal(res.files.nr_paths, 0);
+		assert_non_null(strstr(res.files.failed, ".trace.dat'"));
+		assert_int_equal(open_fds(), fds);
+	}
+	no_tmpfile = false;
+	snapshot__delete(s);
+}
+
+static void test_close_fails_tmpfile(void **state)
+{
+	(void)state;
+	fail_every_close(false);
+}
+
+static void test_close_fails_named_temporaries(void **state)
+{
+	(void)state;
+	fail_every_close(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_enospc_tmpfile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enospc_tmpfile_zstd, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enospc_named_temporaries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_close_fails_second, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_close_fails_tmpfile, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_close_fails_named_temporaries, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
