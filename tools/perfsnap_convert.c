@@ -4,9 +4,10 @@
  * record or perfsnapd) into a trace.dat that trace-cmd and KernelShark
  * read (its tracepoint samples), or into a Perfetto trace for
  * ui.perfetto.dev (everything), which --open serves to the UI. The
- * output appears only when complete:
- * it is written under a temporary name beside it and renamed, never over
- * an existing file without --force, and never through a symbolic link.
+ * output appears only when complete (file_publish): it is written as an
+ * unnamed file in its directory, or under a hidden temporary name where
+ * the file system lacks O_TMPFILE, and linked into place, never over an
+ * existing file without --force, and never through a symbolic link.
  * Exit status: 0 on success, 1 on any error (one line on stderr).
  */
 #include <errno.h>
@@ -25,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "file_publish.h"
 #include "perfdata_convert.h"
 #include "trace_server.h"
 #include "perfdata_reader.h"
@@ -57,7 +59,7 @@ struct progress {
 	double start, last;
 };
 
-/* The temporary output, removed if a signal ends the conversion. */
+/* The hidden temporary output, if there is one: removed if a signal ends the conversion. */
 static char tmp_path[PATH_MAX];
 static volatile sig_atomic_t tmp_live;
 
@@ -255,66 +257,90 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
-/* A new file beside OUT: O_EXCL and O_NOFOLLOW, so nothing existing is touched. */
-static int open_temp(const char *output, int *ret_fd)
+/*
+ * OUT, unnamed in its directory until published; where O_TMPFILE is
+ * missing, a new hidden file beside it (O_EXCL and O_NOFOLLOW: nothing
+ * existing is touched). Returns 0 with *ret_set or 1 (said).
+ */
+static int open_output(const char *output, struct file_publish **ret_set)
 {
-	char dir_copy[PATH_MAX], base_copy[PATH_MAX];
+	char dir_copy[PATH_MAX], base_copy[PATH_MAX], temp[NAME_MAX + 1];
+	struct file_publish *set = NULL;
 	const char *dir, *base;
-	int fd = -1;
+	int i, r;
 
 	if (strlen(output) >= sizeof(dir_copy))
 		return error("'%s': path too long", output);
+	if (output[strlen(output) - 1] == '/')
+		return error("'%s' names a directory: give the file to write", output);
 	strcpy(dir_copy, output);
 	strcpy(base_copy, output);
 	dir = dirname(dir_copy);
 	base = basename(base_copy);
-	for (unsigned int i = 0; fd < 0 && i < 100; i++) {
-		if ((size_t)snprintf(tmp_path, sizeof(tmp_path), "%s/.%s.%ld.%u.tmp", dir, base,
-				     (long)getpid(), i) >= sizeof(tmp_path))
-			return error("'%s': path too long", output);
-		fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0 && errno != EEXIST)
-			return error("cannot create '%s': %s", tmp_path, strerror(errno));
+	r = file_publish__new(dir, &set);
+	if (r < 0)
+		return error("cannot open the directory of '%s': %s", output, strerror(-r));
+	i = -EEXIST;
+	for (unsigned int n = 0; i == -EEXIST && n < 100; n++) {
+		if ((size_t)snprintf(temp, sizeof(temp), ".%s.%ld.%u.tmp", base, (long)getpid(),
+				     n) >= sizeof(temp)) {
+			i = -ENAMETOOLONG;
+			break;
+		}
+		i = file_publish__add(set, base, temp, 0644);
 	}
-	if (fd < 0)
-		return error("cannot create a temporary file beside '%s'", output);
-	tmp_live = 1;
-	*ret_fd = fd;
+	if (i < 0) {
+		file_publish__delete(set);
+		if (i == -EEXIST)
+			return error("cannot create a temporary file beside '%s'", output);
+		return error("cannot create '%s': %s", output, strerror(-i));
+	}
+	if (file_publish__is_named(set, i) &&
+	    (size_t)snprintf(tmp_path, sizeof(tmp_path), "%s/%s", dir, temp) < sizeof(tmp_path))
+		tmp_live = 1;
+	*ret_set = set;
 	return 0;
 }
 
-static void remove_temp(void)
+/* Drops the output unpublished (its temporary too, if it has one). */
+static void discard_output(struct file_publish *set)
 {
-	if (tmp_live) {
-		(void)unlink(tmp_path);
-		tmp_live = 0;
-	}
+	tmp_live = 0;
+	file_publish__delete(set);
 }
 
-/* Renames the finished file to OUT, which must not exist by then (unless --force). */
-static int publish(const struct convert_options *o)
+/*
+ * Gives the finished file its name OUT, which must not exist by then
+ * (unless --force): synced, closed, linked, its directory synced.
+ */
+static int publish(const struct convert_options *o, struct file_publish *set)
 {
 	struct stat st;
+	int err, failed;
 
 	if (o->force && !lstat(o->output, &st)) {
-		if (!S_ISREG(st.st_mode))
+		if (!S_ISREG(st.st_mode)) {
+			discard_output(set);
 			return error("'%s' is no longer a regular file; not replacing it",
 				     o->output);
-		if (unlink(o->output) && errno != ENOENT)
-			return error("cannot remove '%s': %s", o->output, strerror(errno));
+		}
+		if (unlink(o->output) && errno != ENOENT) {
+			err = errno;
+			discard_output(set);
+			return error("cannot remove '%s': %s", o->output, strerror(err));
+		}
 	}
-	/* Neither replaces nor follows anything at OUT; link() where the flag is unknown. */
-	if (!renameat2(AT_FDCWD, tmp_path, AT_FDCWD, o->output, RENAME_NOREPLACE)) {
-		tmp_live = 0;
-		return 0;
-	}
-	if ((errno == EINVAL || errno == ENOSYS) && !link(tmp_path, o->output)) {
-		remove_temp();
-		return 0;
-	}
-	if (errno == EEXIST)
+	/* Neither replaces nor follows anything at OUT. */
+	err = file_publish__commit(set, &failed);
+	discard_output(set);
+	if (err == -EEXIST)
 		return error("'%s' appeared while converting; not replacing it", o->output);
-	return error("cannot create '%s': %s", o->output, strerror(errno));
+	if (err && failed < 0)
+		return error("cannot sync the directory of '%s' (it was not kept): %s", o->output,
+			     strerror(-err));
+	if (err)
+		return error("cannot write '%s': %s", o->output, strerror(-err));
+	return 0;
 }
 
 static int open_input(const char *path, int *ret_fd)
@@ -409,10 +435,12 @@ static int write_output(const struct convert_options *o, const struct snapshot *
 		.progress = on_progress,
 		.progress_ctx = p,
 	};
-	int fd = -1, err;
+	struct file_publish *set = NULL;
+	int fd, err;
 
-	if (open_temp(o->output, &fd))
+	if (open_output(o->output, &set))
 		return 1;
+	fd = file_publish__fd(set, 0);
 	p->phase = "writing";
 	if (o->perfetto)
 		err = perfdata_convert__write_perfetto(s, r, fd, &opts, &res->perfetto);
@@ -420,16 +448,14 @@ static int write_output(const struct convert_options *o, const struct snapshot *
 		err = perfdata_convert__write_tracedat(s, r, fd, &opts, &res->tracedat);
 	progress_end(p);
 	if (err) {
-		close(fd);
+		discard_output(set);
 		/* The writer refuses only what it is given: the input's data. */
 		if (err == -EINVAL || err == -EPROTO)
 			return error("'%s': its tracing data cannot be written as trace.dat: %s",
 				     strcmp(o->input, "-") ? o->input : "stdin", strerror(-err));
 		return error("cannot write '%s': %s", o->output, strerror(-err));
 	}
-	if (fsync(fd) || close(fd))
-		return error("cannot write '%s': %s", o->output, strerror(errno));
-	return publish(o);
+	return publish(o, set);
 }
 
 static int convert(const struct convert_options *o, int in_fd)
@@ -520,7 +546,6 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
 	err = convert(&o, in_fd);
-	remove_temp();
 	if (in_fd != STDIN_FILENO)
 		close(in_fd);
 	if (!err && o.open) {
