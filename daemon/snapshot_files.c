@@ -217,6 +217,12 @@ static void write_data_files(struct pending_file *files, int nr)
  * Returns 0 or -errno; on failure every temporary and every file already
  * published for this snapshot is removed.
  */
+/* A final name is shorter than PATH_MAX: the precision says so to the compiler. */
+static void say_failed(struct dump_file_figures *ret, const char *name)
+{
+	snprintf(ret->failed, sizeof(ret->failed), "'%.*s'", PATH_MAX - 1, name);
+}
+
 int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_params *p,
 			  struct dump_figures *f)
 {
@@ -243,7 +249,7 @@ int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_
 		};
 		r = open_file(f, set, &files[i]);
 		if (r < 0)
-			snprintf(ret->failed, sizeof(ret->failed), "'%s'", files[i].final);
+			say_failed(ret, files[i].final);
 	}
 	if (r == 0)
 		write_data_files(files, nr - 1);
@@ -254,7 +260,7 @@ int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_
 		r = files[i].error;
 		ret->bytes += files[i].bytes;
 		if (r < 0)
-			snprintf(ret->failed, sizeof(ret->failed), "'%s'", files[i].final);
+			say_failed(ret, files[i].final);
 	}
 	/*
 	 * Closed and linked in the order added, the sidecar last: its presence
@@ -263,7 +269,7 @@ int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_
 	if (r == 0) {
 		r = file_publish__commit(set, &failed);
 		if (r < 0 && failed >= 0)
-			snprintf(ret->failed, sizeof(ret->failed), "'%s'", files[failed].final);
+			say_failed(ret, files[failed].final);
 		else if (r < 0)
 			snprintf(ret->failed, sizeof(ret->failed), "the directory '%s'",
 				 f->directory);
@@ -271,6 +277,6 @@ int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_
 	}
 	file_publish__delete(set);
 	for (int i = 0; i < nr && r == 0; i++)
-		snprintf(ret->paths[ret->nr_paths++], PATH_MAX, "%s", files[i].final);
+		snprintf(ret->paths[ret->nr_paths++], PATH_MAX, "%.*s", PATH_MAX - 1, files[i].final);
 	return r;
 }
