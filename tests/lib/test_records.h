@@ -106,7 +106,10 @@ struct test_lost {
 	uint32_t cpu;
 };
 
-/* An empty run for @sample_type; __fini() frees it. */
+/*
+ * An empty run for @sample_type; __fini() frees it. A struct test_records
+ * of zeros, or with only .sample_type set, is one too.
+ */
 void test_records__init(struct test_records *r, uint64_t sample_type);
 /* Empties the run, keeping its memory (and sample_type). */
 void test_records__reset(struct test_records *r);
