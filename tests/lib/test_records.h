@@ -148,11 +148,4 @@ void test_records__put_u64(struct test_records *r, uint64_t v);
 /* @s and its NUL. */
 void test_records__put_str(struct test_records *r, const char *s);
 
-/* Copies @n bytes to *@p and moves it on. */
-void rec_put(uint8_t **p, const void *v, size_t n);
-void rec_put_u64(uint8_t **p, uint64_t v);
-void rec_put_u32_pair(uint8_t **p, uint32_t a, uint32_t b);
-/* pid and tid (both @tid), time, cpu and a reserved 0, the identifier. */
-void rec_put_trailer(uint8_t **p, uint32_t tid, uint64_t time, uint32_t cpu, uint64_t id);
-
 #endif
