@@ -349,6 +349,17 @@ static const struct bad_config bad_configs[] = {
 			       "accepted in [control]: socket, group" } },
 		},
 	},
+	{
+		/* The kernel refuses CLOCK_REALTIME for tracepoints: said at the clock's line. */
+		.name = "clock = realtime with a tracepoint",
+		.text = "[capture]\nevents = cpu-clock sched:sched_switch\nclock = realtime\n" SNAPSHOT_HEAD,
+		.err = -EINVAL,
+		.nr = 1,
+		.diags = {
+			{ 3, { "[capture] clock: 'realtime'", "sched:sched_switch",
+			       "accepted with tracepoints: perf, monotonic, boottime" } },
+		},
+	},
 	BAD_CAPTURE("clock", "", "bad value ''"),
 	BAD_CAPTURE("clock", "Monotonic", "bad value 'Monotonic'"),
 	BAD_CAPTURE("clock", "mono", "bad value 'mono'"),
