@@ -83,33 +83,26 @@ struct sched_switch_raw {
  */
 static void write_comm(struct perfdata_writer *w, const struct task *t, uint64_t time, size_t size)
 {
-	uint64_t *rec = calloc(1, BIG_COMM_SIZE);
-	struct perf_event_header *h = (void *)rec;
-	uint8_t *p = (uint8_t *)(h + 1);
-	size_t len = strlen(t->comm) + 1;
+	struct test_records r = { .sample_type = TP_SAMPLE_TYPE };
+	const struct perf_event_header *h;
 
-	assert_non_null(rec);
-	rec_put_u32_pair(&p, t->pid, t->pid);
-	memcpy(p, t->comm, len);
-	p += (len + 7) & ~(size_t)7;
-	if (size)
-		p = (uint8_t *)rec + size - 32;
-	rec_put_trailer(&p, t->pid, time, 0, SAMPLE_ID);
-	h->type = PERF_RECORD_COMM;
-	h->size = (uint16_t)(p - (uint8_t *)rec);
+	h = test_records__comm(&r, &(struct test_comm){ .pid = t->pid,
+							.tid = t->pid,
+							.comm = t->comm,
+							.size = (uint16_t)size,
+							.time = time,
+							.id = SAMPLE_ID });
 	assert_int_equal(perfdata_writer__write_event(w, h), 0);
-	free(rec);
+	test_records__fini(&r);
 }
 
 static void write_sample(struct perfdata_writer *w, unsigned int i)
 {
 	static const int64_t states[] = { 0, 1, 2, 0x80, 0x101, 1 };
 	const struct task *prev = &tasks[i % NR_TASKS], *next = &tasks[(i * 7 + 1) % NR_TASKS];
-	uint64_t rec[32] = { 0 };
-	struct perf_event_header *h = (void *)rec;
-	uint8_t *p = (uint8_t *)(h + 1);
+	struct test_records r = { .sample_type = TP_SAMPLE_TYPE };
+	const struct perf_event_header *h;
 	struct sched_switch_raw raw;
-	uint32_t raw_size = ((sizeof(raw) + 4 + 7) & ~7u) - 4;
 
 	memset(&raw, 0, sizeof(raw));
 	raw.common_type = (uint16_t)tp_id;
@@ -122,19 +115,20 @@ static void write_sample(struct perfdata_writer *w, unsigned int i)
 	raw.next_pid = (int32_t)next->pid;
 	raw.next_prio = 120;
 
-	rec_put_u64(&p, SAMPLE_ID);
-	rec_put_u64(&p, 0xffffffff81234560ull + (i % 5) * 16);
-	rec_put_u32_pair(&p, prev->pid, prev->pid);
-	rec_put_u64(&p, FIRST_TIME + i * 1000003ull);
-	rec_put_u32_pair(&p, i % 4, 0);
-	rec_put_u64(&p, 1);
-	rec_put(&p, &raw_size, 4);
-	memcpy(p, &raw, sizeof(raw));
-	p += raw_size;
-	h->type = PERF_RECORD_SAMPLE;
-	h->misc = PERF_RECORD_MISC_KERNEL;
-	h->size = (uint16_t)(p - (uint8_t *)rec);
+	h = test_records__sample(&r, &(struct test_sample){
+					     .misc = PERF_RECORD_MISC_KERNEL,
+					     .id = SAMPLE_ID,
+					     .ip = 0xffffffff81234560ull + (i % 5) * 16,
+					     .pid = prev->pid,
+					     .tid = prev->pid,
+					     .time = FIRST_TIME + i * 1000003ull,
+					     .cpu = i % 4,
+					     .period = 1,
+					     .raw = &raw,
+					     .raw_size = sizeof(raw),
+				     });
 	assert_int_equal(perfdata_writer__write_event(w, h), 0);
+	test_records__fini(&r);
 }
 
 static void write_features(struct perfdata_writer *w)

@@ -96,30 +96,24 @@ struct sched_switch_raw {
 
 static void write_comm(struct perfdata_writer *w, const struct task *t, uint64_t time)
 {
-	uint64_t rec[16] = { 0 };
-	struct perf_event_header *h = (void *)rec;
-	uint8_t *p = (uint8_t *)(h + 1);
-	size_t len = strlen(t->comm) + 1;
+	struct test_records r = { .sample_type = TP_SAMPLE_TYPE };
+	const struct perf_event_header *h;
 
-	rec_put_u32_pair(&p, t->pid, t->pid);
-	memcpy(p, t->comm, len);
-	p += (len + 7) & ~(size_t)7;
-	rec_put_trailer(&p, t->pid, time, 0, SAMPLE_ID);
-	h->type = PERF_RECORD_COMM;
-	h->misc = 0;
-	h->size = (uint16_t)(p - (uint8_t *)rec);
+	h = test_records__comm(&r, &(struct test_comm){ .pid = t->pid,
+							.tid = t->pid,
+							.comm = t->comm,
+							.time = time,
+							.id = SAMPLE_ID });
 	assert_int_equal(perfdata_writer__write_event(w, h), 0);
+	test_records__fini(&r);
 }
 
 static void write_sample(struct perfdata_writer *w, const struct switch_sample *s)
 {
 	const struct task *prev = &tasks[s->prev], *next = &tasks[s->next];
-	uint64_t rec[32] = { 0 };
-	struct perf_event_header *h = (void *)rec;
-	uint8_t *p = (uint8_t *)(h + 1);
+	struct test_records r = { .sample_type = TP_SAMPLE_TYPE };
+	const struct perf_event_header *h;
 	struct sched_switch_raw raw;
-	/* The kernel pads u32 size + data to 8 bytes; so must we. */
-	uint32_t raw_size = ((sizeof(raw) + 4 + 7) & ~7u) - 4;
 
 	_Static_assert(sizeof(struct sched_switch_raw) == 64, "sched_switch layout");
 	memset(&raw, 0, sizeof(raw));
@@ -133,21 +127,21 @@ static void write_sample(struct perfdata_writer *w, const struct switch_sample *
 	raw.next_pid = (int32_t)next->pid;
 	raw.next_prio = s->next_prio;
 
-	rec_put_u64(&p, SAMPLE_ID);		    /* identifier */
-	rec_put_u64(&p, 0xffffffff81234560ull);	    /* ip */
-	rec_put_u32_pair(&p, prev->pid, prev->pid); /* pid, tid */
-	rec_put_u64(&p, s->time);		    /* time */
-	rec_put_u32_pair(&p, s->cpu, 0);	    /* cpu, res */
-	rec_put_u64(&p, 1);			    /* period */
-	rec_put(&p, &raw_size, 4);
-	memset(p, 0, raw_size);
-	memcpy(p, &raw, sizeof(raw));
-	p += raw_size;
-	h->type = PERF_RECORD_SAMPLE;
-	h->misc = PERF_RECORD_MISC_KERNEL;
-	h->size = (uint16_t)(p - (uint8_t *)rec);
-	assert_int_equal(h->size % 8, 0);
+	/* The raw data padded as the kernel pads it: a size of 68. */
+	h = test_records__sample(&r, &(struct test_sample){
+					     .misc = PERF_RECORD_MISC_KERNEL,
+					     .id = SAMPLE_ID,
+					     .ip = 0xffffffff81234560ull,
+					     .pid = prev->pid,
+					     .tid = prev->pid,
+					     .time = s->time,
+					     .cpu = s->cpu,
+					     .period = 1,
+					     .raw = &raw,
+					     .raw_size = sizeof(raw),
+				     });
 	assert_int_equal(perfdata_writer__write_event(w, h), 0);
+	test_records__fini(&r);
 }
 
 static void write_features(struct perfdata_writer *w)

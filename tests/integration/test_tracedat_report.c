@@ -444,69 +444,6 @@ static void test_writer_zstd(void **state)
 			 (unsigned long long)file_size(none));
 }
 
-static void append_record(struct snapshot *s, uint8_t *buf, uint8_t *end, uint32_t type)
-{
-	struct perf_event_header *h = (void *)buf;
-
-	h->type = type;
-	h->misc = PERF_RECORD_MISC_KERNEL;
-	h->size = (uint16_t)(end - buf);
-	assert_int_equal(h->size % 8, 0);
-	assert_int_equal(snapshot__append(s, buf, h->size), 0);
-}
-
-/* A PERF_RECORD_SAMPLE as the kernel writes it for SAMPLE_TYPE. */
-static void append_sample(struct snapshot *s, const struct gen_event *e, uint64_t id, bool raw)
-{
-	uint8_t buf[512], *p = buf + sizeof(struct perf_event_header);
-	uint32_t raw_size = (uint32_t)e->raw_size;
-
-	rec_put_u64(&p, id);
-	rec_put_u64(&p, 0xffffffff81000000ull);
-	rec_put_u32_pair(&p, (uint32_t)e->task->pid, (uint32_t)e->task->pid);
-	rec_put_u64(&p, e->ts);
-	rec_put_u32_pair(&p, (uint32_t)e->cpu, 0);
-	rec_put_u64(&p, 1);
-	if (raw) {
-		rec_put(&p, &raw_size, 4);
-		rec_put(&p, e->raw, e->raw_size);
-	}
-	append_record(s, buf, p, PERF_RECORD_SAMPLE);
-}
-
-static void append_lost(struct snapshot *s, const struct gen_event *e, uint64_t lost)
-{
-	uint8_t buf[128], *p = buf + sizeof(struct perf_event_header);
-
-	rec_put_u64(&p, TP_ID);
-	rec_put_u64(&p, lost);
-	rec_put_trailer(&p, 0, e->ts - 1, (uint32_t)e->cpu, TP_ID);
-	append_record(s, buf, p, PERF_RECORD_LOST);
-}
-
-static void append_comm(struct snapshot *s, uint32_t tid, const char *comm, uint64_t time)
-{
-	uint8_t buf[128] = { 0 }, *p = buf + sizeof(struct perf_event_header);
-
-	rec_put_u32_pair(&p, tid, tid);
-	memcpy(p, comm, strlen(comm) + 1);
-	p += (strlen(comm) + 1 + 7) & ~(size_t)7;
-	rec_put_trailer(&p, tid, time, 0, TP_ID);
-	append_record(s, buf, p, PERF_RECORD_COMM);
-}
-
-/* FORK: pid, ppid, tid, ptid, time; the child takes its parent's name. */
-static void append_fork(struct snapshot *s, uint32_t tid, uint32_t parent, uint64_t time)
-{
-	uint8_t buf[128] = { 0 }, *p = buf + sizeof(struct perf_event_header);
-
-	rec_put_u32_pair(&p, tid, parent);
-	rec_put_u32_pair(&p, tid, parent);
-	rec_put_u64(&p, time);
-	rec_put_trailer(&p, tid, time, 0, TP_ID);
-	append_record(s, buf, p, PERF_RECORD_FORK);
-}
-
 static void add_events(struct snapshot *s, bool mono)
 {
 	struct perf_event_attr attr = {
@@ -538,7 +475,9 @@ static void add_events(struct snapshot *s, bool mono)
 /* @m: the tracing metadata the snapshot carries; @mono: events on CLOCK_MONOTONIC. */
 static struct snapshot *build_snapshot(struct tracing_meta *m, bool mono)
 {
+	struct test_records r = { .sample_type = SAMPLE_TYPE };
 	struct snapshot *s = snapshot__new();
+	const uint64_t t0 = events[0].ts;
 
 	assert_non_null(s);
 	assert_int_equal(snapshot__open_spill(s, tmpdir), 0);
@@ -546,27 +485,75 @@ static struct snapshot *build_snapshot(struct tracing_meta *m, bool mono)
 	snapshot__set_tracing(s, m);
 	tracing_meta__put(m);
 	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
-		assert_int_equal(snapshot__begin_chunk(s, cpu, false), 0);
+		test_records__reset(&r);
 		if (cpu == 0) {
-			append_comm(s, 1111, "stale", events[0].ts - 100);
-			append_comm(s, 1111, "alpha", events[0].ts - 50);
-			append_comm(s, 2222, "beta-worker", events[0].ts - 40);
-			append_comm(s, 3000, "gamma/1", events[0].ts - 30);
-			append_fork(s, 3333, 3000, events[0].ts - 20);
-			append_comm(s, 3000, "gamma-later", events[0].ts - 10);
+			struct test_comm c = { .misc = PERF_RECORD_MISC_KERNEL, .id = TP_ID };
+
+			c.pid = c.tid = 1111;
+			c.comm = "stale";
+			c.time = t0 - 100;
+			test_records__comm(&r, &c);
+			c.comm = "alpha";
+			c.time = t0 - 50;
+			test_records__comm(&r, &c);
+			c.pid = c.tid = 2222;
+			c.comm = "beta-worker";
+			c.time = t0 - 40;
+			test_records__comm(&r, &c);
+			c.pid = c.tid = 3000;
+			c.comm = "gamma/1";
+			c.time = t0 - 30;
+			test_records__comm(&r, &c);
+			/* The child takes its parent's name. */
+			test_records__task(&r, &(struct test_task){ .type = PERF_RECORD_FORK,
+								    .misc = PERF_RECORD_MISC_KERNEL,
+								    .pid = 3333,
+								    .ppid = 3000,
+								    .tid = 3333,
+								    .ptid = 3000,
+								    .time = t0 - 20,
+								    .id = TP_ID });
+			c.comm = "gamma-later";
+			c.time = t0 - 10;
+			test_records__comm(&r, &c);
 		}
 		for (int i = 0; i < PER_CPU; i++) {
 			const struct gen_event *e = &events[cpu * PER_CPU + i];
+			struct test_sample smp = {
+				.misc = PERF_RECORD_MISC_KERNEL,
+				.id = TP_ID + (uint64_t)e->tp,
+				.ip = 0xffffffff81000000ull,
+				.pid = (uint32_t)e->task->pid,
+				.tid = (uint32_t)e->task->pid,
+				.time = e->ts,
+				.cpu = (uint32_t)e->cpu,
+				.period = 1,
+				.raw = e->raw,
+				.raw_size = (uint32_t)e->raw_size,
+			};
 
 			if (e->lost_before)
-				append_lost(s, e, e->lost_before);
-			append_sample(s, e, TP_ID + (uint64_t)e->tp, true);
-			if (i == 10) /* not a tracepoint: left out */
-				append_sample(s, e, DUMMY_ID, false);
+				test_records__lost(&r, &(struct test_lost){
+							       .misc = PERF_RECORD_MISC_KERNEL,
+							       .id = TP_ID,
+							       .lost = e->lost_before,
+							       .time = e->ts - 1,
+							       .cpu = (uint32_t)e->cpu,
+						       });
+			test_records__sample(&r, &smp);
+			if (i == 10) { /* not a tracepoint: left out */
+				smp.id = DUMMY_ID;
+				r.sample_type = SAMPLE_TYPE & ~(uint64_t)PERF_SAMPLE_RAW;
+				test_records__sample(&r, &smp);
+				r.sample_type = SAMPLE_TYPE;
+			}
 		}
+		assert_int_equal(snapshot__begin_chunk(s, cpu, false), 0);
+		assert_int_equal(snapshot__append(s, r.data, r.len), 0);
 		assert_int_equal(snapshot__end_chunk(s), 0);
 	}
 	assert_int_equal(snapshot__seal(s), 0);
+	test_records__fini(&r);
 	return s;
 }
 

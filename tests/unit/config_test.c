@@ -129,9 +129,8 @@ void dump_diags(const struct config_diags *d)
 	config_diags__print(d, stderr);
 }
 
-/* Asserts a diagnostic at @line whose message holds every one of @needles. */
-void expect_diag_(const struct config_diags *d, const char *file, int line,
-		  const char *const *needles)
+/* Whether @d has a diagnostic at @file:@line whose message holds every one of @needles. */
+bool has_diag(const struct config_diags *d, const char *file, int line, const char *const *needles)
 {
 	size_t i, j;
 
@@ -143,8 +142,17 @@ void expect_diag_(const struct config_diags *d, const char *file, int line,
 		for (j = 0; needles[j]; j++)
 			all = all && strstr(d->items[i].message, needles[j]);
 		if (all)
-			return;
+			return true;
 	}
+	return false;
+}
+
+/* Asserts a diagnostic at @line whose message holds every one of @needles. */
+void expect_diag_(const struct config_diags *d, const char *file, int line,
+		  const char *const *needles)
+{
+	if (has_diag(d, file, line, needles))
+		return;
 	dump_diags(d);
 	fail_msg("no diagnostic at %s:%d with the expected text", file, line);
 }

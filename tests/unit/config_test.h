@@ -4,6 +4,7 @@
 #define PERFSNAPD_CONFIG_TEST_H
 
 #include <glob.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -35,6 +36,7 @@ int load_data(const char *name, char **ret_path, struct perfsnapd_config **cfg,
 int load_text(const char *text, char **ret_path, struct perfsnapd_config **cfg,
 	      struct config_diags *d);
 void dump_diags(const struct config_diags *d);
+bool has_diag(const struct config_diags *d, const char *file, int line, const char *const *needles);
 void expect_diag_(const struct config_diags *d, const char *file, int line,
 		  const char *const *needles);
 char *load_bad(const char *name, struct config_diags *d, size_t nr);

@@ -84,21 +84,6 @@ void tp_attr(struct perf_event_attr *attr, uint64_t config)
 	attr->sample_id_all = 1;
 }
 
-/* A record of @size bytes whose payload is a pattern derived from @seed. */
-struct perf_event_header *make_event(uint64_t *buf, uint16_t size, uint32_t seed)
-{
-	struct perf_event_header *h = (void *)buf;
-	unsigned char *p = (unsigned char *)(h + 1);
-	size_t i;
-
-	h->type = PERF_RECORD_SAMPLE;
-	h->misc = (uint16_t)seed;
-	h->size = size;
-	for (i = 0; i < size - sizeof(*h); i++)
-		p[i] = (unsigned char)(seed * 31 + i);
-	return h;
-}
-
 int reset_inject(void **state)
 {
 	(void)state;

@@ -24,7 +24,6 @@ uint64_t file_size(int fd);
 uint64_t u64_at(const struct file *f, uint64_t off);
 uint32_t u32_at(const struct file *f, uint64_t off);
 void tp_attr(struct perf_event_attr *attr, uint64_t config);
-struct perf_event_header *make_event(uint64_t *buf, uint16_t size, uint32_t seed);
 int reset_inject(void **state);
 
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * proc_table_test: what the proc_table unit tests share: side-band records
- * built by hand as the kernel lays them out, fed to a table, and the
+ * of the daemon's dummy event (from test_records) fed to a table, and the
  * records a table emits collected and checked.
  */
 #include <errno.h>
@@ -24,77 +24,67 @@
 #include "perf_record.h"
 #include "proc_table.h"
 #include "proc_table_test.h"
+#include "test_records.h"
 
-/* What the daemon's dummy side-band event uses. */
+/*
+ * The side-band records fed to the tables, one at a time, as the
+ * daemon's dummy event (ST, id 1, CPU 1) has them.
+ */
+static struct test_records rec = { .sample_type = ST };
 
-union rbuf rbuf;
-
-/* Appends the trailer at @off of rbuf and sets the size. */
-const struct perf_event_header *finish(size_t off, uint32_t pid, uint32_t tid, uint64_t time)
+struct perf_event_header *comm_rec(uint32_t pid, uint32_t tid, const char *comm, bool exec,
+				   uint64_t time)
 {
-	struct perf_record_info s = { .pid = pid, .tid = tid, .time = time, .id = 1, .cpu = 1 };
-	struct perf_event_header *h = (void *)rbuf.b;
-
-	off += perf_record__write_id_trailer(rbuf.b + off, ST, &s);
-	h->size = (uint16_t)off;
-	return h;
+	test_records__reset(&rec);
+	return test_records__comm(&rec, &(struct test_comm){
+						.misc = exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
+						.pid = pid,
+						.tid = tid,
+						.comm = comm,
+						.time = time,
+						.id = 1,
+						.cpu = 1,
+					});
 }
 
-size_t put_name(size_t off, const char *name)
+/* A mapping with what expect_mmap2() checks: pgoff 0x1000, ino start / 4096. */
+struct perf_event_header *mmap2_rec(uint32_t pid, uint64_t start, uint64_t len, uint32_t prot,
+				    const char *name, uint64_t time)
 {
-	size_t n = strlen(name) + 1;
-
-	memset(rbuf.b + off, 0, ALIGN8(n));
-	memcpy(rbuf.b + off, name, n);
-	return off + ALIGN8(n);
+	test_records__reset(&rec);
+	return test_records__mmap2(&rec, &(struct test_mmap){
+						 .misc = PERF_RECORD_MISC_USER,
+						 .pid = pid,
+						 .tid = pid,
+						 .start = start,
+						 .len = len,
+						 .pgoff = 0x1000,
+						 .maj = 8,
+						 .min = 1,
+						 .ino = start / 4096,
+						 .prot = prot,
+						 .flags = MAP_PRIVATE,
+						 .filename = name,
+						 .time = time,
+						 .id = 1,
+						 .cpu = 1,
+					 });
 }
 
-const struct perf_event_header *comm_rec(uint32_t pid, uint32_t tid, const char *comm, bool exec,
-					 uint64_t time)
+struct perf_event_header *task_rec(uint16_t type, uint32_t pid, uint32_t ppid, uint32_t tid,
+				   uint32_t ptid, uint64_t time)
 {
-	struct perf_record_comm *c = (void *)rbuf.b;
-
-	c->header.type = PERF_RECORD_COMM;
-	c->header.misc = exec ? PERF_RECORD_MISC_COMM_EXEC : 0;
-	c->pid = pid;
-	c->tid = tid;
-	return finish(put_name(offsetof(struct perf_record_comm, comm), comm), pid, tid, time);
-}
-
-const struct perf_event_header *mmap2_rec(uint32_t pid, uint64_t start, uint64_t len, uint32_t prot,
-					  const char *name, uint64_t time)
-{
-	struct perf_record_mmap2 *m = (void *)rbuf.b;
-
-	memset(m, 0, sizeof(*m));
-	m->header.type = PERF_RECORD_MMAP2;
-	m->header.misc = PERF_RECORD_MISC_USER;
-	m->pid = pid;
-	m->tid = pid;
-	m->start = start;
-	m->len = len;
-	m->pgoff = 0x1000;
-	m->maj = 8;
-	m->min = 1;
-	m->ino = start / 4096;
-	m->prot = prot;
-	m->flags = MAP_PRIVATE;
-	return finish(put_name(offsetof(struct perf_record_mmap2, filename), name), pid, pid, time);
-}
-
-const struct perf_event_header *task_rec(uint16_t type, uint32_t pid, uint32_t ppid, uint32_t tid,
-					 uint32_t ptid, uint64_t time)
-{
-	struct perf_record_fork *f = (void *)rbuf.b;
-
-	f->header.type = type;
-	f->header.misc = 0;
-	f->pid = pid;
-	f->ppid = ppid;
-	f->tid = tid;
-	f->ptid = ptid;
-	f->time = time;
-	return finish(sizeof(*f), pid, tid, time);
+	test_records__reset(&rec);
+	return test_records__task(&rec, &(struct test_task){
+						.type = type,
+						.pid = pid,
+						.ppid = ppid,
+						.tid = tid,
+						.ptid = ptid,
+						.time = time,
+						.id = 1,
+						.cpu = 1,
+					});
 }
 
 void feed(struct proc_table *t, const struct perf_event_header *h)

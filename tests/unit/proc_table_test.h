@@ -9,16 +9,8 @@
 
 #include "proc_table.h"
 
-#define ST	  (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
-#define STAMP_ID  777
-#define ALIGN8(x) (((x) + 7) & ~(size_t)7)
-
-/* Where the hand-built records are laid out. */
-union rbuf {
-	uint64_t align;
-	uint8_t b[65536];
-};
-extern union rbuf rbuf;
+#define ST	 (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+#define STAMP_ID 777
 
 /* Copies of emitted records; fails with fail_err at record fail_at (1-based). */
 struct collector {
@@ -28,14 +20,16 @@ struct collector {
 	int fail_err;
 };
 
-const struct perf_event_header *finish(size_t off, uint32_t pid, uint32_t tid, uint64_t time);
-size_t put_name(size_t off, const char *name);
-const struct perf_event_header *comm_rec(uint32_t pid, uint32_t tid, const char *comm, bool exec,
-					 uint64_t time);
-const struct perf_event_header *mmap2_rec(uint32_t pid, uint64_t start, uint64_t len, uint32_t prot,
-					  const char *name, uint64_t time);
-const struct perf_event_header *task_rec(uint16_t type, uint32_t pid, uint32_t ppid, uint32_t tid,
-					 uint32_t ptid, uint64_t time);
+/*
+ * Side-band records of the daemon's dummy event (in test_records), each
+ * valid up to the next call; a test may corrupt it.
+ */
+struct perf_event_header *comm_rec(uint32_t pid, uint32_t tid, const char *comm, bool exec,
+				   uint64_t time);
+struct perf_event_header *mmap2_rec(uint32_t pid, uint64_t start, uint64_t len, uint32_t prot,
+				    const char *name, uint64_t time);
+struct perf_event_header *task_rec(uint16_t type, uint32_t pid, uint32_t ppid, uint32_t tid,
+				   uint32_t ptid, uint64_t time);
 void feed(struct proc_table *t, const struct perf_event_header *h);
 void do_fork(struct proc_table *t, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid,
 	     uint64_t time);

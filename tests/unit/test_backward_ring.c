@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "backward_ring.h"
+#include "test_records.h"
 
 #define RING_SIZE 4096
 #define MAX_LOG	  200000
@@ -31,39 +32,28 @@ struct sim_ring {
 	uint16_t size[MAX_LOG];
 };
 
-static uint8_t pattern(uint64_t seq, size_t i)
-{
-	return (uint8_t)(seq * 131 + i * 7 + (seq >> 8));
-}
-
 /*
- * Fills @rec as record number @seq: a header, the sequence number and a
- * byte pattern that depends on both, so a misplaced byte shows.
+ * Record number @seq: a test_records__pattern() record, whose bytes depend
+ * on @seq and their place, so a misplaced byte shows.
  */
-static void make_record(uint8_t *rec, uint64_t seq, uint16_t size)
+static const struct perf_event_header *make_record(uint64_t seq, uint16_t size)
 {
-	struct perf_event_header h = {
-		.type = PERF_RECORD_SAMPLE,
-		.misc = (uint16_t)seq,
-		.size = size,
-	};
+	static struct test_records rec;
 
-	memcpy(rec, &h, sizeof(h));
-	memcpy(rec + sizeof(h), &seq, sizeof(seq));
-	for (size_t i = 16; i < size; i++)
-		rec[i] = pattern(seq, i);
+	test_records__reset(&rec);
+	return test_records__pattern(&rec, size, seq, false);
 }
 
 /* As the kernel: head moves down first, the record goes at the new head, byte-wise wrapping. */
 static void sim_write(struct sim_ring *r, uint64_t seq, uint16_t size)
 {
-	uint8_t rec[RING_SIZE];
 	uint8_t *data = (uint8_t *)r->data;
+	const uint8_t *rec;
 	size_t off;
 
 	assert_true(size >= 16 && size % 8 == 0 && size <= RING_SIZE);
 	assert_true(r->nr < MAX_LOG);
-	make_record(rec, seq, size);
+	rec = (const uint8_t *)make_record(seq, size);
 	r->head -= size;
 	off = (size_t)(r->head & (RING_SIZE - 1));
 	for (size_t i = 0; i < size; i++)
@@ -117,7 +107,6 @@ static struct check_result check_ring(const struct sim_ring *r, uint64_t written
 	static uint64_t copy[RING_SIZE / 8 + 8];
 	const struct perf_event_header *h;
 	struct check_result res = { 0 };
-	uint8_t want[RING_SIZE];
 	size_t n, pos = 0, want_len;
 
 	memset(copy, 0xee, sizeof(copy));
@@ -135,8 +124,7 @@ static struct check_result check_ring(const struct sim_ring *r, uint64_t written
 		h = backward_ring__next(copy, res.len, &pos);
 		assert_non_null(h);
 		assert_int_equal(h->size, r->size[idx]);
-		make_record(want, r->seq[idx], r->size[idx]);
-		assert_memory_equal(h, want, h->size);
+		assert_memory_equal(h, make_record(r->seq[idx], r->size[idx]), h->size);
 	}
 	res.records = n;
 	res.partial_oldest = pos != res.len;
@@ -330,7 +318,6 @@ static void piecewise(const unsigned int after[4], size_t expect)
 	uint64_t seq = 1, head;
 	size_t len, nr_at_pause, pos = 0, used = 0, n = 0, trusted, k = 0;
 	const struct perf_event_header *h;
-	uint8_t want[RING_SIZE];
 
 	for (int i = 0; i < 500; i++)
 		sim_write(r, seq++, (uint16_t)(16 + 8 * (rng() % 30)));
@@ -354,8 +341,7 @@ static void piecewise(const unsigned int after[4], size_t expect)
 		size_t idx = nr_at_pause - 1 - n++;
 
 		assert_int_equal(h->size, r->size[idx]);
-		make_record(want, r->seq[idx], r->size[idx]);
-		assert_memory_equal(h, want, h->size);
+		assert_memory_equal(h, make_record(r->seq[idx], r->size[idx]), h->size);
 		used += h->size;
 	}
 	/* All the whole ones that fit: the next older one would not. */
@@ -409,9 +395,11 @@ static void test_write_range(void **state)
 		part = len / 8;
 		backward_ring__copy_range(want, r->data, RING_SIZE, r->head, 0, len);
 		assert_int_equal(backward_ring__write_range(fd, r->data, RING_SIZE, r->head,
-							    len - part, len), 0);
-		assert_int_equal(backward_ring__write_range(fd, r->data, RING_SIZE, r->head, 0,
-							    len - part), 0);
+							    len - part, len),
+				 0);
+		assert_int_equal(
+			backward_ring__write_range(fd, r->data, RING_SIZE, r->head, 0, len - part),
+			0);
 		assert_int_equal(pread(fd, got, len, 0), (ssize_t)len);
 		assert_memory_equal(got, want, len);
 		close(fd);

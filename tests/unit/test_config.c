@@ -420,26 +420,6 @@ static void test_all_keys(void **state)
 	free(path);
 }
 
-/* The kernel refuses CLOCK_REALTIME for tracepoints: said at the clock's line. */
-static void test_clock_realtime_tracepoint(void **state)
-{
-	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
-	char *path;
-
-	(void)state;
-	assert_int_equal(load_text("[capture]\nevents = cpu-clock sched:sched_switch\n"
-				   "clock = realtime\n[snapshot]\ndirectory = @DIR@\n",
-				   &path, &cfg, &d),
-			 -EINVAL);
-	assert_null(cfg);
-	assert_int_equal(d.nr, 1);
-	expect_diag(&d, path, 3, "[capture] clock: 'realtime'", "sched:sched_switch",
-		    "accepted with tracepoints: perf, monotonic, boottime");
-	config_diags__clear(&d);
-	free(path);
-}
-
 static void test_clock(void **state)
 {
 	static const struct {
@@ -687,7 +667,6 @@ int main(void)
 		cmocka_unit_test(test_explicit_tracing_dir),
 		cmocka_unit_test(test_all_keys),
 		cmocka_unit_test(test_clock),
-		cmocka_unit_test(test_clock_realtime_tracepoint),
 		cmocka_unit_test(test_print_all_keys),
 		cmocka_unit_test(test_print_defaults),
 		cmocka_unit_test(test_post_command),

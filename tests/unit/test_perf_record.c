@@ -10,6 +10,7 @@
 
 #include "perf_record.h"
 #include "perf_sample_layout.h"
+#include "test_records.h"
 
 #define TP_TYPE                                                                         \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
@@ -17,40 +18,25 @@
 
 static void test_parse_tracepoint_sample(void **state)
 {
-	uint64_t buf[16] = { 0 };
-	struct perf_event_header *h = (void *)buf;
-	uint8_t *p = (uint8_t *)(h + 1);
+	struct perf_event_header *h;
 	struct perf_record_info s;
+	struct test_records r;
 	uint32_t u32;
 	uint64_t u64;
 
 	(void)state;
-	u64 = 77;
-	memcpy(p, &u64, 8);
-	p += 8; /* identifier */
-	u64 = 0xffffffff81000000ull;
-	memcpy(p, &u64, 8);
-	p += 8; /* ip */
-	u32 = 100;
-	memcpy(p, &u32, 4);
-	u32 = 101;
-	memcpy(p + 4, &u32, 4);
-	p += 8;
-	u64 = 123456789;
-	memcpy(p, &u64, 8);
-	p += 8; /* time */
-	u32 = 1;
-	memcpy(p, &u32, 4);
-	p += 8; /* cpu, res */
-	u64 = 1;
-	memcpy(p, &u64, 8);
-	p += 8; /* period */
-	u32 = 12;
-	memcpy(p, &u32, 4);
-	memcpy(p + 4, "abcdefghijkl", 12);
-	p += 16;
-	h->type = PERF_RECORD_SAMPLE;
-	h->size = (uint16_t)(p - (uint8_t *)buf);
+	test_records__init(&r, TP_TYPE);
+	h = test_records__sample(&r, &(struct test_sample){
+					     .id = 77,
+					     .ip = 0xffffffff81000000ull,
+					     .pid = 100,
+					     .tid = 101,
+					     .time = 123456789,
+					     .cpu = 1,
+					     .period = 1,
+					     .raw = "abcdefghijkl",
+					     .raw_size = 12,
+				     });
 
 	assert_int_equal(perf_record__parse_sample(h, TP_TYPE, &s), 0);
 	assert_int_equal(s.id, 77);
@@ -70,11 +56,12 @@ static void test_parse_tracepoint_sample(void **state)
 
 	/* A raw size pointing past the record is refused, not read. */
 	u32 = 400;
-	memcpy((uint8_t *)buf + h->size - 16, &u32, 4);
+	memcpy((uint8_t *)h + h->size - 16, &u32, 4);
 	assert_int_equal(perf_record__parse_sample(h, TP_TYPE, &s), -EINVAL);
 	/* So is a record cut before its time. */
 	h->size = sizeof(*h) + 16;
 	assert_int_equal(perf_record__parse_sample(h, TP_TYPE, &s), -EINVAL);
+	test_records__fini(&r);
 }
 
 /*
@@ -88,39 +75,49 @@ static void test_layout_matches_parse(void **state)
 					 PERF_SAMPLE_ID,       PERF_SAMPLE_STREAM_ID,
 					 PERF_SAMPLE_CPU,      PERF_SAMPLE_PERIOD,
 					 PERF_SAMPLE_CALLCHAIN };
+	static const uint64_t chain[] = { 0x2001, 0x2002 };
 	const size_t nr_bits = sizeof(bits) / sizeof(bits[0]);
+	struct test_records r;
 
 	(void)state;
+	test_records__init(&r, 0);
 	for (unsigned int mask = 0; mask < 1u << nr_bits; mask++) {
-		uint64_t buf[32], st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_RAW;
-		struct perf_event_header *h = (void *)buf;
+		uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_RAW;
 		struct perf_record_info full, fast;
 		struct perf_sample_layout l;
+		struct perf_event_header *h;
 		const void *raw = NULL;
-		uint32_t raw_size = 0, u32 = 12;
-		size_t words = 1;
+		uint32_t raw_size = 0;
+		uint16_t size;
 
 		for (size_t b = 0; b < nr_bits; b++)
 			if (mask & 1u << b)
 				st |= bits[b];
-		/* Each word a distinct value, so a field read from the wrong place shows. */
-		for (size_t i = 0; i < 32; i++)
-			buf[i] = 0x1000 + i * 0x10001;
-		words += __builtin_popcountll(st &
-					      ~(uint64_t)(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW));
-		if (st & PERF_SAMPLE_CALLCHAIN) {
-			buf[words] = 2;
-			words += 3;
-		}
-		memcpy(&buf[words], &u32, 4);
-		memcpy((uint8_t *)&buf[words] + 4, "abcdefghijkl", 12);
-		words += 2;
-		h->type = PERF_RECORD_SAMPLE;
-		h->misc = 0;
-		h->size = (uint16_t)(words * 8);
+		/* Each field a distinct value, so a field read from the wrong place shows. */
+		test_records__reset(&r);
+		r.sample_type = st;
+		h = test_records__sample(&r, &(struct test_sample){
+						     .id = 0x1001,
+						     .ip = 0x1002,
+						     .pid = 0x1003,
+						     .tid = 0x1004,
+						     .time = 0x1005,
+						     .addr = 0x1006,
+						     .stream_id = 0x1007,
+						     .cpu = 0x1008,
+						     .period = 0x1009,
+						     .callchain = chain,
+						     .callchain_nr = 2,
+						     .raw = "abcdefghijkl",
+						     .raw_size = 12,
+					     });
+		size = h->size;
 
 		perf_sample_layout__init(&l, st);
 		assert_int_equal(perf_record__parse_sample(h, st, &full), 0);
+		assert_int_equal(full.tid, st & PERF_SAMPLE_TID ? 0x1004 : 0);
+		assert_int_equal(full.time, st & PERF_SAMPLE_TIME ? 0x1005 : 0);
+		assert_int_equal(full.cpu, st & PERF_SAMPLE_CPU ? 0x1008 : 0);
 		memset(&fast, 0xa5, sizeof(fast));
 		assert_int_equal(perf_sample_layout__head(&l, h, &fast), 0);
 		assert_int_equal(fast.pid, full.pid);
@@ -130,26 +127,35 @@ static void test_layout_matches_parse(void **state)
 		assert_int_equal(perf_sample_layout__raw(&l, h, &raw, &raw_size), 0);
 		assert_ptr_equal(raw, full.raw);
 		assert_int_equal(raw_size, full.raw_size);
+		assert_memory_equal(raw, "abcdefghijkl", 12);
 
 		/* Cut inside the fixed fields or the raw data: refused, not read. */
 		h->size = (uint16_t)(l.fixed_end - 8);
 		assert_int_equal(perf_sample_layout__head(&l, h, &fast), -EINVAL);
-		h->size = (uint16_t)(words * 8 - 8);
+		h->size = (uint16_t)(size - 8);
 		assert_int_equal(perf_sample_layout__raw(&l, h, &raw, &raw_size), -EINVAL);
 	}
+	test_records__fini(&r);
 }
 
 static void test_layout_refuses_unsupported(void **state)
 {
+	static const uint64_t chain[] = { 1, 2, 3 };
 	struct perf_sample_layout l;
-	uint64_t buf[8] = { 0 };
-	struct perf_event_header *h = (void *)buf;
+	struct perf_event_header *h;
+	struct test_records r;
 	const void *raw;
 	uint32_t size;
 
 	(void)state;
-	h->type = PERF_RECORD_SAMPLE;
-	h->size = sizeof(buf);
+	test_records__init(&r, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW);
+	h = test_records__sample(&r, &(struct test_sample){
+					     .id = 5,
+					     .callchain = chain,
+					     .callchain_nr = 3,
+					     .raw = "abcd",
+					     .raw_size = 4,
+				     });
 	perf_sample_layout__init(&l, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME);
 	assert_int_equal(perf_sample_layout__raw(&l, h, &raw, &size), -ENODATA);
 	perf_sample_layout__init(&l, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_READ | PERF_SAMPLE_RAW);
@@ -157,49 +163,58 @@ static void test_layout_refuses_unsupported(void **state)
 	/* A callchain longer than the record. */
 	perf_sample_layout__init(&l,
 				 PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW);
-	buf[2] = 1000;
+	assert_int_equal(perf_sample_layout__raw(&l, h, &raw, &size), 0);
+	((uint64_t *)h)[2] = 1000;
 	assert_int_equal(perf_sample_layout__raw(&l, h, &raw, &size), -EINVAL);
+	test_records__fini(&r);
 }
 
 static void test_callchain_bounds(void **state)
 {
-	uint64_t buf[8] = { 0 };
-	struct perf_event_header *h = (void *)buf;
+	static const uint64_t chain[] = { 0xffffffff81000010ull, 0x401000, 0x402000 };
+	const uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN;
+	struct perf_event_header *h;
 	struct perf_record_info s;
+	struct test_records r;
 
 	(void)state;
-	h->type = PERF_RECORD_SAMPLE;
-	h->size = sizeof(buf);
-	buf[1] = 5;    /* identifier */
-	buf[2] = 1000; /* callchain nr: far more than the record holds */
-	assert_int_equal(
-		perf_record__parse_sample(h, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN, &s),
-		-EINVAL);
-	buf[2] = 3;
-	assert_int_equal(
-		perf_record__parse_sample(h, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN, &s),
-		0);
+	test_records__init(&r, st);
+	h = test_records__sample(
+		&r, &(struct test_sample){ .id = 5, .callchain = chain, .callchain_nr = 3 });
+	((uint64_t *)h)[2] = 1000; /* callchain nr: far more than the record holds */
+	assert_int_equal(perf_record__parse_sample(h, st, &s), -EINVAL);
+	((uint64_t *)h)[2] = 3;
+	assert_int_equal(perf_record__parse_sample(h, st, &s), 0);
 	assert_int_equal(s.callchain_nr, 3);
-	assert_ptr_equal(s.callchain, &buf[3]);
+	assert_ptr_equal(s.callchain, (uint64_t *)h + 3);
+	assert_memory_equal(s.callchain, chain, sizeof(chain));
+	test_records__fini(&r);
 }
 
 static void test_trailer_round_trip(void **state)
 {
-	uint64_t buf[16] = { 0 };
-	struct perf_event_header *h = (void *)buf;
 	struct perf_record_info in = { .pid = 5, .tid = 6, .time = 999, .id = 42, .cpu = 1 };
-	struct perf_record_info out;
 	size_t tsize = perf_record__id_trailer_size(TP_TYPE);
+	struct perf_event_header *h;
+	struct perf_record_info out;
+	struct test_records r;
+	uint8_t trailer[64];
 	uint64_t v;
 
 	(void)state;
 	/* TID, TIME, CPU, IDENTIFIER: four words; IP, PERIOD, RAW are not in it. */
 	assert_int_equal(tsize, 32);
-	h->type = PERF_RECORD_COMM;
-	h->size = sizeof(*h) + 24 + tsize;
-	assert_int_equal(
-		perf_record__write_id_trailer((uint8_t *)buf + sizeof(*h) + 24, TP_TYPE, &in),
-		tsize);
+	test_records__init(&r, TP_TYPE);
+	h = test_records__comm(&r, &(struct test_comm){ .pid = 5,
+							.tid = 6,
+							.comm = "fifteen-letters",
+							.time = 999,
+							.id = 42,
+							.cpu = 1 });
+	assert_int_equal(h->size, sizeof(*h) + 24 + tsize);
+	/* The trailer the kernel writes, which perf_record reads back. */
+	assert_int_equal(perf_record__write_id_trailer(trailer, TP_TYPE, &in), tsize);
+	assert_memory_equal(trailer, (uint8_t *)h + h->size - tsize, tsize);
 	assert_int_equal(perf_record__parse_id_trailer(h, TP_TYPE, &out), 0);
 	assert_int_equal(out.pid, 5);
 	assert_int_equal(out.tid, 6);
@@ -213,6 +228,7 @@ static void test_trailer_round_trip(void **state)
 	assert_int_equal(perf_record__time(h, PERF_SAMPLE_IDENTIFIER, &v), -ENODATA);
 	h->size = sizeof(*h) + 8;
 	assert_int_equal(perf_record__parse_id_trailer(h, TP_TYPE, &out), -EINVAL);
+	test_records__fini(&r);
 }
 
 int main(void)

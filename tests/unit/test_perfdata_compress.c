@@ -18,6 +18,7 @@
 #include <perf/event.h>
 
 #include "perfdata_compress.h"
+#include "test_records.h"
 
 /* What the callback received. */
 struct sink {
@@ -39,39 +40,16 @@ static int sink_write(void *ctx, const void *data, size_t len)
 	return 0;
 }
 
-/* Input records, as they were added, to compare with. */
-struct input {
-	unsigned char *data;
-	size_t len;
-};
-
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t next_random(void)
+/*
+ * Adds a @size-byte record to @c and to @in (the records as added, to
+ * compare with): bytes zstd cannot shrink (@noise), or a pattern.
+ */
+static void add_record(struct perfdata_compress *c, struct test_records *in, uint16_t size,
+		       bool noise)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+	const struct perf_event_header *h = test_records__pattern(in, size, in->nr, noise);
 
-/* A @size-byte sample record: random bytes, or a repeating pattern. */
-static void add_record(struct perfdata_compress *c, struct input *in, uint16_t size, int random)
-{
-	unsigned char *rec = malloc(size);
-	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = size };
-	size_t i;
-
-	assert_non_null(rec);
-	for (i = sizeof(h); i < size; i++)
-		rec[i] = random ? (unsigned char)next_random() : (unsigned char)(i % 17);
-	memcpy(rec, &h, sizeof(h));
-	assert_int_equal(perfdata_compress__add(c, rec, size), 0);
-	in->data = realloc(in->data, in->len + size);
-	assert_non_null(in->data);
-	memcpy(in->data + in->len, rec, size);
-	in->len += size;
-	free(rec);
+	assert_int_equal(perfdata_compress__add(c, h, size), 0);
 }
 
 struct parsed {
@@ -87,7 +65,7 @@ struct parsed {
  * each and must hold whole records; other records are taken as they are.
  * The result must equal @in.
  */
-static struct parsed parse_output(const struct sink *s, const struct input *in)
+static struct parsed parse_output(const struct sink *s, const struct test_records *in)
 {
 	ZSTD_DStream *ds = ZSTD_createDStream();
 	unsigned char *buf = malloc(PERFDATA_COMPRESS_CHUNK);
@@ -141,7 +119,7 @@ static struct parsed parse_output(const struct sink *s, const struct input *in)
 static void test_chunks_of_whole_records(void **state)
 {
 	struct sink s = { 0 };
-	struct input in = { 0 };
+	struct test_records in = { 0 };
 	struct perfdata_compress *c = perfdata_compress__new(3, sink_write, &s);
 	struct perfdata_compress_stats st;
 	uint32_t feat[PERFDATA_COMPRESS_FEAT_WORDS];
@@ -173,14 +151,14 @@ static void test_chunks_of_whole_records(void **state)
 	assert_int_equal(feat[4], PERFDATA_COMPRESS_CHUNK);
 	perfdata_compress__delete(c);
 	free(s.data);
-	free(in.data);
+	test_records__fini(&in);
 }
 
 /* Random bytes: a full chunk still fits one record below 64 KiB. */
 static void test_incompressible(void **state)
 {
 	struct sink s = { 0 };
-	struct input in = { 0 };
+	struct test_records in = { 0 };
 	struct perfdata_compress *c = perfdata_compress__new(1, sink_write, &s);
 	uint32_t feat[PERFDATA_COMPRESS_FEAT_WORDS];
 	struct parsed p;
@@ -199,7 +177,7 @@ static void test_incompressible(void **state)
 	assert_int_equal(feat[3], 1);
 	perfdata_compress__delete(c);
 	free(s.data);
-	free(in.data);
+	test_records__fini(&in);
 }
 
 /*
@@ -210,7 +188,7 @@ static void test_incompressible(void **state)
 static void test_large_records_raw(void **state)
 {
 	struct sink s = { 0 };
-	struct input in = { 0 };
+	struct test_records in = { 0 };
 	struct perfdata_compress *c = perfdata_compress__new(3, sink_write, &s);
 	uint32_t feat[PERFDATA_COMPRESS_FEAT_WORDS];
 	struct perfdata_compress_stats st;
@@ -233,7 +211,7 @@ static void test_large_records_raw(void **state)
 	assert_int_equal(st.bytes_in, 64 + 128 + PERFDATA_COMPRESS_CHUNK);
 	perfdata_compress__delete(c);
 	free(s.data);
-	free(in.data);
+	test_records__fini(&in);
 }
 
 /*
@@ -242,10 +220,12 @@ static void test_large_records_raw(void **state)
  */
 static void test_runs_as_records(void **state)
 {
-	static const uint16_t sizes[] = { 64, 1000, 65528, 128, 8, PERFDATA_COMPRESS_CHUNK, 2000,
-					  PERFDATA_COMPRESS_CHUNK + 8, 40 };
+	static const uint16_t sizes[] = {
+		64, 1000, 65528, 128, 8, PERFDATA_COMPRESS_CHUNK, 2000, PERFDATA_COMPRESS_CHUNK + 8,
+		40
+	};
 	struct sink one = { 0 }, runs = { 0 };
-	struct input in = { 0 };
+	struct test_records in = { 0 };
 	struct perfdata_compress *a = perfdata_compress__new(1, sink_write, &one);
 	struct perfdata_compress *b = perfdata_compress__new(1, sink_write, &runs);
 	uint32_t feat_a[PERFDATA_COMPRESS_FEAT_WORDS], feat_b[PERFDATA_COMPRESS_FEAT_WORDS];
@@ -260,7 +240,8 @@ static void test_runs_as_records(void **state)
 				cut[nr++] = in.len;
 			if (round == 21 && i == 0 && nr < 3)
 				cut[nr++] = in.len;
-			add_record(a, &in, (uint16_t)(sizes[i] + 8 * (round % 5) * (sizes[i] < 60000)),
+			add_record(a, &in,
+				   (uint16_t)(sizes[i] + 8 * (round % 5) * (sizes[i] < 60000)),
 				   round % 3 == 0);
 		}
 	cut[nr++] = in.len;
@@ -279,33 +260,35 @@ static void test_runs_as_records(void **state)
 	perfdata_compress__delete(b);
 	free(one.data);
 	free(runs.data);
-	free(in.data);
+	test_records__fini(&in);
 }
 
 /* A run that is not whole records is refused. */
 static void test_runs_malformed(void **state)
 {
-	uint64_t rec[8] = { 0 };
-	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 32 };
+	struct perf_event_header *h;
+	struct test_records rec;
 	struct sink s = { 0 };
 	struct perfdata_compress *c;
 
 	(void)state;
-	memcpy(rec, &h, sizeof(h));
-	assert_int_equal(perfdata_compress__add_records(NULL, rec, 32), -EINVAL);
+	test_records__init(&rec, 0);
+	test_records__pattern(&rec, 32, 1, false);
+	test_records__pattern(&rec, 32, 2, false);
+	h = (struct perf_event_header *)rec.data;
+	assert_int_equal(perfdata_compress__add_records(NULL, h, 32), -EINVAL);
 	c = perfdata_compress__new(1, sink_write, &s);
 	assert_non_null(c);
 	assert_int_equal(perfdata_compress__add_records(c, NULL, 8), -EINVAL);
-	assert_int_equal(perfdata_compress__add_records(c, rec, 24), -EINVAL); /* past the end */
-	assert_int_equal(perfdata_compress__add_records(c, rec, 36), -EINVAL); /* a torn header */
-	h.size = 12;
-	memcpy(rec, &h, sizeof(h));
-	assert_int_equal(perfdata_compress__add_records(c, rec, 32), -EINVAL); /* not 8-aligned */
-	h.size = 0;
-	memcpy(rec, &h, sizeof(h));
-	assert_int_equal(perfdata_compress__add_records(c, rec, 32), -EINVAL); /* would not move */
+	assert_int_equal(perfdata_compress__add_records(c, h, 24), -EINVAL); /* past the end */
+	assert_int_equal(perfdata_compress__add_records(c, h, 36), -EINVAL); /* a torn header */
+	h->size = 12;
+	assert_int_equal(perfdata_compress__add_records(c, h, 32), -EINVAL); /* not 8-aligned */
+	h->size = 0;
+	assert_int_equal(perfdata_compress__add_records(c, h, 32), -EINVAL); /* would not move */
 	perfdata_compress__delete(c);
 	free(s.data);
+	test_records__fini(&rec);
 }
 
 static void test_empty_stream(void **state)
@@ -326,31 +309,32 @@ static void test_empty_stream(void **state)
 
 static void test_errors(void **state)
 {
-	uint64_t rec[4] = { 0 };
-	struct perf_event_header *h = (void *)rec;
 	uint32_t feat[PERFDATA_COMPRESS_FEAT_WORDS];
+	struct perf_event_header *h;
+	struct test_records rec;
 	struct sink s = { 0 };
 	struct perfdata_compress *c;
 
 	(void)state;
+	test_records__init(&rec, 0);
+	h = test_records__pattern(&rec, 32, 1, false);
 	assert_null(perfdata_compress__new(0, sink_write, &s));
 	assert_null(perfdata_compress__new(PERFDATA_COMPRESS_LEVEL_MAX + 1, sink_write, &s));
 	assert_null(perfdata_compress__new(3, NULL, &s));
-	assert_int_equal(perfdata_compress__add(NULL, rec, sizeof(rec)), -EINVAL);
+	assert_int_equal(perfdata_compress__add(NULL, h, h->size), -EINVAL);
 	assert_int_equal(perfdata_compress__finish(NULL, feat), -EINVAL);
 	perfdata_compress__delete(NULL);
 
 	c = perfdata_compress__new(PERFDATA_COMPRESS_LEVEL_MAX, sink_write, &s);
 	assert_non_null(c);
-	assert_int_equal(perfdata_compress__add(c, rec, 0), -EINVAL);
-	h->type = PERF_RECORD_SAMPLE;
-	h->size = sizeof(rec);
-	assert_int_equal(perfdata_compress__add(c, rec, sizeof(rec)), 0);
+	assert_int_equal(perfdata_compress__add(c, h, 0), -EINVAL);
+	assert_int_equal(perfdata_compress__add(c, h, h->size), 0);
 	/* The callback's error comes back, once there is something to write. */
 	s.fail = -ENOSPC;
 	assert_int_equal(perfdata_compress__finish(c, feat), -ENOSPC);
 	perfdata_compress__delete(c);
 	free(s.data);
+	test_records__fini(&rec);
 }
 
 int main(void)

@@ -23,6 +23,7 @@
 #include "perfdata_compress.h"
 #include "perfdata_writer.h"
 #include "perfdata_writer_test.h"
+#include "test_records.h"
 
 /* Checks one perf header string at @off; returns the offset after it. */
 static uint64_t check_string(const struct file *f, uint64_t off, const char *want)
@@ -56,11 +57,12 @@ static size_t write_reference(int fd, struct perf_event_attr *a0, struct perf_ev
 {
 	static const char *const argv[] = { "perfsnapd", "-c", "x.conf" };
 	struct perfdata_writer *w = perfdata_writer__new(fd);
-	uint64_t buf[64];
+	struct test_records r;
 	size_t data = 0;
 	int i;
 
 	assert_non_null(w);
+	test_records__init(&r, 0);
 	tp_attr(a0, 372);
 	memset(a1, 0, sizeof(*a1));
 	a1->type = PERF_TYPE_SOFTWARE;
@@ -75,10 +77,13 @@ static size_t write_reference(int fd, struct perf_event_attr *a0, struct perf_ev
 	assert_int_equal(perfdata_writer__add_attr(w, a1, long_name, ids1, 1), 0);
 	assert_int_equal(perfdata_writer__begin_data(w), 0);
 	for (i = 0; i < 3; i++) {
-		make_event(buf, (uint16_t)(16 + 8 * i), (uint32_t)i);
-		assert_int_equal(perfdata_writer__write_event(w, (void *)buf), 0);
-		data += 16 + 8 * i;
+		const struct perf_event_header *h = test_records__pattern(
+			&r, (uint16_t)(16 + 8 * i), i, false);
+
+		assert_int_equal(perfdata_writer__write_event(w, h), 0);
+		data += h->size;
 	}
+	test_records__fini(&r);
 	assert_int_equal(perfdata_writer__set_string(w, PERFDATA_FEAT_HOSTNAME, "host"), 0);
 	assert_int_equal(perfdata_writer__set_string(w, PERFDATA_FEAT_OSRELEASE, STR63), 0);
 	assert_int_equal(perfdata_writer__set_string(w, PERFDATA_FEAT_VERSION, STR64), 0);
@@ -114,7 +119,8 @@ static void check_attr(const struct file *f, uint64_t off, const struct perf_eve
 static void test_header_attrs_ids_data(void **state)
 {
 	struct perf_event_attr a0, a1;
-	uint64_t data_off, buf[64];
+	struct test_records r;
+	uint64_t data_off;
 	struct file f;
 	size_t data;
 	int fd = new_fd(), i;
@@ -145,11 +151,12 @@ static void test_header_attrs_ids_data(void **state)
 	assert_int_equal(u64_at(&f, HEADER_SIZE + 2 * ATTR_ENTRY + 8), 12);
 	assert_int_equal(u64_at(&f, HEADER_SIZE + 2 * ATTR_ENTRY + 16), 99);
 
-	for (i = 0; i < 3; i++) {
-		make_event(buf, (uint16_t)(16 + 8 * i), (uint32_t)i);
-		assert_memory_equal(f.data + data_off, buf, 16 + 8 * i);
-		data_off += 16 + 8 * i;
-	}
+	test_records__init(&r, 0);
+	for (i = 0; i < 3; i++)
+		test_records__pattern(&r, (uint16_t)(16 + 8 * i), i, false);
+	assert_int_equal(r.len, data);
+	assert_memory_equal(f.data + data_off, r.data, r.len);
+	test_records__fini(&r);
 	free(f.data);
 	close(fd);
 }
@@ -308,8 +315,9 @@ static void test_minimal_file(void **state)
 static void test_provisional_header(void **state)
 {
 	struct perf_event_attr a;
+	const struct perf_event_header *h;
 	struct perfdata_writer *w;
-	uint64_t buf[64];
+	struct test_records r;
 	struct file f;
 	int fd = new_fd(), i;
 
@@ -319,9 +327,11 @@ static void test_provisional_header(void **state)
 	assert_int_equal(perfdata_writer__set_nrcpus(w, 1, 1), 0);
 	assert_int_equal(perfdata_writer__add_attr(w, &a, "x:y", NULL, 0), 0);
 	assert_int_equal(perfdata_writer__begin_data(w), 0);
-	make_event(buf, 64, 3);
+	test_records__init(&r, 0);
+	h = test_records__pattern(&r, 64, 3, false);
 	for (i = 0; i < 5000; i++)
-		assert_int_equal(perfdata_writer__write_event(w, (void *)buf), 0);
+		assert_int_equal(perfdata_writer__write_event(w, h), 0);
+	test_records__fini(&r);
 	f = read_file(fd);
 	assert_int_equal(f.size, 256 * 1024);
 	assert_memory_equal(f.data, "PERFILE2", 8);
@@ -339,38 +349,37 @@ static struct file write_mixed(bool runs)
 {
 	struct perf_event_attr a;
 	struct perfdata_writer *w;
-	uint64_t *all = malloc(12000 * 128), buf[16];
-	size_t len = 0, cut = 0;
+	struct test_records all;
+	size_t cut = 0;
 	struct file f;
 	int fd = new_fd();
 
-	assert_non_null(all);
+	test_records__init(&all, 0);
 	tp_attr(&a, 1);
 	w = perfdata_writer__new(fd);
 	assert_int_equal(perfdata_writer__add_attr(w, &a, "x:y", NULL, 0), 0);
 	assert_int_equal(perfdata_writer__begin_data(w), 0);
 	for (uint32_t i = 0; i < 12000; i++) {
-		uint16_t size = (uint16_t)(8 + 8 * (i % 15));
+		const struct perf_event_header *h = test_records__pattern(
+			&all, (uint16_t)(8 + 8 * (i % 15)), i, false);
 
-		make_event(buf, size, i);
-		memcpy((uint8_t *)all + len, buf, size);
 		if (!runs)
-			assert_int_equal(perfdata_writer__write_event(w, (void *)buf), 0);
-		len += size;
+			assert_int_equal(perfdata_writer__write_event(w, h), 0);
 		if (i == 6)
-			cut = len;
+			cut = all.len;
 	}
 	if (runs) {
 		/* A few buffered, then one large enough to go out without a copy, then none. */
-		assert_int_equal(perfdata_writer__write_events(w, all, cut), 0);
-		assert_int_equal(perfdata_writer__write_events(w, (uint8_t *)all + cut, len - cut), 0);
-		assert_int_equal(perfdata_writer__write_events(w, all, 0), 0);
+		assert_int_equal(perfdata_writer__write_events(w, all.data, cut), 0);
+		assert_int_equal(perfdata_writer__write_events(w, all.data + cut, all.len - cut),
+				 0);
+		assert_int_equal(perfdata_writer__write_events(w, all.data, 0), 0);
 	}
 	assert_int_equal(perfdata_writer__finish(w), 0);
 	perfdata_writer__delete(w);
 	f = read_file(fd);
 	close(fd);
-	free(all);
+	test_records__fini(&all);
 	return f;
 }
 
@@ -378,9 +387,9 @@ static struct file write_mixed(bool runs)
 static void test_write_events(void **state)
 {
 	struct file one = write_mixed(false), runs = write_mixed(true);
-	uint64_t rec[6] = { 0 };
-	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 16 };
+	struct perf_event_header *h;
 	struct perf_event_attr a;
+	struct test_records rec;
 	struct perfdata_writer *w;
 	int fd = new_fd();
 
@@ -392,49 +401,52 @@ static void test_write_events(void **state)
 	free(runs.data);
 
 	/* Not whole records: refused, nothing written, the writer still usable. */
+	test_records__init(&rec, 0);
+	test_records__pattern(&rec, 16, 1, false);
+	test_records__pattern(&rec, 16, 2, false);
 	tp_attr(&a, 1);
 	w = perfdata_writer__new(fd);
 	assert_int_equal(perfdata_writer__add_attr(w, &a, "x:y", NULL, 0), 0);
-	memcpy(rec, &h, sizeof(h));
-	assert_int_equal(perfdata_writer__write_events(w, rec, 16), -EBADFD);
+	assert_int_equal(perfdata_writer__write_events(w, rec.data, 16), -EBADFD);
 	assert_int_equal(perfdata_writer__begin_data(w), 0);
-	assert_int_equal(perfdata_writer__write_events(w, rec, 8), -EINVAL);
-	assert_int_equal(perfdata_writer__write_events(w, rec, 20), -EINVAL);
+	assert_int_equal(perfdata_writer__write_events(w, rec.data, 8), -EINVAL);
+	assert_int_equal(perfdata_writer__write_events(w, rec.data, 20), -EINVAL);
 	assert_int_equal(perfdata_writer__write_events(w, NULL, 16), -EINVAL);
-	h.size = 12;
-	memcpy(rec, &h, sizeof(h));
-	assert_int_equal(perfdata_writer__write_events(w, rec, 16), -EINVAL);
+	h = (struct perf_event_header *)rec.data;
+	h->size = 12;
+	assert_int_equal(perfdata_writer__write_events(w, rec.data, 16), -EINVAL);
 	assert_int_equal(perfdata_writer__finish(w), 0);
-	assert_int_equal(perfdata_writer__size(w), HEADER_SIZE + ATTR_ENTRY + 16 + 8 + ATTR_SIZE + 4 + 4 + 64);
+	assert_int_equal(perfdata_writer__size(w),
+			 HEADER_SIZE + ATTR_ENTRY + 16 + 8 + ATTR_SIZE + 4 + 4 + 64);
 	perfdata_writer__delete(w);
 	close(fd);
+	test_records__fini(&rec);
 }
 
 /* A run torn after its first piece went out fails the writer: the file holds part of it. */
 static void test_write_events_torn(void **state)
 {
 	size_t n = 1u << 20, rec = 64;
-	uint64_t *run = calloc(n / 8, 8), buf[8];
 	struct perf_event_attr a;
 	struct perfdata_writer *w;
+	struct test_records run;
 	int fd = new_fd();
 
 	(void)state;
-	assert_non_null(run);
-	make_event(buf, (uint16_t)rec, 1);
-	for (size_t off = 0; off < n; off += rec)
-		memcpy((uint8_t *)run + off, buf, rec);
-	((struct perf_event_header *)((uint8_t *)run + n - rec))->size = 12;
+	test_records__init(&run, 0);
+	while (run.len < n)
+		test_records__pattern(&run, (uint16_t)rec, 1, false);
+	((struct perf_event_header *)(run.data + n - rec))->size = 12;
 	tp_attr(&a, 1);
 	w = perfdata_writer__new(fd);
 	assert_int_equal(perfdata_writer__add_attr(w, &a, "x:y", NULL, 0), 0);
 	assert_int_equal(perfdata_writer__begin_data(w), 0);
-	assert_int_equal(perfdata_writer__write_events(w, run, n), -EINVAL);
-	assert_int_equal(perfdata_writer__write_event(w, (void *)buf), -EBADFD);
+	assert_int_equal(perfdata_writer__write_events(w, run.data, n), -EINVAL);
+	assert_int_equal(perfdata_writer__write_event(w, (void *)run.data), -EBADFD);
 	assert_int_equal(perfdata_writer__finish(w), -EBADFD);
 	perfdata_writer__delete(w);
 	close(fd);
-	free(run);
+	test_records__fini(&run);
 }
 
 static void test_state_errors(void **state)

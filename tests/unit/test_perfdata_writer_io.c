@@ -23,6 +23,7 @@
 #include "perfdata_compress.h"
 #include "perfdata_writer.h"
 #include "perfdata_writer_test.h"
+#include "test_records.h"
 
 #define MANY_EVENTS 60000
 #define MANY_IDS    40000 /* 320 KB of ids: larger than the buffer */
@@ -38,7 +39,7 @@ static struct file write_many(int level)
 	struct perf_event_attr a;
 	struct perfdata_writer *w;
 	uint64_t *ids = malloc(MANY_IDS * sizeof(*ids));
-	uint64_t buf[64];
+	struct test_records r;
 	struct file f;
 	uint32_t i;
 	int fd = new_fd();
@@ -52,10 +53,13 @@ static struct file write_many(int level)
 	assert_int_equal(perfdata_writer__add_attr(w, &a, "many:ids", ids, MANY_IDS), 0);
 	free(ids);
 	assert_int_equal(perfdata_writer__begin_data(w), 0);
+	test_records__init(&r, 0);
 	for (i = 0; i < MANY_EVENTS; i++) {
-		make_event(buf, many_size(i), i);
-		assert_int_equal(perfdata_writer__write_event(w, (void *)buf), 0);
+		test_records__reset(&r);
+		test_records__pattern(&r, many_size(i), i, false);
+		assert_int_equal(perfdata_writer__write_event(w, (void *)r.data), 0);
 	}
+	test_records__fini(&r);
 	assert_int_equal(perfdata_writer__set_sample_time(w, 1, 2), 0);
 	assert_int_equal(perfdata_writer__finish(w), 0);
 	f = read_file(fd);
@@ -67,22 +71,26 @@ static struct file write_many(int level)
 
 static void check_many(const struct file *f)
 {
-	uint64_t off, total = 0, buf[64];
+	uint64_t off, total = 0;
+	struct test_records r;
 	uint32_t i;
 
 	for (i = 0; i < MANY_IDS; i++)
 		assert_int_equal(u64_at(f, HEADER_SIZE + ATTR_ENTRY + 8 * i), 1000 + i);
 	off = u64_at(f, 40);
 	assert_int_equal(off, HEADER_SIZE + ATTR_ENTRY + 8 * MANY_IDS);
+	test_records__init(&r, 0);
 	for (i = 0; i < MANY_EVENTS; i++) {
 		uint16_t size = many_size(i);
 
-		make_event(buf, size, i);
-		if (memcmp(f->data + off, buf, size))
+		test_records__reset(&r);
+		test_records__pattern(&r, size, i, false);
+		if (off + size > f->size || memcmp(f->data + off, r.data, size))
 			fail_msg("record %u at offset %llu differs", i, (unsigned long long)off);
 		off += size;
 		total += size;
 	}
+	test_records__fini(&r);
 	assert_true(total > 4 * 256 * 1024);
 	assert_int_equal(u64_at(f, 48), total);
 }
@@ -119,8 +127,9 @@ static void test_short_writes_and_eintr(void **state)
 static void test_write_error(void **state)
 {
 	struct perf_event_attr a;
+	const struct perf_event_header *h;
 	struct perfdata_writer *w;
-	uint64_t buf[64];
+	struct test_records r;
 	int fd = new_fd(), err = 0, i;
 
 	(void)state;
@@ -130,16 +139,18 @@ static void test_write_error(void **state)
 	assert_int_equal(perfdata_writer__begin_data(w), 0);
 	inject.fail_errno = ENOSPC;
 	inject.fail_after = 1;
-	make_event(buf, 256, 1);
+	test_records__init(&r, 0);
+	h = test_records__pattern(&r, 256, 1, false);
 	/* The first flush succeeds, the second fails with the real errno. */
 	for (i = 0; i < 10000 && !err; i++)
-		err = perfdata_writer__write_event(w, (void *)buf);
+		err = perfdata_writer__write_event(w, h);
 	assert_int_equal(err, -ENOSPC);
 	assert_true(i > 1024);
-	assert_int_equal(perfdata_writer__write_event(w, (void *)buf), -EBADFD);
+	assert_int_equal(perfdata_writer__write_event(w, h), -EBADFD);
 	assert_int_equal(perfdata_writer__finish(w), -EBADFD);
 	perfdata_writer__delete(w);
 	close(fd);
+	test_records__fini(&r);
 }
 
 static void test_finish_error(void **state)

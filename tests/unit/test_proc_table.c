@@ -25,6 +25,7 @@
 #include "perf_record.h"
 #include "proc_table.h"
 #include "proc_table_test.h"
+#include "test_records.h"
 
 static void test_lifecycle_comm_at(void **state)
 {
@@ -437,39 +438,50 @@ static void test_history_caps(void **state)
 
 static void test_mmap_kinds(void **state)
 {
+	static const uint8_t build_id[20] = { 0xab, 0xab, 0xab, 0xab, 0xab, 0xab, 0xab,
+					      0xab, 0xab, 0xab, 0xab, 0xab, 0xab, 0xab,
+					      0xab, 0xab, 0xab, 0xab, 0xab, 0xab };
 	struct proc_table *t = proc_table__new(8);
 	struct snapshot_task tasks[] = { { 60, 60 } };
-	struct perf_record_mmap *m = (void *)rbuf.b;
-	struct perf_record_mmap2 *m2 = (void *)rbuf.b;
+	struct test_mmap m = { .misc = PERF_RECORD_MISC_USER,
+			       .pid = 60,
+			       .tid = 60,
+			       .start = 0x7000,
+			       .len = 0x1000,
+			       .filename = "/old/style",
+			       .id = 1,
+			       .cpu = 1 };
 	struct collector c = { 0 };
 	const struct perf_record_mmap2 *r;
-	size_t off;
+	struct test_records rec;
 
 	(void)state;
 	assert_non_null(t);
+	test_records__init(&rec, ST);
 	/* Old-style MMAP: executable unless MISC_MMAP_DATA. */
-	memset(m, 0, sizeof(*m));
-	m->header.type = PERF_RECORD_MMAP;
-	m->header.misc = PERF_RECORD_MISC_USER;
-	m->pid = m->tid = 60;
-	m->start = 0x7000;
-	m->len = 0x1000;
-	off = put_name(offsetof(struct perf_record_mmap, filename), "/old/style");
-	feed(t, finish(off, 60, 60, 5));
-	m->header.misc |= PERF_RECORD_MISC_MMAP_DATA;
-	feed(t, finish(off, 60, 60, 6));
+	m.time = 5;
+	feed(t, test_records__mmap(&rec, &m));
+	m.misc |= PERF_RECORD_MISC_MMAP_DATA;
+	m.time = 6;
+	feed(t, test_records__mmap(&rec, &m));
 	/* MMAP2 with a build id instead of the inode: kept as it came. */
-	memset(m2, 0, sizeof(*m2));
-	m2->header.type = PERF_RECORD_MMAP2;
-	m2->header.misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID;
-	m2->pid = m2->tid = 60;
-	m2->start = 0x9000;
-	m2->len = 0x1000;
-	m2->build_id_size = 20;
-	memset(m2->build_id, 0xab, 20);
-	m2->prot = PROT_READ | PROT_EXEC;
-	m2->flags = MAP_PRIVATE;
-	feed(t, finish(put_name(offsetof(struct perf_record_mmap2, filename), "/bid"), 60, 60, 7));
+	feed(t, test_records__mmap2(&rec, &(struct test_mmap){
+						  .misc = PERF_RECORD_MISC_USER |
+							  PERF_RECORD_MISC_MMAP_BUILD_ID,
+						  .pid = 60,
+						  .tid = 60,
+						  .start = 0x9000,
+						  .len = 0x1000,
+						  .build_id_size = 20,
+						  .build_id = build_id,
+						  .prot = PROT_READ | PROT_EXEC,
+						  .flags = MAP_PRIVATE,
+						  .filename = "/bid",
+						  .time = 7,
+						  .id = 1,
+						  .cpu = 1,
+					  }));
+	test_records__fini(&rec);
 	assert_int_equal(proc_table__stats(t)->nr_ignored, 1);
 
 	assert_int_equal(emit(t, tasks, 1, 1, 10, &c, NULL), 0);

@@ -24,6 +24,7 @@
 #include "perf_record.h"
 #include "proc_table.h"
 #include "proc_table_test.h"
+#include "test_records.h"
 
 static void test_emitter_error(void **state)
 {
@@ -45,18 +46,17 @@ static void test_emitter_error(void **state)
 static void test_malformed(void **state)
 {
 	struct proc_table *t = proc_table__new(4);
-	struct perf_event_header *h = (void *)rbuf.b;
-	const struct perf_event_header *good;
 	const struct proc_table_stats *s;
+	struct perf_event_header *h;
 	uint16_t size;
 
 	(void)state;
 	assert_non_null(t);
 	s = proc_table__stats(t);
 	assert_int_equal(proc_table__process_record(t, NULL, ST), -EINVAL);
-	good = comm_rec(70, 70, "ok", false, 1);
-	assert_int_equal(proc_table__process_record(t, good, ST & ~PERF_SAMPLE_TIME), -EINVAL);
-	size = good->size;
+	h = comm_rec(70, 70, "ok", false, 1);
+	assert_int_equal(proc_table__process_record(t, h, ST & ~PERF_SAMPLE_TIME), -EINVAL);
+	size = h->size;
 	h->size = 4;
 	assert_int_equal(proc_table__process_record(t, h, ST), -EINVAL);
 	h->size = size - 4;
@@ -65,14 +65,14 @@ static void test_malformed(void **state)
 	h->size = 8 + perf_record__id_trailer_size(ST);
 	assert_int_equal(proc_table__process_record(t, h, ST), -EINVAL);
 	/* A name without its NUL. */
-	good = comm_rec(70, 70, "exactly8", false, 1);
-	memset(rbuf.b + 16, 'x', 16);
+	h = comm_rec(70, 70, "exactly8", false, 1);
+	memset((uint8_t *)h + 16, 'x', 16);
 	assert_int_equal(proc_table__process_record(t, h, ST), -EINVAL);
 	/* Fixed part cut short. */
-	task_rec(PERF_RECORD_FORK, 71, 70, 71, 70, 2);
+	h = task_rec(PERF_RECORD_FORK, 71, 70, 71, 70, 2);
 	h->size = 24 + perf_record__id_trailer_size(ST);
 	assert_int_equal(proc_table__process_record(t, h, ST), -EINVAL);
-	mmap2_rec(70, 0x1000, 0x1000, PROT_EXEC, "/x", 3);
+	h = mmap2_rec(70, 0x1000, 0x1000, PROT_EXEC, "/x", 3);
 	h->size = 64 + perf_record__id_trailer_size(ST);
 	assert_int_equal(proc_table__process_record(t, h, ST), -EINVAL);
 	assert_int_equal(s->nr_tasks, 0);
@@ -104,27 +104,38 @@ static void test_fuzz(void **state)
 					  PERF_RECORD_FORK, PERF_RECORD_EXIT };
 	struct proc_table *t = proc_table__new(16);
 	struct snapshot_task tasks[8];
-	struct perf_event_header *h = (void *)rbuf.b;
 	struct collector c = { 0 };
+	struct test_records rec;
 	unsigned int seed = 1;
 
 	(void)state;
 	assert_non_null(t);
+	test_records__init(&rec, ST);
 	proc_table__set_history_limits(t, 4, 4);
 	for (int i = 0; i < 200000; i++) {
 		size_t size = 8 + 8 * (rand_r(&seed) % 24);
+		struct perf_event_header *h;
+		uint8_t b[8 * 24];
+		uint32_t type;
 		int r;
 
+		/* Random bytes, the header's too: only its misc (bytes 4, 5) is kept. */
 		for (size_t j = 0; j < size; j++)
-			rbuf.b[j] = (uint8_t)rand_r(&seed);
+			b[j] = (uint8_t)rand_r(&seed);
 		/* Small pids so that tasks meet each other. */
 		for (size_t j = 8; j + 4 <= size && j < 24; j += 4)
-			rbuf.b[j + 1] = rbuf.b[j + 2] = rbuf.b[j + 3] = 0;
-		h->type = types[rand_r(&seed) % 5];
-		h->size = (uint16_t)(size - (rand_r(&seed) % 16 == 0 ? 4 : 0));
+			b[j + 1] = b[j + 2] = b[j + 3] = 0;
+		type = types[rand_r(&seed) % 5];
+		test_records__reset(&rec);
+		test_records__begin(&rec, type, (uint16_t)(b[4] | b[5] << 8));
+		test_records__put(&rec, b + 8, size - 8);
+		h = test_records__end(&rec);
+		if (rand_r(&seed) % 16 == 0)
+			h->size -= 4;
 		r = proc_table__process_record(t, h, ST);
 		assert_true(r == 0 || r == -EINVAL);
 	}
+	test_records__fini(&rec);
 	assert_true(proc_table__stats(t)->nr_tasks <= 16);
 	for (int i = 0; i < 8; i++)
 		tasks[i] = (struct snapshot_task){ i * 7 % 256, i * 13 % 256 };

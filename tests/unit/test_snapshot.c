@@ -16,62 +16,9 @@
 #include "snapshot.h"
 #include "snapshot_index.h"
 #include "snapshot_cursor.h"
+#include "test_records.h"
 
 #define TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
-
-/* A SAMPLE of 40 bytes: header, id, pid/tid, time, cpu. */
-static size_t put_sample(uint8_t *p, uint64_t id, uint32_t tid, uint64_t time, uint32_t cpu)
-{
-	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 40 };
-	uint64_t w[4] = { id, (uint64_t)tid << 32 | tid, time, cpu };
-
-	memcpy(p, &h, sizeof(h));
-	memcpy(p + 8, w, sizeof(w));
-	return 40;
-}
-
-/* A LOST record with its trailer. */
-static size_t put_lost(uint8_t *p, uint64_t id, uint64_t lost, uint64_t time, uint32_t cpu)
-{
-	struct perf_event_header h = { .type = PERF_RECORD_LOST, .size = 24 + 32 };
-	struct perf_record_info t = { .pid = 0, .tid = 0, .time = time, .id = id, .cpu = cpu };
-
-	memcpy(p, &h, sizeof(h));
-	memcpy(p + 8, &id, 8);
-	memcpy(p + 16, &lost, 8);
-	perf_record__write_id_trailer(p + 24, TYPE, &t);
-	return h.size;
-}
-
-/* COMM: pid, tid, the name padded to 8, the trailer. */
-static size_t put_comm(uint8_t *p, uint64_t id, uint32_t tid, const char *comm, uint64_t time)
-{
-	struct perf_record_info t = { .pid = tid, .tid = tid, .time = time, .id = id };
-	struct perf_event_header h = { .type = PERF_RECORD_COMM };
-	size_t len = (strlen(comm) + 1 + 7) & ~(size_t)7;
-
-	memset(p, 0, 16 + len);
-	memcpy(p + 8, &tid, 4);
-	memcpy(p + 12, &tid, 4);
-	memcpy(p + 16, comm, strlen(comm));
-	h.size = (uint16_t)(16 + len + perf_record__write_id_trailer(p + 16 + len, TYPE, &t));
-	memcpy(p, &h, sizeof(h));
-	return h.size;
-}
-
-/* FORK: pid, ppid, tid, ptid, time, the trailer. */
-static size_t put_fork(uint8_t *p, uint64_t id, uint32_t tid, uint32_t parent, uint64_t time)
-{
-	struct perf_record_info t = { .pid = tid, .tid = tid, .time = time, .id = id };
-	struct perf_event_header h = { .type = PERF_RECORD_FORK };
-	uint32_t ids[4] = { tid, parent, tid, parent };
-
-	memcpy(p + 8, ids, sizeof(ids));
-	memcpy(p + 24, &time, 8);
-	h.size = (uint16_t)(32 + perf_record__write_id_trailer(p + 32, TYPE, &t));
-	memcpy(p, &h, sizeof(h));
-	return h.size;
-}
 
 static struct snapshot *new_snapshot(void)
 {
@@ -120,30 +67,38 @@ static uint64_t time_of(const struct snapshot *s, size_t i)
 static void test_order_tasks_chunks(void **state)
 {
 	struct snapshot *s = new_snapshot();
-	uint8_t buf[1024];
-	size_t n = 0;
+	struct test_records r;
 
 	(void)state;
+	test_records__init(&r, TYPE);
 	/* CPU 0, backward ring copy: newest first (times 50, 30, 10), a LOST at 40. */
-	n += put_sample(buf + n, 10, 100, 50, 0);
-	n += put_lost(buf + n, 10, 7, 40, 0);
-	n += put_sample(buf + n, 20, 101, 30, 0);
-	n += put_sample(buf + n, 10, 100, 10, 0);
-	memset(buf + n, 0, 8); /* unwritten rest of the ring */
+	test_records__sample(&r,
+			     &(struct test_sample){ .id = 10, .pid = 100, .tid = 100, .time = 50 });
+	test_records__lost(&r, &(struct test_lost){ .id = 10, .lost = 7, .time = 40 });
+	test_records__sample(&r,
+			     &(struct test_sample){ .id = 20, .pid = 101, .tid = 101, .time = 30 });
+	test_records__sample(&r,
+			     &(struct test_sample){ .id = 10, .pid = 100, .tid = 100, .time = 10 });
+	test_records__put_u64(&r, 0); /* unwritten rest of the ring */
 	assert_int_equal(snapshot__begin_chunk(s, 0, true), 0);
-	assert_int_equal(snapshot__append(s, buf, n + 8), 0);
+	assert_int_equal(snapshot__append(s, r.data, r.len), 0);
 	assert_int_equal(snapshot__set_chunk_overwritten(s), 0);
 	assert_int_equal(snapshot__end_chunk(s), 0);
 	/* CPU 1, forward: oldest first (20, 30 tie with CPU 0, 60); one unknown id. */
-	n = 0;
-	n += put_sample(buf + n, 11, 102, 20, 1);
-	n += put_sample(buf + n, 21, 100, 30, 1);
-	n += put_sample(buf + n, 99, 103, 35, 1);
-	n += put_sample(buf + n, 21, 102, 60, 1);
+	test_records__reset(&r);
+	test_records__sample(&r, &(struct test_sample){
+					 .id = 11, .pid = 102, .tid = 102, .time = 20, .cpu = 1 });
+	test_records__sample(&r, &(struct test_sample){
+					 .id = 21, .pid = 100, .tid = 100, .time = 30, .cpu = 1 });
+	test_records__sample(&r, &(struct test_sample){
+					 .id = 99, .pid = 103, .tid = 103, .time = 35, .cpu = 1 });
+	test_records__sample(&r, &(struct test_sample){
+					 .id = 21, .pid = 102, .tid = 102, .time = 60, .cpu = 1 });
 	assert_int_equal(snapshot__begin_chunk(s, 1, false), 0);
-	assert_int_equal(snapshot__append(s, buf, n), 0);
+	assert_int_equal(snapshot__append(s, r.data, r.len), 0);
 	assert_int_equal(snapshot__end_chunk(s), 0);
 	assert_int_equal(snapshot__seal(s), 0);
+	test_records__fini(&r);
 
 	assert_int_equal(snapshot__nr_records(s), 7);
 	{
@@ -180,22 +135,26 @@ static void test_order_tasks_chunks(void **state)
 static void test_add_records_after_seal(void **state)
 {
 	struct snapshot *s = new_snapshot();
-	uint8_t buf[256];
-	size_t n = 0;
+	struct test_records r;
 
 	(void)state;
-	n += put_sample(buf + n, 10, 100, 100, 0);
-	n += put_sample(buf + n, 10, 100, 300, 0);
+	test_records__init(&r, TYPE);
+	test_records__sample(
+		&r, &(struct test_sample){ .id = 10, .pid = 100, .tid = 100, .time = 100 });
+	test_records__sample(
+		&r, &(struct test_sample){ .id = 10, .pid = 100, .tid = 100, .time = 300 });
 	assert_int_equal(snapshot__begin_chunk(s, 0, false), 0);
-	assert_int_equal(snapshot__append(s, buf, n), 0);
+	assert_int_equal(snapshot__append(s, r.data, r.len), 0);
 	assert_int_equal(snapshot__end_chunk(s), 0);
-	assert_int_equal(snapshot__add_records(s, buf, n), -EBADFD);
+	assert_int_equal(snapshot__add_records(s, r.data, r.len), -EBADFD);
 	assert_int_equal(snapshot__seal(s), 0);
 
-	n = 0;
-	n += put_sample(buf + n, 20, 555, 200, 0);
-	n += put_sample(buf + n, 20, 555, 99, 0);
-	assert_int_equal(snapshot__add_records(s, buf, n), 0);
+	test_records__reset(&r);
+	test_records__sample(
+		&r, &(struct test_sample){ .id = 20, .pid = 555, .tid = 555, .time = 200 });
+	test_records__sample(&r,
+			     &(struct test_sample){ .id = 20, .pid = 555, .tid = 555, .time = 99 });
+	assert_int_equal(snapshot__add_records(s, r.data, r.len), 0);
 	assert_int_equal(snapshot__nr_records(s), 4);
 	assert_int_equal(time_of(s, 0), 99);
 	assert_int_equal(time_of(s, 1), 100);
@@ -205,34 +164,56 @@ static void test_add_records_after_seal(void **state)
 	assert_int_equal(snapshot__nr_tasks(s), 1);
 	assert_int_equal(snapshot__stats(s)->first_time, 100);
 	/* A torn record is refused. */
-	assert_int_equal(snapshot__add_records(s, buf, 16), -EINVAL);
+	assert_int_equal(snapshot__add_records(s, r.data, 16), -EINVAL);
 	snapshot__delete(s);
+	test_records__fini(&r);
 }
 
 /* Names from COMM and FORK records in time order, also those merged in later. */
 static void test_comms(void **state)
 {
 	struct snapshot *s = new_snapshot();
-	uint8_t buf[1024];
-	size_t n = 0;
+	struct test_records r;
 
 	(void)state;
+	test_records__init(&r, TYPE);
 	/* Backward copy, newest first: at the same time, ring order decides. */
-	n += put_comm(buf + n, 10, 5, "late", 30);
-	n += put_comm(buf + n, 10, 5, "early", 30);
-	n += put_sample(buf + n, 10, 5, 25, 0);
-	memset(buf + n, 0, 8);
+	test_records__comm(&r, &(struct test_comm){
+				       .pid = 5, .tid = 5, .comm = "late", .time = 30, .id = 10 });
+	test_records__comm(&r, &(struct test_comm){
+				       .pid = 5, .tid = 5, .comm = "early", .time = 30, .id = 10 });
+	test_records__sample(&r, &(struct test_sample){ .id = 10, .pid = 5, .tid = 5, .time = 25 });
+	test_records__put_u64(&r, 0); /* unwritten rest of the ring */
 	assert_int_equal(snapshot__begin_chunk(s, 0, true), 0);
-	assert_int_equal(snapshot__append(s, buf, n + 8), 0);
+	assert_int_equal(snapshot__append(s, r.data, r.len), 0);
 	assert_int_equal(snapshot__end_chunk(s), 0);
-	n = 0;
-	n += put_comm(buf + n, 20, 7, "seven", 10);
-	n += put_fork(buf + n, 20, 9, 5, 20); /* its parent has no name yet */
-	n += put_fork(buf + n, 20, 6, 5, 40);
-	n += put_comm(buf + n, 20, 5, "after-fork", 45);
-	n += put_comm(buf + n, 20, 0, "swapper", 46); /* not a task's */
+	test_records__reset(&r);
+	test_records__comm(&r, &(struct test_comm){
+				       .pid = 7, .tid = 7, .comm = "seven", .time = 10, .id = 20 });
+	test_records__task(&r, &(struct test_task){ .type = PERF_RECORD_FORK,
+						    .pid = 9,
+						    .ppid = 5,
+						    .tid = 9,
+						    .ptid = 5,
+						    .time = 20,
+						    .id = 20 }); /* its parent has no name yet */
+	test_records__task(&r, &(struct test_task){ .type = PERF_RECORD_FORK,
+						    .pid = 6,
+						    .ppid = 5,
+						    .tid = 6,
+						    .ptid = 5,
+						    .time = 40,
+						    .id = 20 });
+	test_records__comm(
+		&r, &(struct test_comm){
+			    .pid = 5, .tid = 5, .comm = "after-fork", .time = 45, .id = 20 });
+	test_records__comm(&r, &(struct test_comm){ .pid = 0,
+						    .tid = 0,
+						    .comm = "swapper",
+						    .time = 46,
+						    .id = 20 }); /* not a task's */
 	assert_int_equal(snapshot__begin_chunk(s, 1, false), 0);
-	assert_int_equal(snapshot__append(s, buf, n), 0);
+	assert_int_equal(snapshot__append(s, r.data, r.len), 0);
 	assert_int_equal(snapshot__end_chunk(s), 0);
 	assert_int_equal(snapshot__seal(s), 0);
 
@@ -247,16 +228,24 @@ static void test_comms(void **state)
 	assert_null(snapshot__comm_entry(s, 3));
 
 	/* Merged records take their place in time: 8 is named, 6 renamed, 7 not. */
-	n = 0;
-	n += put_comm(buf + n, 11, 6, "renamed", 50);
-	n += put_comm(buf + n, 11, 8, "a-very-long-name-cut-at-15", 5);
-	n += put_comm(buf + n, 11, 7, "older", 1);
-	assert_int_equal(snapshot__add_records(s, buf, n), 0);
+	test_records__reset(&r);
+	test_records__comm(
+		&r,
+		&(struct test_comm){ .pid = 6, .tid = 6, .comm = "renamed", .time = 50, .id = 11 });
+	test_records__comm(&r, &(struct test_comm){ .pid = 8,
+						    .tid = 8,
+						    .comm = "a-very-long-name-cut-at-15",
+						    .time = 5,
+						    .id = 11 });
+	test_records__comm(&r, &(struct test_comm){
+				       .pid = 7, .tid = 7, .comm = "older", .time = 1, .id = 11 });
+	assert_int_equal(snapshot__add_records(s, r.data, r.len), 0);
 	assert_int_equal(snapshot__nr_comms(s), 4);
 	assert_string_equal(snapshot__comm(s, 6), "renamed");
 	assert_string_equal(snapshot__comm(s, 7), "seven");
 	assert_string_equal(snapshot__comm(s, 8), "a-very-long-nam");
 	snapshot__delete(s);
+	test_records__fini(&r);
 }
 
 /*
@@ -267,27 +256,39 @@ static void test_comms(void **state)
 static void test_lanes_per_cpu(void **state)
 {
 	struct snapshot *s = new_snapshot();
-	uint8_t buf[1024];
-	size_t n = 0;
+	struct test_records r;
 	uint64_t t;
 
 	(void)state;
-	n += put_sample(buf + n, 10, 100, 10, 0);
-	n += put_sample(buf + n, 10, 101, 15, 3);
-	n += put_sample(buf + n, 10, 100, 30, 0);
-	n += put_sample(buf + n, 10, 100, 20, 0); /* inversion on CPU 0 */
-	n += put_sample(buf + n, 10, 101, 5, 3);  /* and on CPU 3 */
-	n += put_lost(buf + n, 10, 2, 40, 3);
+	test_records__init(&r, TYPE);
+	test_records__sample(&r,
+			     &(struct test_sample){ .id = 10, .pid = 100, .tid = 100, .time = 10 });
+	test_records__sample(&r, &(struct test_sample){
+					 .id = 10, .pid = 101, .tid = 101, .time = 15, .cpu = 3 });
+	test_records__sample(&r,
+			     &(struct test_sample){ .id = 10, .pid = 100, .tid = 100, .time = 30 });
+	test_records__sample(&r, &(struct test_sample){ .id = 10,
+							.pid = 100,
+							.tid = 100,
+							.time = 20 }); /* inversion on CPU 0 */
+	test_records__sample(
+		&r,
+		&(struct test_sample){
+			.id = 10, .pid = 101, .tid = 101, .time = 5, .cpu = 3 }); /* and on CPU 3 */
+	test_records__lost(&r, &(struct test_lost){ .id = 10, .lost = 2, .time = 40, .cpu = 3 });
 	assert_int_equal(snapshot__begin_chunk(s, -1, false), 0);
-	assert_int_equal(snapshot__append(s, buf, n), 0);
+	assert_int_equal(snapshot__append(s, r.data, r.len), 0);
 	assert_int_equal(snapshot__end_chunk(s), 0);
 	/* A backward ring of CPU 3 whose newest record is older than its next. */
-	n = 0;
-	n += put_sample(buf + n, 20, 102, 25, 3);
-	n += put_sample(buf + n, 20, 102, 26, 3);
-	n += put_sample(buf + n, 20, 102, 12, 3);
+	test_records__reset(&r);
+	test_records__sample(&r, &(struct test_sample){
+					 .id = 20, .pid = 102, .tid = 102, .time = 25, .cpu = 3 });
+	test_records__sample(&r, &(struct test_sample){
+					 .id = 20, .pid = 102, .tid = 102, .time = 26, .cpu = 3 });
+	test_records__sample(&r, &(struct test_sample){
+					 .id = 20, .pid = 102, .tid = 102, .time = 12, .cpu = 3 });
 	assert_int_equal(snapshot__begin_chunk(s, 3, true), 0);
-	assert_int_equal(snapshot__append(s, buf, n), 0);
+	assert_int_equal(snapshot__append(s, r.data, r.len), 0);
 	assert_int_equal(snapshot__end_chunk(s), 0);
 	assert_int_equal(snapshot__seal(s), 0);
 
@@ -328,20 +329,23 @@ static void test_lanes_per_cpu(void **state)
 	assert_int_equal(snapshot__stats(s)->first_time, 5);
 	assert_int_equal(snapshot__stats(s)->last_time, 40);
 	snapshot__delete(s);
+	test_records__fini(&r);
 }
 
 /* A run far from time order (a malformed input) still comes out sorted. */
 static void test_unordered_run(void **state)
 {
 	struct snapshot *s = new_snapshot();
-	static uint8_t buf[40 * 2000];
-	size_t n = 0;
+	struct test_records r;
 
 	(void)state;
+	test_records__init(&r, TYPE);
 	for (uint64_t i = 0; i < 2000; i++)
-		n += put_sample(buf + n, 10, 100, (i * 7919) % 2000, 0);
+		test_records__sample(
+			&r, &(struct test_sample){
+				    .id = 10, .pid = 100, .tid = 100, .time = (i * 7919) % 2000 });
 	assert_int_equal(snapshot__begin_chunk(s, 0, false), 0);
-	assert_int_equal(snapshot__append(s, buf, n), 0);
+	assert_int_equal(snapshot__append(s, r.data, r.len), 0);
 	assert_int_equal(snapshot__end_chunk(s), 0);
 	assert_int_equal(snapshot__seal(s), 0);
 	{
@@ -354,6 +358,7 @@ static void test_unordered_run(void **state)
 		snapshot_cursor__delete(c);
 	}
 	snapshot__delete(s);
+	test_records__fini(&r);
 }
 
 /*
@@ -420,20 +425,29 @@ static void check_segments(struct snapshot *s, const struct seg_rec *want, size_
 
 static void test_backward_segments(void **state)
 {
-	static uint64_t ring[SEG_RECORDS * 5 + 8];
 	static struct seg_rec want[SEG_RECORDS];
-	size_t n = 0, nr = 0;
+	struct test_records r;
+	size_t nr = 0;
 
 	(void)state;
+	test_records__init(&r, TYPE);
 	/* Newest first in the ring: record i (oldest first) is written last to first. */
 	for (size_t j = SEG_RECORDS; j-- > 0;) {
 		uint32_t cpu = j % 7 == 3 ? 1 : 0;
 
 		if (j % 500 == 250) {
-			n += put_sample((uint8_t *)ring + n, 99, (uint32_t)j, seg_time(j), cpu);
+			test_records__sample(&r, &(struct test_sample){ .id = 99,
+									.pid = (uint32_t)j,
+									.tid = (uint32_t)j,
+									.time = seg_time(j),
+									.cpu = cpu });
 			continue; /* an unknown id: dropped */
 		}
-		n += put_sample((uint8_t *)ring + n, 10, (uint32_t)j, seg_time(j), cpu);
+		test_records__sample(&r, &(struct test_sample){ .id = 10,
+								.pid = (uint32_t)j,
+								.tid = (uint32_t)j,
+								.time = seg_time(j),
+								.cpu = cpu });
 	}
 	for (size_t i = 0; i < SEG_RECORDS; i++)
 		if (i % 500 != 250)
@@ -446,10 +460,11 @@ static void test_backward_segments(void **state)
 
 		if (spilled) {
 			assert_int_equal(snapshot__begin_chunk(s, 0, true), 0);
-			assert_int_equal(snapshot__append(s, ring, n), 0);
+			assert_int_equal(snapshot__append(s, r.data, r.len), 0);
 			assert_int_equal(snapshot__end_chunk(s), 0);
 		} else {
-			assert_int_equal(snapshot__add_chunk_memory(s, 0, true, ring, n, true), 0);
+			assert_int_equal(
+				snapshot__add_chunk_memory(s, 0, true, r.data, r.len, true), 0);
 		}
 		assert_int_equal(snapshot__seal(s), 0);
 		assert_int_equal(snapshot__nr_records(s), nr);
@@ -460,6 +475,7 @@ static void test_backward_segments(void **state)
 		check_segments(s, want, nr, 1);
 		snapshot__delete(s);
 	}
+	test_records__fini(&r);
 }
 
 /*
@@ -469,32 +485,39 @@ static void test_backward_segments(void **state)
 static void test_memory_chunks(void **state)
 {
 	struct snapshot *s = new_snapshot();
-	uint64_t mem_a[16], mem_b[8], spilled[16];
-	uint8_t side[256];
-	size_t n = 0, m = 0, k = 0, sn;
+	struct test_records a, b, sp, side;
 
 	(void)state;
+	test_records__init(&a, TYPE);
+	test_records__init(&b, TYPE);
+	test_records__init(&sp, TYPE);
+	test_records__init(&side, TYPE);
 	/* CPU 0 in memory, backward: newest first (40, 20). */
-	n += put_sample((uint8_t *)mem_a + n, 10, 100, 40, 0);
-	n += put_sample((uint8_t *)mem_a + n, 10, 100, 20, 0);
+	test_records__sample(&a,
+			     &(struct test_sample){ .id = 10, .pid = 100, .tid = 100, .time = 40 });
+	test_records__sample(&a,
+			     &(struct test_sample){ .id = 10, .pid = 100, .tid = 100, .time = 20 });
 	/* CPU 1 spilled, forward (10, 30). */
-	k += put_sample((uint8_t *)spilled + k, 11, 101, 10, 1);
-	k += put_sample((uint8_t *)spilled + k, 11, 101, 30, 1);
+	test_records__sample(&sp, &(struct test_sample){
+					  .id = 11, .pid = 101, .tid = 101, .time = 10, .cpu = 1 });
+	test_records__sample(&sp, &(struct test_sample){
+					  .id = 11, .pid = 101, .tid = 101, .time = 30, .cpu = 1 });
 	/* CPU 2 in memory, forward (25). */
-	m += put_sample((uint8_t *)mem_b + m, 20, 102, 25, 2);
-	assert_int_equal(snapshot__add_chunk_memory(s, 0, true, mem_a, n, true), 0);
+	test_records__sample(&b, &(struct test_sample){
+					 .id = 20, .pid = 102, .tid = 102, .time = 25, .cpu = 2 });
+	assert_int_equal(snapshot__add_chunk_memory(s, 0, true, a.data, a.len, true), 0);
 	assert_int_equal(snapshot__begin_chunk(s, 1, false), 0);
 	/* No memory chunk inside an open chunk. */
-	assert_int_equal(snapshot__add_chunk_memory(s, 2, false, mem_b, m, false), -EBADFD);
-	assert_int_equal(snapshot__append(s, spilled, k), 0);
+	assert_int_equal(snapshot__add_chunk_memory(s, 2, false, b.data, b.len, false), -EBADFD);
+	assert_int_equal(snapshot__append(s, sp.data, sp.len), 0);
 	assert_int_equal(snapshot__end_chunk(s), 0);
 	/* Misaligned memory or a length not a multiple of 8 is refused. */
-	assert_int_equal(snapshot__add_chunk_memory(s, 2, false, (uint8_t *)mem_b + 4, 8, false),
+	assert_int_equal(snapshot__add_chunk_memory(s, 2, false, b.data + 4, 8, false), -EINVAL);
+	assert_int_equal(snapshot__add_chunk_memory(s, 2, false, b.data, b.len + 4, false),
 			 -EINVAL);
-	assert_int_equal(snapshot__add_chunk_memory(s, 2, false, mem_b, m + 4, false), -EINVAL);
-	assert_int_equal(snapshot__add_chunk_memory(s, 2, false, mem_b, m, false), 0);
+	assert_int_equal(snapshot__add_chunk_memory(s, 2, false, b.data, b.len, false), 0);
 	assert_int_equal(snapshot__seal(s), 0);
-	assert_int_equal(snapshot__add_chunk_memory(s, 3, false, mem_b, m, false), -EBADFD);
+	assert_int_equal(snapshot__add_chunk_memory(s, 3, false, b.data, b.len, false), -EBADFD);
 
 	{
 		static const uint64_t want[] = { 10, 20, 25, 30, 40 };
@@ -508,8 +531,10 @@ static void test_memory_chunks(void **state)
 	assert_int_equal(snapshot__chunk(s, 2)->cpu, 2);
 	assert_int_equal(snapshot__nr_tasks(s), 3);
 	/* A record merged in after sealing remaps the spill; memory chunks are unmoved. */
-	sn = put_comm(side, 10, 100, "memtask", 35);
-	assert_int_equal(snapshot__add_records(s, side, sn), 0);
+	test_records__comm(
+		&side, &(struct test_comm){
+			       .pid = 100, .tid = 100, .comm = "memtask", .time = 35, .id = 10 });
+	assert_int_equal(snapshot__add_records(s, side.data, side.len), 0);
 	{
 		static const uint64_t want[] = { 10, 20, 25, 30, 35, 40 };
 
@@ -517,26 +542,32 @@ static void test_memory_chunks(void **state)
 			assert_int_equal(time_of(s, i), want[i]);
 	}
 	assert_string_equal(snapshot__comm(s, 100), "memtask");
-	assert_ptr_equal(nth(s, 0, 0, NULL), (const void *)((uint8_t *)mem_a + 40));
+	assert_ptr_equal(nth(s, 0, 0, NULL), (const void *)(a.data + 40));
 	snapshot__delete(s);
+	test_records__fini(&a);
+	test_records__fini(&b);
+	test_records__fini(&sp);
+	test_records__fini(&side);
 }
 
 /*
  * Six chunks (backward and forward, in memory and spilled, CPUs shared
  * between chunks, records whose CPU is not their chunk's, names, losses
- * and unknown ids), the same for every call; sealed with @threads.
+ * and unknown ids), the same for every call; sealed with @threads. The
+ * chunks are built in @recs, which the caller frees after the snapshot.
  */
 #define PAR_CHUNKS  6
 #define PAR_RECORDS 400
 
-static struct snapshot *parallel_snapshot(unsigned int threads, uint8_t bufs[][PAR_RECORDS * 64])
+static struct snapshot *parallel_snapshot(unsigned int threads, struct test_records *recs)
 {
 	struct snapshot *s = new_snapshot();
 
 	for (size_t k = 0; k < PAR_CHUNKS; k++) {
-		uint8_t rec[64];
-		size_t len = 0, n;
+		struct test_records *r = &recs[k];
 		bool backward = k % 2 == 0;
+
+		test_records__init(r, TYPE);
 
 		/* Written oldest first; a backward chunk holds them newest first. */
 		for (size_t i = 0; i < PAR_RECORDS; i++) {
@@ -545,24 +576,44 @@ static struct snapshot *parallel_snapshot(unsigned int threads, uint8_t bufs[][P
 			uint32_t tid = (uint32_t)(100 + k * 10 + j % 7);
 
 			if (j % 50 == 7)
-				n = put_comm(rec, 10, tid, j % 100 == 7 ? "even" : "odd", t);
+				test_records__comm(r, &(struct test_comm){
+							      .pid = tid,
+							      .tid = tid,
+							      .comm = j % 100 == 7 ? "even" : "odd",
+							      .time = t,
+							      .id = 10,
+						      });
 			else if (j % 77 == 5)
-				n = put_fork(rec, 20, tid + 1000, tid, t);
+				test_records__task(r, &(struct test_task){ .type = PERF_RECORD_FORK,
+									   .pid = tid + 1000,
+									   .ppid = tid,
+									   .tid = tid + 1000,
+									   .ptid = tid,
+									   .time = t,
+									   .id = 20 });
 			else if (j % 99 == 9)
-				n = put_lost(rec, 11, j, t, (uint32_t)(k % 3));
+				test_records__lost(r,
+						   &(struct test_lost){ .id = 11,
+									.lost = j,
+									.time = t,
+									.cpu = (uint32_t)(k % 3) });
 			else
-				n = put_sample(rec, j % 120 == 1 ? 99 : (j % 2 ? 21 : 10), tid, t,
-					       (uint32_t)(j % 13 == 0 ? 5 : k % 3));
-			memcpy(bufs[k] + len, rec, n);
-			len += n;
+				test_records__sample(
+					r, &(struct test_sample){
+						   .id = j % 120 == 1 ? 99 : (j % 2 ? 21 : 10),
+						   .pid = tid,
+						   .tid = tid,
+						   .time = t,
+						   .cpu = (uint32_t)(j % 13 == 0 ? 5 : k % 3),
+					   });
 		}
 		if (k < 3) {
 			assert_int_equal(snapshot__add_chunk_memory(s, (int)(k % 3), backward,
-								    bufs[k], len, k == 0),
+								    r->data, r->len, k == 0),
 					 0);
 		} else {
 			assert_int_equal(snapshot__begin_chunk(s, (int)(k % 3), backward), 0);
-			assert_int_equal(snapshot__append(s, bufs[k], len), 0);
+			assert_int_equal(snapshot__append(s, r->data, r->len), 0);
 			assert_int_equal(snapshot__end_chunk(s), 0);
 		}
 	}
@@ -629,8 +680,8 @@ static void assert_ties_in_chunk_order(const struct snapshot *s)
 /* Chunks indexed by several threads give the index one thread gives. */
 static void test_parallel_seal(void **state)
 {
-	static uint8_t bufs[3][PAR_CHUNKS][PAR_RECORDS * 64];
-	struct snapshot *one = parallel_snapshot(1, bufs[0]);
+	static struct test_records recs[3][PAR_CHUNKS];
+	struct snapshot *one = parallel_snapshot(1, recs[0]);
 	const struct snapshot_stats *st = snapshot__stats(one);
 
 	(void)state;
@@ -639,7 +690,7 @@ static void test_parallel_seal(void **state)
 	assert_true(st->nr_dropped > 0 && st->nr_lost_records > 0);
 	assert_true(snapshot__nr_comms(one) > 0);
 	for (unsigned int threads = 0; threads <= 4; threads += 4) {
-		struct snapshot *many = parallel_snapshot(threads, bufs[threads ? 2 : 1]);
+		struct snapshot *many = parallel_snapshot(threads, recs[threads ? 2 : 1]);
 		const struct snapshot_stats *sm = snapshot__stats(many);
 
 		assert_memory_equal(st, sm, sizeof(*st));
@@ -667,6 +718,9 @@ static void test_parallel_seal(void **state)
 		snapshot__delete(many);
 	}
 	snapshot__delete(one);
+	for (size_t i = 0; i < 3; i++)
+		for (size_t k = 0; k < PAR_CHUNKS; k++)
+			test_records__fini(&recs[i][k]);
 }
 
 /* What snapshot_index__for_each_run handed out: the runs, in order. */
@@ -729,62 +783,81 @@ static void assert_runs_are_cursor(const struct snapshot *s, const struct runs *
 /* Records as the rings hold them: whole runs, the dropped ones and cut tails left out. */
 static void test_runs(void **state)
 {
-	uint8_t(*bufs)[PAR_RECORDS * 64] = calloc(PAR_CHUNKS, sizeof(*bufs));
+	struct test_records recs[PAR_CHUNKS], mem, fwd, side;
 	struct snapshot *s = new_snapshot();
 	struct runs r = { 0 };
-	uint64_t mem[32];
-	uint8_t buf[512], side[64];
-	size_t n = 0, cut;
+	size_t cut;
 
 	(void)state;
+	test_records__init(&mem, TYPE);
+	test_records__init(&fwd, TYPE);
+	test_records__init(&side, TYPE);
 	assert_int_equal(snapshot_index__for_each_run(s, take_run, &r), -EBADFD);
 	/* Backward, in memory: newest first, then a record the kernel was overwriting. */
-	n += put_sample((uint8_t *)mem + n, 10, 100, 50, 0);
-	n += put_sample((uint8_t *)mem + n, 20, 101, 30, 0);
-	cut = n;
-	n += put_sample((uint8_t *)mem + n, 10, 100, 10, 0);
-	((struct perf_event_header *)((uint8_t *)mem + cut))->size = 48; /* runs past the end */
-	assert_int_equal(snapshot__add_chunk_memory(s, 0, true, mem, n, true), 0);
+	test_records__sample(&mem,
+			     &(struct test_sample){ .id = 10, .pid = 100, .tid = 100, .time = 50 });
+	test_records__sample(&mem,
+			     &(struct test_sample){ .id = 20, .pid = 101, .tid = 101, .time = 30 });
+	cut = mem.len;
+	test_records__sample(&mem,
+			     &(struct test_sample){ .id = 10, .pid = 100, .tid = 100, .time = 10 })
+		->size = 48; /* runs past the end */
+	assert_int_equal(snapshot__add_chunk_memory(s, 0, true, mem.data, mem.len, true), 0);
 	/* Forward, spilled: an unknown id (99) in the middle splits it. */
-	n = 0;
-	n += put_sample(buf + n, 11, 102, 20, 1);
-	n += put_sample(buf + n, 21, 100, 30, 1);
-	n += put_sample(buf + n, 99, 103, 35, 1);
-	n += put_sample(buf + n, 21, 102, 60, 1);
-	n += put_sample(buf + n, 99, 103, 65, 1);
+	test_records__sample(
+		&fwd,
+		&(struct test_sample){ .id = 11, .pid = 102, .tid = 102, .time = 20, .cpu = 1 });
+	test_records__sample(
+		&fwd,
+		&(struct test_sample){ .id = 21, .pid = 100, .tid = 100, .time = 30, .cpu = 1 });
+	test_records__sample(
+		&fwd,
+		&(struct test_sample){ .id = 99, .pid = 103, .tid = 103, .time = 35, .cpu = 1 });
+	test_records__sample(
+		&fwd,
+		&(struct test_sample){ .id = 21, .pid = 102, .tid = 102, .time = 60, .cpu = 1 });
+	test_records__sample(
+		&fwd,
+		&(struct test_sample){ .id = 99, .pid = 103, .tid = 103, .time = 65, .cpu = 1 });
 	assert_int_equal(snapshot__begin_chunk(s, 1, false), 0);
-	assert_int_equal(snapshot__append(s, buf, n), 0);
+	assert_int_equal(snapshot__append(s, fwd.data, fwd.len), 0);
 	assert_int_equal(snapshot__end_chunk(s), 0);
 	/* An empty chunk gives no run. */
 	assert_int_equal(snapshot__begin_chunk(s, 2, false), 0);
 	assert_int_equal(snapshot__end_chunk(s), 0);
 	assert_int_equal(snapshot__seal(s), 0);
-	assert_int_equal(snapshot__add_records(s, side, put_comm(side, 10, 104, "late", 5)), 0);
+	test_records__comm(
+		&side,
+		&(struct test_comm){ .pid = 104, .tid = 104, .comm = "late", .time = 5, .id = 10 });
+	assert_int_equal(snapshot__add_records(s, side.data, side.len), 0);
 
 	assert_int_equal(snapshot_index__for_each_run(s, take_run, &r), 0);
 	assert_int_equal(r.nr, 4);
-	assert_ptr_equal(r.data[0], (const uint8_t *)mem);
+	assert_ptr_equal(r.data[0], mem.data);
 	assert_int_equal(r.len[0], cut);
 	assert_int_equal(r.len[1], 80);
-	assert_memory_equal(r.data[1], buf, 80);
+	assert_memory_equal(r.data[1], fwd.data, 80);
 	assert_int_equal(r.len[2], 40);
-	assert_memory_equal(r.data[2], buf + 120, 40);
-	assert_memory_equal(r.data[3], side, r.len[3]); /* merged records come last */
+	assert_memory_equal(r.data[2], fwd.data + 120, 40);
+	assert_memory_equal(r.data[3], side.data, r.len[3]); /* merged records come last */
 	assert_runs_are_cursor(s, &r);
 	/* A nonzero return stops the walk and is returned. */
 	r = (struct runs){ .stop_at = 2 };
 	assert_int_equal(snapshot_index__for_each_run(s, take_run, &r), -ECANCELED);
 	assert_int_equal(r.nr, 2);
 	snapshot__delete(s);
+	test_records__fini(&mem);
+	test_records__fini(&fwd);
+	test_records__fini(&side);
 
 	/* Many chunks of every kind: the same records as the cursor. */
-	assert_non_null(bufs);
-	s = parallel_snapshot(0, bufs);
+	s = parallel_snapshot(0, recs);
 	r = (struct runs){ 0 };
 	assert_int_equal(snapshot_index__for_each_run(s, take_run, &r), 0);
 	assert_runs_are_cursor(s, &r);
 	snapshot__delete(s);
-	free(bufs);
+	for (size_t k = 0; k < PAR_CHUNKS; k++)
+		test_records__fini(&recs[k]);
 }
 
 static void test_state_errors(void **state)

@@ -30,6 +30,7 @@
 #include "snapshot_files.h"
 #include "tracing_meta.h"
 #include "test_dir.h"
+#include "test_records.h"
 
 #define TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
@@ -229,8 +230,10 @@ static struct snapshot *new_snapshot(void)
 	struct snapshot *s = snapshot__new();
 	struct tracing_meta *m = NULL;
 	uint64_t ids[] = { 10, 11 };
+	struct test_records r;
 
 	assert_non_null(s);
+	test_records__init(&r, TYPE);
 	/* What trace.dat needs, read once as the daemon does when recording starts. */
 	assert_int_equal(tracing_meta__read(tracing, NULL, 0, &m), 0);
 	snapshot__set_tracing(s, m);
@@ -240,16 +243,22 @@ static struct snapshot *new_snapshot(void)
 	for (uint32_t cpu = 0; cpu < 2; cpu++) {
 		assert_int_equal(snapshot__begin_chunk(s, (int)cpu, false), 0);
 		for (uint64_t i = 0; i < 200; i++) {
-			struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 40 };
-			uint64_t w[4] = { ids[cpu], (uint64_t)(100 + cpu) << 32 | (100 + cpu),
-					  1000 + i * 2 + cpu, cpu };
+			const struct perf_event_header *h;
 
-			assert_int_equal(snapshot__append(s, &h, sizeof(h)), 0);
-			assert_int_equal(snapshot__append(s, w, sizeof(w)), 0);
+			test_records__reset(&r);
+			h = test_records__sample(&r, &(struct test_sample){
+							     .id = ids[cpu],
+							     .pid = 100 + cpu,
+							     .tid = 100 + cpu,
+							     .time = 1000 + i * 2 + cpu,
+							     .cpu = cpu,
+						     });
+			assert_int_equal(snapshot__append(s, h, h->size), 0);
 		}
 		assert_int_equal(snapshot__end_chunk(s), 0);
 	}
 	assert_int_equal(snapshot__seal(s), 0);
+	test_records__fini(&r);
 	return s;
 }
 
