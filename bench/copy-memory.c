@@ -2,7 +2,7 @@
 /*
  * copy-memory: what the copy of a ring costs in each kind of memory a dump
  * can copy it to, taken anew for each copy as a dump takes it (the choice
- * behind ring_copy__map_file(), docs/design.md):
+ * behind ring_copy__map_file(), docs/decisions.md):
  *   anon:  anonymous memory, MADV_POPULATE_WRITE, then memcpy (the copier
  *          writes it: what dumps did before 2026-12-02);
  *   file:  a memory file per copy, written with pwrite (the kernel copies

@@ -9,7 +9,8 @@
  * that disk; wall time).
  *
  * usage: snapshot-write PERF.DATA DIR [RUNS [LEVEL|plain]]
- *   LEVEL: perf.data's zstd level (default 3, perfsnapd's; trace.dat's is 3)
+ *   LEVEL: perf.data's zstd level (default 3; perfsnapd's is 1, and
+ *          trace.dat's is always the writer's own, 1)
  *   plain: only the writes without zstd (to profile the writers)
  * With RINGS=1 in the environment the records are laid out as perfsnapd's
  * copies are, a backward ring per CPU (newest first, in memory), so the

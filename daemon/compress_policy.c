@@ -107,8 +107,8 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
  * slowest there judged zstd by one file's compression while the other
  * file waited for it. Their waits for the disk are not summed: they
  * overlap, the files' direct writes in flight together (summing them made
- * an uncompressed dump on one CPU read as dear as a zstd one that took
- * 40% longer).
+ * an uncompressed dump on one CPU read as dear as a far longer zstd one:
+ * docs/decisions.md).
  *
  * Returns the larger of the two, in ns.
  */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * compress_policy: `compression = auto`, whether the next dump is written
- * with zstd. zstd costs CPU time and saves most of the bytes (15-20x
- * here); whether that pays depends on what a byte written costs now, which
- * is not only the disk's speed: on a VM whose host takes back the memory
- * the guest frees, new page cache is backed anew as it is written, and an
- * uncompressed dump's writers ran 5x longer than a moment before on the
- * same disk. So the policy measures, as a flight recorder can only between
+ * with zstd. zstd costs CPU time and saves most of the bytes; whether
+ * that pays depends on what a byte written costs now, which is not only
+ * the disk's speed: on a VM whose host takes back the memory the guest
+ * frees, new page cache is backed anew as it is written, and an
+ * uncompressed dump's writers ran several times longer than a moment
+ * before on the same disk (docs/decisions.md). So the policy measures, as a flight recorder can only between
  * rare dumps: each dump's writing time per byte of the snapshot's records,
  * per mode. That time is the slowest data file's running and waiting (not
  * runnable), or, where the writers have fewer CPUs than files (a recorder
@@ -21,11 +21,10 @@
  * bounded and known, spent in parallel; an uncompressed dump waits for a
  * disk of unknown speed), and uncompressed where the writers have fewer
  * CPUs than files: there the files take turns, and their compression
- * times add up (a recorder pinned to one CPU: zstd 171-226 ms against
- * 137-169 uncompressed, docs/benchmarks.md). A mode is measured again only
- * in a series of dumps (the last one finished less than VALID_NS ago),
- * once its own figure is that old or missing: one dump of the series pays
- * for it, never the first. Loop thread only.
+ * times add up (a recorder pinned to one CPU, docs/decisions.md). A mode
+ * is measured again only in a series of dumps (the last one finished less
+ * than VALID_NS ago), once its own figure is that old or missing: one dump
+ * of the series pays for it, never the first. Loop thread only.
  */
 #ifndef PERFSNAPD_COMPRESS_POLICY_H
 #define PERFSNAPD_COMPRESS_POLICY_H
@@ -40,10 +39,10 @@ struct dump_figures;
 #define COMPRESS_POLICY_VALID_NS      (300ull * 1000000000ull)
 /*
  * What zstd usually costs, in ps of the slowest file's time per record
- * byte, before it was measured here: 1300 on this project's 2-CPU VM
- * (docs/benchmarks.md), where uncompressed writing costs 500-1100 on a
- * quick page cache and 2500 on one the host backs anew. Where the files
- * share fewer CPUs, their times add up: the guess grows with them.
+ * byte, before it was measured here: what it measured on this project's
+ * 2-CPU VM, between what uncompressed writing costs there on a quick page
+ * cache and on one the host backs anew (docs/decisions.md). Where the
+ * files share fewer CPUs, their times add up: the guess grows with them.
  */
 #define COMPRESS_POLICY_ZSTD_GUESS_PS 1300u
 

@@ -101,14 +101,13 @@ static uint64_t ring_head(const struct ring_view *ring)
  * The bytes of a ring copied while it is paused: its oldest, which the
  * kernel's next records overwrite first once it runs. The rest is copied
  * after the resume, oldest first, in pieces (copy_running_piece()), so
- * that the copier, at 1-2 GB/s, moves away from the kernel, which writes
- * 20-40 MB/s into a busy CPU's ring: the paused part only has to last
- * from the resume to the end of the first piece's copy (1 MiB is 25-50 ms
- * at those rates, where that takes 1-2 ms, more with several rings per
- * copier), whatever the ring's size. If the kernel ever did come to a
- * piece before its copy ended, the copy says so by data_head and what it
- * may have touched is cut off (backward_ring__intact()). Smaller rings are
- * copied whole while paused: 1 MiB takes 0.1-0.3 ms.
+ * that the copier, far faster than a busy CPU writes into its ring, moves
+ * away from the kernel: the paused part only has to last from the resume
+ * to the end of the first piece's copy (longer with several rings per
+ * copier), whatever the ring's size (docs/decisions.md). If the kernel
+ * ever did come to a piece before its copy ended, the copy says so by
+ * data_head and what it may have touched is cut off
+ * (backward_ring__intact()). Smaller rings are copied whole while paused.
  */
 #define PAUSED_BYTES (1u << 20)
 /*
@@ -146,12 +145,11 @@ static void populate(void *buf, size_t from, size_t to)
  *
  * Not faulted in: a round faults in each destination itself (see
  * ring_copy__round()). Base pages, also where THP is "always": huge pages
- * are faster only where the memory was just freed (64 MiB: 7 ms against
- * 25 ms on this VM). A flight recorder dumps after long idle times, and a
- * host that takes back memory the guest freed (free page reporting, which
- * reports free blocks of huge-page size) backs a huge page anew at its
- * first touch: 64 MiB took 136-220 ms in huge pages a few seconds after
- * they were freed, 22-31 ms in 4 KiB pages (bench: docs/benchmarks.md).
+ * are faster only where the memory was just freed. A flight recorder
+ * dumps after long idle times, and a host that takes back memory the
+ * guest freed (free page reporting, which reports free blocks of
+ * huge-page size) backs a huge page anew at its first touch, far slower
+ * than base pages (docs/decisions.md).
  *
  * Returns the memory (munmap() it), or NULL with errno set.
  */
@@ -169,7 +167,7 @@ void *ring_copy__map(size_t size)
  * Faults in @size bytes from ring_copy__map() at once (resident copy
  * memory), and writes them: on a virtual machine whose host backs a page
  * at the process's first write to it, not at the fault, the first dump
- * would pay that (110-140 ms per 64 MiB here) where later ones do not.
+ * would pay that where later ones do not (docs/decisions.md).
  */
 void ring_copy__fault_in(void *buf, size_t size)
 {
@@ -187,12 +185,10 @@ void ring_copy__fault_in(void *buf, size_t size)
  * most at its first write, not at its fault, where the hypervisor backs
  * each page then (pre-faulting it with MADV_POPULATE_WRITE does not help);
  * pages the guest kernel writes through its own mapping are backed sooner,
- * and only the first read of each through the view is left to pay. Here,
- * 64 MiB written and read once: 78-170 ms against 103-193 (bench/
- * copy-memory); a quiet dump of both formats, 259 ms against 305 (the
- * copy 26 ms against 130, the first walk of the records 58 ms longer;
- * docs/benchmarks.md). One file per ring: a write takes the file's lock,
- * and copiers must not wait for each other while their rings are paused.
+ * and only the first read of each through the view is left to pay
+ * (measured: docs/decisions.md). One file per ring: a write takes the
+ * file's lock, and copiers must not wait for each other while their rings
+ * are paused.
  * The view is mapped writable: the paused part is copied through it
  * (prepare_paused()), the rest with pwrite.
  *
@@ -230,10 +226,9 @@ static int prewrite(int fd, size_t from, size_t to)
  * Once the ring runs again, the copier sleeps for RUNNING_BREAK_NS before
  * each piece of the rest, and whatever shares its CPU runs: the task the
  * pause section stopped first of all. At nice -10 (RUNNING_NICE) it would
- * otherwise hold the CPU for the whole rest, and a busy CPU's own task did
- * not run for 10.5-12 ms after each dump (the busy benchmark's blind
- * window by time: nothing lost, the task stopped). 2 MiB takes 0.5-1 ms
- * to copy here.
+ * otherwise hold the CPU for the whole rest, and a busy CPU's own task
+ * would stand still that long after each dump (the busy benchmark's blind
+ * window by time: nothing lost, the task stopped; docs/decisions.md).
  */
 #define RUNNING_PIECE	 (2u << 20)
 #define RUNNING_BREAK_NS 50000
@@ -249,13 +244,12 @@ static void running_break(void)
  * Maps [@from, @to) of a copy file's view for writing, its pages taken and
  * written by the kernel in one call: the paused part is then a memcpy into
  * the view, where a pwrite of it pays the page cache's bookkeeping for
- * every page (4 MiB: 0.2-0.5 ms against 0.8-1.4 here, the mapping 2.2-3.1
- * ms against 1.4-1.9 for writing zeros). In pieces of PREPARE_PIECE with a
- * break (running_break()) between each two: the copier runs this at
- * SCHED_FIFO, and a busy CPU's own task would otherwise stand still for
- * all of it on top of the pause; in one piece, at SCHED_FIFO, the busy benchmark's blind
- * window by time was 4.0 ms, in 2 MiB pieces at nice -10 1.6-2.2 ms, but
- * the rings were paused 9.6-9.8 ms after the trigger instead of 6.4-6.9.
+ * every page, though the mapping costs more than writing zeros would. In
+ * pieces of PREPARE_PIECE with a break (running_break()) between each two:
+ * the copier runs this at SCHED_FIFO, and a busy CPU's own task would
+ * otherwise stand still for all of it on top of the pause; at nice -10
+ * instead, the rings would be paused later after the trigger
+ * (docs/decisions.md).
  * Returns 0, or -errno where the kernel cannot (before 5.14: -EINVAL);
  * what was mapped until then is used all the same.
  */
@@ -436,7 +430,7 @@ static void pause_all(struct ring_copy_pool *pool)
 /*
  * The copier's scheduling after the resume, for the fault-in and copy of
  * the rest: SCHED_OTHER at nice -10, as the dumper's copy thread, so that
- * this longer part (25 ms per 31 MiB here, most of it page faults) does
+ * this longer part (most of the copy's time, most of it page faults) does
  * not take every CPU from the machine's load, nor from its own real-time
  * tasks, at once; at that niceness it still gets nine tenths of a CPU
  * shared with nice-0 tasks, and copies oldest first far faster than the

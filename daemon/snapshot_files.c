@@ -27,10 +27,9 @@
 
 /*
  * zstd level for perf.data: 1, as perf record -z. On a busy snapshot of
- * 32 MiB per CPU it was both faster than level 3 (120-134 ms against
- * 336 ms for 67 MB) and smaller (3.25 MB against 3.45 MB): the records are
- * so repetitive that level 1's matches already find nearly everything.
- * See docs/benchmarks.md.
+ * 32 MiB per CPU it was both faster and smaller than level 3: the records
+ * are so repetitive that level 1's matches already find nearly
+ * everything (docs/decisions.md).
  */
 #define PERFDATA_ZSTD_LEVEL 1
 

@@ -13,11 +13,10 @@
 /*
  * Every file written here is a finished file meant for the disk (the
  * daemon fsyncs each before it is named). Left to the flusher, all of it
- * is still dirty at that fsync, which then waits for the whole file: 60 ms
- * of a 240 ms dump of 100 MB on the benchmark's VM. Started every few MiB
- * as the bytes arrive, the device writes while the rest is formatted and
- * the fsync waits for the tail alone (3-10 ms there). Direct writes need
- * none of it.
+ * is still dirty at that fsync, which then waits for the whole file.
+ * Started every few MiB as the bytes arrive, the device writes while the
+ * rest is formatted and the fsync waits for the tail alone
+ * (docs/decisions.md). Direct writes need none of it.
  */
 #define FILE_OUTPUT_WRITEBACK (4u << 20)
 
@@ -95,11 +94,11 @@ static int write_direct(struct file_output *o, uint64_t offset, const void *data
 /*
  * The direct writes' thread. A direct write returns when the device has
  * the bytes; made by the writer itself, the formatting stops for each
- * block (on the benchmark's VM 15-50 ms of a quiet dump's 50-100 ms of
- * writing). The writer hands a full block over and fills the other
- * buffer; it waits only when that one is full too, and before any write
- * of its own (a tail, a patch): so the fd's flags and the file's ranges
- * are never the two threads' at once.
+ * block, a large part of a dump's writing (docs/decisions.md). The writer
+ * hands a full block over and fills the other buffer; it waits only when
+ * that one is full too, and before any write of its own (a tail, a
+ * patch): so the fd's flags and the file's ranges are never the two
+ * threads' at once.
  */
 struct file_output_io {
 	pthread_t thread;
@@ -227,10 +226,10 @@ static void appended(struct file_output *o, size_t len)
  *	regular file whose file system takes it
  *
  * A dump is written once and read later, if at all: through the page cache
- * its 100 MB cost the writers 25-40 ms of CPU time on the benchmark's VM
- * (new cache pages, each first touched), and they push out pages the
- * traced workload may still want. Direct, the device reads them from the
- * buffer and the writer only waits.
+ * it costs the writers CPU time for every new cache page, each first
+ * touched (docs/decisions.md), and pushes out pages the traced workload
+ * may still want. Direct, the device reads them from the buffer and the
+ * writer only waits.
  *
  * Returns 0 or -ENOMEM.
  */

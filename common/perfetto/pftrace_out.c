@@ -15,7 +15,7 @@
 /*
  * Levels that cost little next to the conversion itself: zstd 1, as
  * perf.data and trace.dat use here (faster and smaller than 3 on busy
- * snapshots, see docs/benchmarks.md); gzip 6 is zlib's default.
+ * snapshots, see docs/decisions.md); gzip 6 is zlib's default.
  */
 #define ZSTD_LEVEL 1
 #define GZIP_LEVEL 6

@@ -423,7 +423,7 @@ int snapshot_index__chunk(struct snapshot *s, size_t ci, bool count)
 
 /*
  * Below this many bytes of records a second thread costs more than it
- * saves (about 50 us to start one; a MiB is about 8,000 records).
+ * saves (docs/decisions.md).
  */
 #define INDEX_THREAD_BYTES (1u << 20)
 #define INDEX_MAX_THREADS  64

@@ -22,17 +22,15 @@
 #define TDW_SECTION_HEADER_SIZE 16
 /*
  * zstd level 1: on a busy 32 MiB-per-CPU snapshot it compressed the
- * FLYRECORD pages faster than level 3 (94 ms against 157-190 ms) and
- * smaller (2.34 MB against 2.52 MB of 30.3 MB); see docs/benchmarks.md.
+ * FLYRECORD pages both faster and smaller than level 3
+ * (docs/decisions.md).
  */
 #define TDW_ZSTD_LEVEL 1
 /*
  * FLYRECORD pages are compressed in chunks of this many. trace-cmd record
  * uses 10; each chunk is a zstd frame that trace-cmd's reader takes whole
- * whatever its size, and at 160 pages (640 KiB) zstd compresses a
- * 36 MB trace.dat 1.5x faster (zstd -b1: 1200 MB/s against 800 MB/s at
- * 40 KiB), a dump's trace.dat in 51 ms of CPU instead of 62 (bench/
- * snapshot-write), and smaller.
+ * whatever its size, and at 160 pages (640 KiB) zstd compresses a dump's
+ * trace.dat faster and smaller than at 10 (docs/decisions.md).
  */
 #define TDW_PAGES_PER_CHUNK 160
 #define TDW_SEC_FL_COMPRESS	1

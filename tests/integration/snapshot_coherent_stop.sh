@@ -3,8 +3,8 @@
 # One instant for all CPUs: with a syscall load on every CPU and a timer
 # event (each CPU's ring always has fresh records), the newest record of every CPU in a
 # snapshot is within 1 ms of the others, as perf script reads them and as
-# the sidecar says. (Rings paused and copied one after the other ended
-# 34-36 ms apart on this machine.)
+# the sidecar says. (Rings paused and copied one after the other would
+# not be: docs/decisions.md.)
 source "$(dirname "$0")/lib.sh"
 require_env
 command -v taskset >/dev/null || prereq_missing "taskset (util-linux)"
