@@ -87,7 +87,7 @@ struct tracedat_writer {
 	bool have_headers, have_printk;
 	char *uname, *version;
 
-	struct tracedat_formats *formats;
+	struct tracing_formats *formats;
 	struct tdw_cmdline *cmdlines;
 	size_t nr_cmdlines, cap_cmdlines;
 	struct byte_buffer strings;

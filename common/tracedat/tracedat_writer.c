@@ -19,7 +19,7 @@
 #include <tracefs.h>
 #include <zstd.h>
 
-#include "tracedat_formats.h"
+#include "tracing_formats.h"
 #include "tracedat_page.h"
 #include "tracedat_writer-internal.h"
 
@@ -140,7 +140,7 @@ static int init_writer(struct tracedat_writer *w, const struct tracedat_params *
 	w->compression = p->compression;
 	w->cpus = calloc((size_t)w->nr_cpus, sizeof(*w->cpus));
 	w->page = tracedat_page__new(w->page_size);
-	w->formats = tracedat_formats__new();
+	w->formats = tracing_formats__new();
 	if (!w->cpus || !w->page || !w->formats)
 		return -ENOMEM;
 	if (w->compression == TRACEDAT_COMPRESS_ZSTD && !(w->zctx = ZSTD_createCCtx()))
@@ -193,7 +193,7 @@ void tracedat_writer__delete(struct tracedat_writer *w)
 {
 	if (!w)
 		return;
-	tracedat_formats__delete(w->formats);
+	tracing_formats__delete(w->formats);
 	for (size_t i = 0; i < w->nr_cmdlines; i++)
 		free(w->cmdlines[i].comm);
 	free(w->cmdlines);
@@ -242,11 +242,10 @@ int tracedat_writer__add_event_format(struct tracedat_writer *w, const char *nam
 	if (!system)
 		return -ENOMEM;
 	err = load_headers(w);
-	if (!err && !tracedat_formats__has(w->formats, system, colon + 1)) {
+	if (!err && !tracing_formats__has(w->formats, system, colon + 1)) {
 		err = read_tracefs(w, system, colon + 1, NULL, &text);
 		if (!err)
-			err = tracedat_formats__add(w->formats, system, (char *)text.data,
-						    text.len);
+			err = tracing_formats__add(w->formats, system, (char *)text.data, text.len);
 	}
 	byte_buffer__fini(&text);
 	free(system);
@@ -269,7 +268,7 @@ int tracedat_writer__add_event_format_text(struct tracedat_writer *w, const char
 {
 	int err = check_meta_state(w);
 
-	return err ? err : tracedat_formats__add(w->formats, system, format, size);
+	return err ? err : tracing_formats__add(w->formats, system, format, size);
 }
 
 /**
@@ -625,5 +624,5 @@ uint64_t tracedat_writer__size(const struct tracedat_writer *w)
  */
 size_t tracedat_writer__event_size(const struct tracedat_writer *w, const void *data, size_t size)
 {
-	return w && data ? tracedat_formats__event_size(w->formats, data, size) : size;
+	return w && data ? tracing_formats__event_size(w->formats, data, size) : size;
 }

@@ -14,7 +14,7 @@
 
 #include <zstd.h>
 
-#include "tracedat_formats.h"
+#include "tracing_formats.h"
 #include "tracedat_writer-internal.h"
 
 /* A failed write leaves a file nobody can read: the writer is done. */
@@ -292,7 +292,7 @@ static int event_formats(const struct tracedat_writer *w, bool ftrace, struct by
 	size_t size;
 	int err;
 
-	err = tracedat_formats__section(w->formats, ftrace, &data, &size);
+	err = tracing_formats__section(w->formats, ftrace, &data, &size);
 	if (err)
 		return err;
 	byte_buffer__fini(b);

@@ -21,7 +21,7 @@
 #include <tracefs.h>
 
 #include "byte_buffer.h"
-#include "tracedat_formats.h"
+#include "tracing_formats.h"
 #include "tracing_data.h"
 
 /* "\027\010D" then "tracing": perf checks both, in two reads. */
@@ -461,7 +461,7 @@ static void format_identify(struct tracing_data_format *f)
 static int take_formats(struct parser *p, const char *system, uint32_t count,
 			struct tracing_data_format **arr, size_t *nr)
 {
-	struct tracedat_formats *check;
+	struct tracing_formats *check;
 	struct tracing_data_format *n;
 	int err = 0;
 
@@ -476,7 +476,7 @@ static int take_formats(struct parser *p, const char *system, uint32_t count,
 		return -ENOMEM;
 	*arr = n;
 	/* The trace.dat writer's own parser: what it would refuse, refuse here. */
-	check = tracedat_formats__new();
+	check = tracing_formats__new();
 	if (!check)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < count && !err; i++) {
@@ -488,7 +488,7 @@ static int take_formats(struct parser *p, const char *system, uint32_t count,
 		err = take_sized(p, 8, "format file", &f->text, &f->size);
 		if (err)
 			break;
-		err = tracedat_formats__add(check, system, f->text, f->size);
+		err = tracing_formats__add(check, system, f->text, f->size);
 		if (err == -EINVAL) {
 			p->pos = at;
 			err = parse_error(
@@ -501,7 +501,7 @@ static int take_formats(struct parser *p, const char *system, uint32_t count,
 		format_identify(f);
 		(*nr)++;
 	}
-	tracedat_formats__delete(check);
+	tracing_formats__delete(check);
 	return err;
 }
 

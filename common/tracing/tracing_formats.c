@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * tracedat_formats: keeps tracepoint format texts for the EVENT_FORMATS
+ * tracing_formats: keeps tracepoint format texts for the EVENT_FORMATS
  * section and reads just enough of them (name, ID, field offsets and
  * sizes, dynamic fields) to tell how long an event's record really is:
  * perf pads PERF_SAMPLE_RAW to 8 bytes, the ftrace ring buffer does not.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tracedat_formats.h"
+#include "tracing_formats.h"
 
 /* Bit 31 of a dynamic field's offset: __rel_loc (relative to its end). */
 #define DYN_REL (1u << 31)
@@ -26,7 +26,7 @@ struct format {
 	size_t nr_dyn;
 };
 
-struct tracedat_formats {
+struct tracing_formats {
 	struct format *formats;
 	size_t nr;
 	/* common_type (a u16) to index + 1: one lookup per event written. */
@@ -35,13 +35,13 @@ struct tracedat_formats {
 };
 
 /**
- * tracedat_formats__new - an empty format collection
+ * tracing_formats__new - an empty format collection
  *
  * Returns it, or NULL when out of memory.
  */
-struct tracedat_formats *tracedat_formats__new(void)
+struct tracing_formats *tracing_formats__new(void)
 {
-	return calloc(1, sizeof(struct tracedat_formats));
+	return calloc(1, sizeof(struct tracing_formats));
 }
 
 static void format_free(struct format *fmt)
@@ -53,10 +53,10 @@ static void format_free(struct format *fmt)
 }
 
 /**
- * tracedat_formats__delete - free a collection
+ * tracing_formats__delete - free a collection
  * @f: the collection, or NULL
  */
-void tracedat_formats__delete(struct tracedat_formats *f)
+void tracing_formats__delete(struct tracing_formats *f)
 {
 	if (!f)
 		return;
@@ -138,7 +138,7 @@ static int parse_format(struct format *fmt)
 	return fmt->name && *fmt->name && have_id && fmt->id <= 0xffff ? 0 : -EINVAL;
 }
 
-static struct format *find(const struct tracedat_formats *f, const char *system, const char *event)
+static struct format *find(const struct tracing_formats *f, const char *system, const char *event)
 {
 	for (size_t i = 0; i < f->nr; i++) {
 		if (!strcmp(f->formats[i].system, system) && !strcmp(f->formats[i].name, event))
@@ -148,20 +148,20 @@ static struct format *find(const struct tracedat_formats *f, const char *system,
 }
 
 /**
- * tracedat_formats__has - whether an event's format is in the collection
+ * tracing_formats__has - whether an event's format is in the collection
  * @f: the collection
  * @system: its system, e.g. "sched"
  * @event: its name, e.g. "sched_switch"
  *
  * Returns true if it was added.
  */
-bool tracedat_formats__has(const struct tracedat_formats *f, const char *system, const char *event)
+bool tracing_formats__has(const struct tracing_formats *f, const char *system, const char *event)
 {
 	return find(f, system, event) != NULL;
 }
 
 /**
- * tracedat_formats__add - add a tracepoint's format file
+ * tracing_formats__add - add a tracepoint's format file
  * @f: the collection
  * @system: the event's system
  * @text: the text of events/<system>/<event>/format
@@ -170,8 +170,8 @@ bool tracedat_formats__has(const struct tracedat_formats *f, const char *system,
  * A second format for the same system and name is ignored.
  * Returns 0, -EINVAL when the text has no name or ID, or -ENOMEM.
  */
-int tracedat_formats__add(struct tracedat_formats *f, const char *system, const char *text,
-			  size_t size)
+int tracing_formats__add(struct tracing_formats *f, const char *system, const char *text,
+			 size_t size)
 {
 	struct format fmt = { .size = size }, *formats;
 	int err;
@@ -220,7 +220,7 @@ out_free:
 }
 
 /**
- * tracedat_formats__event_size - the length of an event as ftrace stores it
+ * tracing_formats__event_size - the length of an event as ftrace stores it
  * @f: the collection
  * @data: the raw event, common_type first
  * @size: its length as given (perf's raw_size, padded)
@@ -229,7 +229,7 @@ out_free:
  * whichever is larger, but never more than @size. An event whose type is
  * not in the collection keeps @size. Returns the length in bytes.
  */
-size_t tracedat_formats__event_size(const struct tracedat_formats *f, const void *data, size_t size)
+size_t tracing_formats__event_size(const struct tracing_formats *f, const void *data, size_t size)
 {
 	const unsigned char *p = data;
 	const struct format *fmt = NULL;
@@ -272,7 +272,7 @@ static void put(struct out *o, const void *data, size_t len)
 	o->len += len;
 }
 
-static bool first_of_system(const struct tracedat_formats *f, size_t i)
+static bool first_of_system(const struct tracing_formats *f, size_t i)
 {
 	for (size_t j = 0; j < i; j++)
 		if (!strcmp(f->formats[j].system, f->formats[i].system))
@@ -286,7 +286,7 @@ static bool is_ftrace(const struct format *fmt)
 }
 
 /* One system's formats: (u64 size, text) each. */
-static void put_system(const struct tracedat_formats *f, const char *sys, struct out *o)
+static void put_system(const struct tracing_formats *f, const char *sys, struct out *o)
 {
 	for (size_t j = 0; j < f->nr; j++) {
 		uint64_t size = f->formats[j].size;
@@ -302,7 +302,7 @@ static void put_system(const struct tracedat_formats *f, const char *sys, struct
  * EVENT_FORMATS: u32 systems, then per system its name, u32 count and
  * formats. FTRACE_EVENTS (@ftrace): u32 count and the "ftrace" formats.
  */
-static void serialize(const struct tracedat_formats *f, bool ftrace, struct out *o)
+static void serialize(const struct tracing_formats *f, bool ftrace, struct out *o)
 {
 	uint32_t n = 0;
 
@@ -329,7 +329,7 @@ static void serialize(const struct tracedat_formats *f, bool ftrace, struct out 
 }
 
 /**
- * tracedat_formats__section - the body of EVENT_FORMATS or FTRACE_EVENTS
+ * tracing_formats__section - the body of EVENT_FORMATS or FTRACE_EVENTS
  * @f: the collection
  * @ftrace: true for FTRACE_EVENTS (the "ftrace" system), false for the rest
  * @ret_data: set to a malloc'ed buffer on success
@@ -338,8 +338,8 @@ static void serialize(const struct tracedat_formats *f, bool ftrace, struct out 
  * Systems come in the order their first event was added.
  * Returns 0 or -ENOMEM.
  */
-int tracedat_formats__section(const struct tracedat_formats *f, bool ftrace, void **ret_data,
-			      size_t *ret_size)
+int tracing_formats__section(const struct tracing_formats *f, bool ftrace, void **ret_data,
+			     size_t *ret_size)
 {
 	struct out o = { 0 };
 
