@@ -490,7 +490,7 @@ int perfdata_writer__set_string(struct perfdata_writer *w, enum perfdata_feature
 		return err;
 	if (!value)
 		return -EINVAL;
-	switch (feat) {
+	switch ((int)feat) { /* the string features; any other value is refused */
 	case PERFDATA_FEAT_HOSTNAME:
 	case PERFDATA_FEAT_OSRELEASE:
 	case PERFDATA_FEAT_VERSION:

@@ -100,6 +100,7 @@ static int drain(struct pftrace_out *o, bool end)
 	case PFTRACE_COMPRESS_ZSTD:
 		r = zstd_some(o, end);
 		break;
+	case PFTRACE_COMPRESS_NONE:
 	default:
 		r = write_all(o, o->in, o->nr_in);
 	}

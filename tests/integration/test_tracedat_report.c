@@ -381,9 +381,9 @@ static uint64_t write_direct(const char *path, enum tracedat_compression compres
 		assert_int_equal(tracedat_writer__begin_cpu(w, cpu), 0);
 		for (int i = 0; i < PER_CPU; i++) {
 			struct gen_event *e = &events[cpu * PER_CPU + i];
-			size_t size = tracedat_writer__event_size(w, e->raw, e->raw_size);
+			size_t len = tracedat_writer__event_size(w, e->raw, e->raw_size);
 
-			assert_int_equal(size, e->size);
+			assert_int_equal(len, e->size);
 			if (e->lost_before == 15) {
 				/* Two losses before the same event add up. */
 				assert_int_equal(tracedat_writer__add_lost(w, 7), 0);
@@ -391,7 +391,7 @@ static uint64_t write_direct(const char *path, enum tracedat_compression compres
 			} else if (e->lost_before) {
 				assert_int_equal(tracedat_writer__add_lost(w, e->lost_before), 0);
 			}
-			assert_int_equal(tracedat_writer__add_event(w, e->ts, e->raw, size), 0);
+			assert_int_equal(tracedat_writer__add_event(w, e->ts, e->raw, len), 0);
 		}
 		assert_int_equal(tracedat_writer__end_cpu(w), 0);
 	}

@@ -7,11 +7,10 @@
 #include <sys/stat.h>
 
 #include "close_inject.h"
+#include "wrap.h"
 
 struct close_inject close_inject;
 
-int __real_close(int fd);
-int __wrap_close(int fd);
 
 static bool written_file(int fd)
 {

@@ -6,12 +6,10 @@
 #include <sys/types.h>
 
 #include "pwrite_inject.h"
+#include "wrap.h"
 
 struct pwrite_inject inject;
 
-ssize_t __real_pwrite(int fd, const void *buf, size_t len, off_t off);
-ssize_t __wrap_pwrite(int fd, const void *buf, size_t len, off_t off);
-ssize_t __wrap_pwrite64(int fd, const void *buf, size_t len, off_t off);
 
 ssize_t __wrap_pwrite(int fd, const void *buf, size_t len, off_t off)
 {

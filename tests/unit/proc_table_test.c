@@ -30,13 +30,13 @@
  * The side-band records fed to the tables, one at a time, as the
  * daemon's dummy event (ST, id 1, CPU 1) has them.
  */
-static struct test_records rec = { .sample_type = ST };
+static struct test_records records = { .sample_type = ST };
 
 struct perf_event_header *comm_rec(uint32_t pid, uint32_t tid, const char *comm, bool exec,
 				   uint64_t time)
 {
-	test_records__reset(&rec);
-	return test_records__comm(&rec, &(struct test_comm){
+	test_records__reset(&records);
+	return test_records__comm(&records, &(struct test_comm){
 						.misc = exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
 						.pid = pid,
 						.tid = tid,
@@ -51,8 +51,8 @@ struct perf_event_header *comm_rec(uint32_t pid, uint32_t tid, const char *comm,
 struct perf_event_header *mmap2_rec(uint32_t pid, uint64_t start, uint64_t len, uint32_t prot,
 				    const char *name, uint64_t time)
 {
-	test_records__reset(&rec);
-	return test_records__mmap2(&rec, &(struct test_mmap){
+	test_records__reset(&records);
+	return test_records__mmap2(&records, &(struct test_mmap){
 						 .misc = PERF_RECORD_MISC_USER,
 						 .pid = pid,
 						 .tid = pid,
@@ -74,8 +74,8 @@ struct perf_event_header *mmap2_rec(uint32_t pid, uint64_t start, uint64_t len, 
 struct perf_event_header *task_rec(uint16_t type, uint32_t pid, uint32_t ppid, uint32_t tid,
 				   uint32_t ptid, uint64_t time)
 {
-	test_records__reset(&rec);
-	return test_records__task(&rec, &(struct test_task){
+	test_records__reset(&records);
+	return test_records__task(&records, &(struct test_task){
 						.type = type,
 						.pid = pid,
 						.ppid = ppid,

@@ -26,6 +26,7 @@
 #include "close_inject.h"
 #include "file_publish.h"
 #include "test_dir.h"
+#include "wrap.h"
 
 #define NR 3
 
@@ -37,11 +38,6 @@ static bool no_tmpfile, no_noreplace, fail_dir_sync;
 static int fail_file_sync; /* the file sync to fail (1: the first), 0: none */
 static int file_syncs;
 
-int __real_openat(int dirfd, const char *path, int flags, ...);
-int __real_openat64(int dirfd, const char *path, int flags, ...);
-int __real_renameat2(int olddirfd, const char *old, int newdirfd, const char *new,
-		     unsigned int flags);
-int __real_fsync(int fd);
 
 static int openat_common(int (*real)(int, const char *, int, ...), int dirfd, const char *path,
 			 int flags, va_list ap)

@@ -31,6 +31,7 @@
 #include "tracing_meta.h"
 #include "test_dir.h"
 #include "test_records.h"
+#include "wrap.h"
 
 #define TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
@@ -53,18 +54,6 @@ static bool fail_now(const char *what)
 	return true;
 }
 
-ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
-ssize_t __real_pwrite64(int fd, const void *buf, size_t n, off_t off);
-ssize_t __real_write(int fd, const void *buf, size_t n);
-int __real_fsync(int fd);
-int __real_renameat2(int olddirfd, const char *from, int newdirfd, const char *to,
-		     unsigned int flags);
-int __real_linkat(int olddirfd, const char *old, int newdirfd, const char *new, int flags);
-int __real_fclose(FILE *f);
-int __real_open(const char *path, int flags, ...);
-int __real_open64(const char *path, int flags, ...);
-int __real_openat(int dirfd, const char *path, int flags, ...);
-int __real_openat64(int dirfd, const char *path, int flags, ...);
 
 ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off)
 {
