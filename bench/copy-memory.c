@@ -129,7 +129,8 @@ int main(int argc, char **argv)
 				return die("mmap");
 			(void)madvise(p, size, MADV_POPULATE_READ);
 		} else if (kind == ANON) {
-			p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				 -1, 0);
 			if (p == MAP_FAILED)
 				return die("mmap");
 			(void)madvise(p, size, MADV_NOHUGEPAGE);

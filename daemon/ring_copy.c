@@ -109,7 +109,7 @@ static uint64_t ring_head(const struct ring_view *ring)
  * data_head and what it may have touched is cut off
  * (backward_ring__intact()). Smaller rings are copied whole while paused.
  */
-#define PAUSED_BYTES (1u << 20)
+#define PAUSED_BYTES  (1u << 20)
 /*
  * data_head shows a record only once written: the kernel may be writing
  * more than it says when the copy ends (one record per context it nests
@@ -317,12 +317,12 @@ static int copy_to_file(struct ring_copy_item *it, size_t from, size_t to)
 		return backward_ring__write_range(it->fd, ring->data, ring->data_size, it->head,
 						  from, to);
 	if (from < a)
-		r = backward_ring__write_range(it->fd, ring->data, ring->data_size, it->head,
-					       from, a);
+		r = backward_ring__write_range(it->fd, ring->data, ring->data_size, it->head, from,
+					       a);
 	backward_ring__copy_range(it->buf, ring->data, ring->data_size, it->head, a, b);
 	if (r == 0 && b < to)
-		r = backward_ring__write_range(it->fd, ring->data, ring->data_size, it->head,
-					       b, to);
+		r = backward_ring__write_range(it->fd, ring->data, ring->data_size, it->head, b,
+					       to);
 	return r;
 }
 

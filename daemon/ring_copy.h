@@ -52,8 +52,9 @@ struct ring_copy_item {
 
 struct ring_copy_stats {
 	int nr_threads;
-	int rt_error;	     /* the section did not run at SCHED_FIFO: why (-EPERM, ...), else 0 */
-	uint64_t prepare_ns; /* copiers woken, the paused parts faulted in: before the first pause */
+	int rt_error; /* the section did not run at SCHED_FIFO: why (-EPERM, ...), else 0 */
+	uint64_t
+		prepare_ns; /* copiers woken, the paused parts faulted in: before the first pause */
 };
 
 /* Starts the copy threads; 0 or -errno. */

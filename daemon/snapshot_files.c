@@ -276,6 +276,7 @@ int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_
 	}
 	file_publish__delete(set);
 	for (int i = 0; i < nr && r == 0; i++)
-		snprintf(ret->paths[ret->nr_paths++], PATH_MAX, "%.*s", PATH_MAX - 1, files[i].final);
+		snprintf(ret->paths[ret->nr_paths++], PATH_MAX, "%.*s", PATH_MAX - 1,
+			 files[i].final);
 	return r;
 }

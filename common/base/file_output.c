@@ -104,13 +104,13 @@ struct file_output_io {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	unsigned char *spare;	/* the buffer not being filled: the job's */
+	unsigned char *spare; /* the buffer not being filled: the job's */
 	int fd;
-	uint64_t offset;	/* the job: at offset of fd, spare's first len bytes */
+	uint64_t offset; /* the job: at offset of fd, spare's first len bytes */
 	size_t len;
-	bool busy;		/* a job is handed over and not yet done */
+	bool busy; /* a job is handed over and not yet done */
 	bool quit;
-	int err;		/* the last job's result */
+	int err; /* the last job's result */
 };
 
 static void *io_main(void *arg)
@@ -277,8 +277,8 @@ bool file_output__is_direct(const struct file_output *o)
  */
 static int write_head(struct file_output *o, size_t head)
 {
-	int err = o->direct ? write_direct(o, o->offset, o->buf, head)
-			    : write_buffered(o, o->offset, o->buf, head);
+	int err = o->direct ? write_direct(o, o->offset, o->buf, head) :
+			      write_buffered(o, o->offset, o->buf, head);
 
 	if (err)
 		return err;

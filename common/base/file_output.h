@@ -18,23 +18,23 @@
 #include <stdint.h>
 
 /* The append buffer's size through the page cache, and direct. */
-#define FILE_OUTPUT_BUF_SIZE (256 * 1024)
+#define FILE_OUTPUT_BUF_SIZE	    (256 * 1024)
 #define FILE_OUTPUT_DIRECT_BUF_SIZE (1024 * 1024)
 /* Offset, length and memory alignment of a direct write. */
-#define FILE_OUTPUT_DIRECT_ALIGN 4096
+#define FILE_OUTPUT_DIRECT_ALIGN    4096
 
 struct file_output_io;
 
 struct file_output {
 	int fd;
 	unsigned char *buf;
-	size_t size;		 /* buf's capacity */
-	size_t len;		 /* bytes waiting in buf */
-	uint64_t offset;	 /* file offset of buf[0]; aligned while direct */
-	uint64_t writeback_from; /* bytes before it: writeback started */
-	int fl;			 /* the fd's status flags before init */
-	bool direct;		 /* aligned blocks are written with O_DIRECT */
-	bool fd_direct;		 /* O_DIRECT is set on the fd now */
+	size_t size;		   /* buf's capacity */
+	size_t len;		   /* bytes waiting in buf */
+	uint64_t offset;	   /* file offset of buf[0]; aligned while direct */
+	uint64_t writeback_from;   /* bytes before it: writeback started */
+	int fl;			   /* the fd's status flags before init */
+	bool direct;		   /* aligned blocks are written with O_DIRECT */
+	bool fd_direct;		   /* O_DIRECT is set on the fd now */
 	struct file_output_io *io; /* the direct writes' thread, from the first full block */
 };
 

@@ -25,14 +25,14 @@
  * FLYRECORD pages both faster and smaller than level 3
  * (docs/decisions.md).
  */
-#define TDW_ZSTD_LEVEL 1
+#define TDW_ZSTD_LEVEL		1
 /*
  * FLYRECORD pages are compressed in chunks of this many. trace-cmd record
  * uses 10; each chunk is a zstd frame that trace-cmd's reader takes whole
  * whatever its size, and at 160 pages (640 KiB) zstd compresses a dump's
  * trace.dat faster and smaller than at 10 (docs/decisions.md).
  */
-#define TDW_PAGES_PER_CHUNK 160
+#define TDW_PAGES_PER_CHUNK	160
 #define TDW_SEC_FL_COMPRESS	1
 
 /* Section and option ids (trace-cmd's enum tracecmd_file_options). */

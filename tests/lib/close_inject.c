@@ -11,7 +11,6 @@
 
 struct close_inject close_inject;
 
-
 static bool written_file(int fd)
 {
 	int flags = fcntl(fd, F_GETFL);

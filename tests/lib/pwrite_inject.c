@@ -10,7 +10,6 @@
 
 struct pwrite_inject inject;
 
-
 ssize_t __wrap_pwrite(int fd, const void *buf, size_t len, off_t off)
 {
 	inject.calls++;

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#define WRAP_DECLARE(ret, name, ...)             \
-	ret __real_##name(__VA_ARGS__);         \
+#define WRAP_DECLARE(ret, name, ...)    \
+	ret __real_##name(__VA_ARGS__); \
 	ret __wrap_##name(__VA_ARGS__)
 
 WRAP_DECLARE(ssize_t, pwrite, int fd, const void *buf, size_t n, off_t off);
@@ -28,7 +28,6 @@ WRAP_DECLARE(int, openat, int dirfd, const char *path, int flags, ...);
 WRAP_DECLARE(int, openat64, int dirfd, const char *path, int flags, ...);
 WRAP_DECLARE(int, renameat2, int olddirfd, const char *from, int newdirfd, const char *to,
 	     unsigned int flags);
-WRAP_DECLARE(int, linkat, int olddirfd, const char *from, int newdirfd, const char *to,
-	     int flags);
+WRAP_DECLARE(int, linkat, int olddirfd, const char *from, int newdirfd, const char *to, int flags);
 
 #endif

@@ -37,14 +37,14 @@ struct perf_event_header *comm_rec(uint32_t pid, uint32_t tid, const char *comm,
 {
 	test_records__reset(&records);
 	return test_records__comm(&records, &(struct test_comm){
-						.misc = exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
-						.pid = pid,
-						.tid = tid,
-						.comm = comm,
-						.time = time,
-						.id = 1,
-						.cpu = 1,
-					});
+						    .misc = exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
+						    .pid = pid,
+						    .tid = tid,
+						    .comm = comm,
+						    .time = time,
+						    .id = 1,
+						    .cpu = 1,
+					    });
 }
 
 /* A mapping with what expect_mmap2() checks: pgoff 0x1000, ino start / 4096. */
@@ -53,22 +53,22 @@ struct perf_event_header *mmap2_rec(uint32_t pid, uint64_t start, uint64_t len, 
 {
 	test_records__reset(&records);
 	return test_records__mmap2(&records, &(struct test_mmap){
-						 .misc = PERF_RECORD_MISC_USER,
-						 .pid = pid,
-						 .tid = pid,
-						 .start = start,
-						 .len = len,
-						 .pgoff = 0x1000,
-						 .maj = 8,
-						 .min = 1,
-						 .ino = start / 4096,
-						 .prot = prot,
-						 .flags = MAP_PRIVATE,
-						 .filename = name,
-						 .time = time,
-						 .id = 1,
-						 .cpu = 1,
-					 });
+						     .misc = PERF_RECORD_MISC_USER,
+						     .pid = pid,
+						     .tid = pid,
+						     .start = start,
+						     .len = len,
+						     .pgoff = 0x1000,
+						     .maj = 8,
+						     .min = 1,
+						     .ino = start / 4096,
+						     .prot = prot,
+						     .flags = MAP_PRIVATE,
+						     .filename = name,
+						     .time = time,
+						     .id = 1,
+						     .cpu = 1,
+					     });
 }
 
 struct perf_event_header *task_rec(uint16_t type, uint32_t pid, uint32_t ppid, uint32_t tid,
@@ -76,15 +76,15 @@ struct perf_event_header *task_rec(uint16_t type, uint32_t pid, uint32_t ppid, u
 {
 	test_records__reset(&records);
 	return test_records__task(&records, &(struct test_task){
-						.type = type,
-						.pid = pid,
-						.ppid = ppid,
-						.tid = tid,
-						.ptid = ptid,
-						.time = time,
-						.id = 1,
-						.cpu = 1,
-					});
+						    .type = type,
+						    .pid = pid,
+						    .ppid = ppid,
+						    .tid = tid,
+						    .ptid = ptid,
+						    .time = time,
+						    .id = 1,
+						    .cpu = 1,
+					    });
 }
 
 void feed(struct proc_table *t, const struct perf_event_header *h)

@@ -60,8 +60,8 @@ static void test_first_dump_fewer_cpus(void **state)
 	/* Only zstd measured: zstd, however few the CPUs. */
 	p = (struct compress_policy){ 0 };
 	compress_policy__record(&p, true, 90 * MS, 64 * MIB, 1000 * MS);
-	assert_true(compress_policy__choose(&p, 1000 * MS + 2 * COMPRESS_POLICY_VALID_NS, 2, 1,
-					    why, sizeof(why)));
+	assert_true(compress_policy__choose(&p, 1000 * MS + 2 * COMPRESS_POLICY_VALID_NS, 2, 1, why,
+					    sizeof(why)));
 }
 
 static void test_dear_writing_tries_zstd(void **state)
@@ -89,7 +89,8 @@ static void test_cheaper_mode_wins(void **state)
 	compress_policy__record(&p, false, 200 * MS, 64 * MIB, 1000 * MS);
 	compress_policy__record(&p, true, 90 * MS, 64 * MIB, 2000 * MS);
 	assert_true(choose(&p, 2001 * MS, why));
-	assert_non_null(strstr(why, "cost per byte: uncompressed 2980 ps (1 s ago), zstd 1341 ps (0 s ago)"));
+	assert_non_null(strstr(
+		why, "cost per byte: uncompressed 2980 ps (1 s ago), zstd 1341 ps (0 s ago)"));
 	/* The disk got quick again: the next uncompressed dump says so. */
 	compress_policy__record(&p, false, 40 * MS, 64 * MIB, 3000 * MS);
 	assert_false(choose(&p, 3001 * MS, why));
@@ -117,11 +118,13 @@ static void test_stale_figures(void **state)
 	/* An hour later: zstd, the cheaper, with no dump spent on measuring. */
 	t += 3600 * 1000 * MS;
 	assert_true(choose(&p, t, why));
-	assert_non_null(strstr(why, "uncompressed 2980 ps (3600 s ago), zstd 1341 ps (3599 s ago)"));
+	assert_non_null(
+		strstr(why, "uncompressed 2980 ps (3600 s ago), zstd 1341 ps (3599 s ago)"));
 	compress_policy__record(&p, true, 95 * MS, 64 * MIB, t + 100 * MS);
 	/* The next dump of that series measures uncompressed again... */
 	assert_false(choose(&p, t + 1000 * MS, why));
-	assert_non_null(strstr(why, "measuring uncompressed, not measured in 5 minutes, in a series of dumps"));
+	assert_non_null(strstr(
+		why, "measuring uncompressed, not measured in 5 minutes, in a series of dumps"));
 	compress_policy__record(&p, false, 180 * MS, 64 * MIB, t + 1200 * MS);
 	/* ...once: then the figures, both current, decide. */
 	assert_true(choose(&p, t + 2000 * MS, why));
@@ -162,9 +165,9 @@ static void test_dump_cost(void **state)
 	assert_int_equal(compress_policy__dump_cost(cost, run, 2, 0, 1), 80 * MS);
 	assert_int_equal(compress_policy__dump_cost(cost, run, 2, 1, 1), 80 * MS);
 	/* ...but their waits for the disk overlapped: not summed. */
-	assert_int_equal(compress_policy__dump_cost(cost, (const uint64_t[]){ 20 * MS, 15 * MS }, 2,
-						    0, 1),
-			 74 * MS);
+	assert_int_equal(
+		compress_policy__dump_cost(cost, (const uint64_t[]){ 20 * MS, 15 * MS }, 2, 0, 1),
+		74 * MS);
 	/* Unknown CPUs (0) and one file: the slowest alone. */
 	assert_int_equal(compress_policy__dump_cost(cost, run, 2, 0, 0), 74 * MS);
 	assert_int_equal(compress_policy__dump_cost(cost, run, 1, 0, 1), 74 * MS);

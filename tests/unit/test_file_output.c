@@ -101,7 +101,8 @@ static void run_model(bool direct, uint64_t seed)
 		size_t len = random_len(), from = rng() % (MODEL_MAX / 2);
 
 		if (what < 6 && pos + len <= MODEL_MAX) {
-			assert_int_equal(file_output__append(&o, data + from % (MODEL_MAX - len), len), 0);
+			assert_int_equal(
+				file_output__append(&o, data + from % (MODEL_MAX - len), len), 0);
 			memcpy(model + pos, data + from % (MODEL_MAX - len), len);
 			pos += len;
 		} else if (what == 6 && pos + len <= MODEL_MAX) {
@@ -110,7 +111,8 @@ static void run_model(bool direct, uint64_t seed)
 			pos += len;
 		} else if (what < 9 && pos) {
 			/* A header or a size: often near the end, in the block still buffered. */
-			size_t at = what == 7 ? rng() % pos : pos - 1 - rng() % (pos < 5000 ? pos : 5000);
+			size_t at = what == 7 ? rng() % pos :
+						pos - 1 - rng() % (pos < 5000 ? pos : 5000);
 			size_t n = 1 + rng() % 64;
 
 			if (n > pos - at)
@@ -220,10 +222,8 @@ static void test_not_regular(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_model_direct),
-		cmocka_unit_test(test_model_buffered),
-		cmocka_unit_test(test_direct_refused),
-		cmocka_unit_test(test_direct_where_taken),
+		cmocka_unit_test(test_model_direct),   cmocka_unit_test(test_model_buffered),
+		cmocka_unit_test(test_direct_refused), cmocka_unit_test(test_direct_where_taken),
 		cmocka_unit_test(test_not_regular),
 	};
 	int r;

@@ -38,7 +38,6 @@ static bool no_tmpfile, no_noreplace, fail_dir_sync;
 static int fail_file_sync; /* the file sync to fail (1: the first), 0: none */
 static int file_syncs;
 
-
 static int openat_common(int (*real)(int, const char *, int, ...), int dirfd, const char *path,
 			 int flags, va_list ap)
 {

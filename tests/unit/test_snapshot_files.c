@@ -54,7 +54,6 @@ static bool fail_now(const char *what)
 	return true;
 }
 
-
 ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off)
 {
 	return fail_now("pwrite") ? -1 : __real_pwrite(fd, buf, n, off);

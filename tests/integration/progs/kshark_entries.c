@@ -35,8 +35,8 @@ int main(int argc, char **argv)
 	}
 	n = kshark_load_entries(ctx, sd, &rows);
 	if (n <= 0) {
-		fprintf(stderr, "kshark_entries: KernelShark loads no entry from %s (%zd)\n", argv[1],
-			n);
+		fprintf(stderr, "kshark_entries: KernelShark loads no entry from %s (%zd)\n",
+			argv[1], n);
 		goto out;
 	}
 	for (ssize_t i = 0; i < n; i++) {
