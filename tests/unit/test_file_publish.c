@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "close_inject.h"
+#include "tmpfile_inject.h"
 #include "file_publish.h"
 #include "test_dir.h"
 #include "wrap.h"
@@ -33,45 +34,10 @@
 static const char *const names[NR] = { "a.data", "a.dat", "a.json" };
 static char dir[64];
 
-/* O_TMPFILE refused, RENAME_NOREPLACE unknown, and fsync() failing. */
-static bool no_tmpfile, no_noreplace, fail_dir_sync;
+/* RENAME_NOREPLACE unknown and fsync() failing (O_TMPFILE: tmpfile_inject). */
+static bool no_noreplace, fail_dir_sync;
 static int fail_file_sync; /* the file sync to fail (1: the first), 0: none */
 static int file_syncs;
-
-static int openat_common(int (*real)(int, const char *, int, ...), int dirfd, const char *path,
-			 int flags, va_list ap)
-{
-	mode_t mode = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) :
-									      0;
-
-	if (no_tmpfile && (flags & O_TMPFILE) == O_TMPFILE) {
-		errno = EOPNOTSUPP;
-		return -1;
-	}
-	return real(dirfd, path, flags, mode);
-}
-
-int __wrap_openat(int dirfd, const char *path, int flags, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, flags);
-	r = openat_common(__real_openat, dirfd, path, flags, ap);
-	va_end(ap);
-	return r;
-}
-
-int __wrap_openat64(int dirfd, const char *path, int flags, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, flags);
-	r = openat_common(__real_openat64, dirfd, path, flags, ap);
-	va_end(ap);
-	return r;
-}
 
 int __wrap_renameat2(int olddirfd, const char *old, int newdirfd, const char *new,
 		     unsigned int flags)
@@ -132,7 +98,7 @@ static int setup(void **state)
 	if (!mkdtemp(dir))
 		return -1;
 	close_inject__reset();
-	no_tmpfile = no_noreplace = fail_dir_sync = false;
+	tmpfile_inject_refuse = no_noreplace = fail_dir_sync = false;
 	fail_file_sync = file_syncs = 0;
 	return 0;
 }
@@ -154,7 +120,7 @@ static struct file_publish *new_set(void)
 		size_t len = strlen(names[i]);
 
 		assert_int_equal(file_publish__add(set, names[i], NULL, 0640), i);
-		assert_int_equal(file_publish__is_named(set, i), no_tmpfile);
+		assert_int_equal(file_publish__is_named(set, i), tmpfile_inject_refuse);
 		assert_int_equal(write(file_publish__fd(set, i), names[i], len), (ssize_t)len);
 	}
 	return set;
@@ -220,14 +186,14 @@ static void test_publish_tmpfile(void **state)
 static void test_publish_named(void **state)
 {
 	(void)state;
-	no_tmpfile = true;
+	tmpfile_inject_refuse = true;
 	publish_all();
 }
 
 static void test_publish_named_without_noreplace(void **state)
 {
 	(void)state;
-	no_tmpfile = no_noreplace = true;
+	tmpfile_inject_refuse = no_noreplace = true;
 	publish_all();
 }
 
@@ -259,7 +225,7 @@ static void test_close_fails_second_tmpfile(void **state)
 static void test_close_fails_second_named(void **state)
 {
 	(void)state;
-	no_tmpfile = true;
+	tmpfile_inject_refuse = true;
 	fail_close(2);
 }
 
@@ -267,7 +233,7 @@ static void test_close_fails_each(void **state)
 {
 	(void)state;
 	for (int mode = 0; mode < 3; mode++) {
-		no_tmpfile = mode > 0;
+		tmpfile_inject_refuse = mode > 0;
 		no_noreplace = mode > 1;
 		for (int nth = 1; nth <= NR; nth++)
 			fail_close(nth);
@@ -278,7 +244,7 @@ static void test_sync_fails(void **state)
 {
 	(void)state;
 	for (int mode = 0; mode < 2; mode++) {
-		no_tmpfile = mode;
+		tmpfile_inject_refuse = mode;
 		for (int nth = 1; nth <= NR; nth++) {
 			int fds = open_fds(), failed = 7;
 			struct file_publish *set = new_set();
@@ -302,7 +268,7 @@ static void test_dir_sync_fails(void **state)
 		int fds = open_fds(), failed = 7;
 		struct file_publish *set;
 
-		no_tmpfile = mode;
+		tmpfile_inject_refuse = mode;
 		set = new_set();
 		fail_dir_sync = true;
 		assert_int_equal(file_publish__commit(set, &failed), -EIO);
@@ -328,7 +294,7 @@ static void test_existing_name_kept(void **state)
 		assert_true(fd >= 0);
 		assert_int_equal(write(fd, "old", 3), 3);
 		assert_int_equal(close(fd), 0);
-		no_tmpfile = mode > 0;
+		tmpfile_inject_refuse = mode > 0;
 		no_noreplace = mode > 1;
 		set = new_set();
 		assert_int_equal(file_publish__commit(set, &failed), -EEXIST);
@@ -350,7 +316,7 @@ static void test_discard(void **state)
 	for (int mode = 0; mode < 2; mode++) {
 		int fds = open_fds();
 
-		no_tmpfile = mode;
+		tmpfile_inject_refuse = mode;
 		file_publish__delete(new_set());
 		assert_nothing_left();
 		assert_int_equal(open_fds(), fds);
@@ -392,7 +358,7 @@ static void test_temp_name_taken(void **state)
 	int fd;
 
 	(void)state;
-	no_tmpfile = true;
+	tmpfile_inject_refuse = true;
 	path_of(path, sizeof(path), ".mine.tmp");
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);

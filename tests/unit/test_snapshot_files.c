@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "close_inject.h"
+#include "tmpfile_inject.h"
 #include "perf_record.h"
 #include "snapshot.h"
 #include "dump_figures.h"
@@ -39,7 +40,7 @@ static char dir[64], out[128], tracing[128];
 
 /* The step to fail (-1: none), the steps counted, and O_TMPFILE refused. */
 static int fail_at = -1, steps;
-static bool counting, no_tmpfile;
+static bool counting;
 static const char *failed_call; /* the call that failed, for messages */
 
 static bool fail_now(const char *what)
@@ -96,75 +97,6 @@ int __wrap_fclose(FILE *f)
 	int r = __real_fclose(f);
 
 	return written && fail_now("fclose") ? EOF : r;
-}
-
-static bool refused(int flags)
-{
-	if (!no_tmpfile || (flags & O_TMPFILE) != O_TMPFILE)
-		return false;
-	errno = EOPNOTSUPP;
-	return true;
-}
-
-static int open_common(int (*real)(const char *, int, ...), const char *path, int flags, va_list ap)
-{
-	mode_t mode = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) :
-									      0;
-
-	return refused(flags) ? -1 : real(path, flags, mode);
-}
-
-static int openat_common(int (*real)(int, const char *, int, ...), int dirfd, const char *path,
-			 int flags, va_list ap)
-{
-	mode_t mode = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) :
-									      0;
-
-	return refused(flags) ? -1 : real(dirfd, path, flags, mode);
-}
-
-int __wrap_open(const char *path, int flags, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, flags);
-	r = open_common(__real_open, path, flags, ap);
-	va_end(ap);
-	return r;
-}
-
-int __wrap_open64(const char *path, int flags, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, flags);
-	r = open_common(__real_open64, path, flags, ap);
-	va_end(ap);
-	return r;
-}
-
-int __wrap_openat(int dirfd, const char *path, int flags, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, flags);
-	r = openat_common(__real_openat, dirfd, path, flags, ap);
-	va_end(ap);
-	return r;
-}
-
-int __wrap_openat64(int dirfd, const char *path, int flags, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, flags);
-	r = openat_common(__real_openat64, dirfd, path, flags, ap);
-	va_end(ap);
-	return r;
 }
 
 static void write_text(const char *path, const char *text)
@@ -294,7 +226,7 @@ static void fail_every_step(bool tmpfile_missing, int compress)
 	struct snapshot *s = new_snapshot();
 	int total, fds = open_fds(), r;
 
-	no_tmpfile = tmpfile_missing;
+	tmpfile_inject_refuse = tmpfile_missing;
 	/* A first run reads what is read once per process (kallsyms). */
 	assert_int_equal(write_files(s, compress, &res), 0);
 	for (int i = 0; i < res.files.nr_paths; i++)
@@ -327,7 +259,7 @@ static void fail_every_step(bool tmpfile_missing, int compress)
 		assert_int_equal(open_fds(), fds);
 	}
 	fail_at = -1;
-	no_tmpfile = false;
+	tmpfile_inject_refuse = false;
 	snapshot__delete(s);
 }
 
@@ -360,7 +292,7 @@ static void fail_every_close(bool tmpfile_missing)
 	struct snapshot *s = new_snapshot();
 	int total, fds = open_fds(), r;
 
-	no_tmpfile = tmpfile_missing;
+	tmpfile_inject_refuse = tmpfile_missing;
 	assert_int_equal(write_files(s, 0, &res), 0);
 	for (int i = 0; i < res.files.nr_paths; i++)
 		assert_int_equal(unlink(res.files.paths[i]), 0);
@@ -386,7 +318,7 @@ static void fail_every_close(bool tmpfile_missing)
 		assert_true(res.files.failed[0] != '\0');
 		assert_int_equal(open_fds(), fds);
 	}
-	no_tmpfile = false;
+	tmpfile_inject_refuse = false;
 	snapshot__delete(s);
 }
 
@@ -399,7 +331,7 @@ static void test_close_fails_second(void **state)
 
 	(void)state;
 	for (int mode = 0; mode < 2; mode++) {
-		no_tmpfile = mode;
+		tmpfile_inject_refuse = mode;
 		close_inject__reset();
 		close_inject.fail_errno = EIO;
 		close_inject.fail_at = 2;
@@ -410,7 +342,7 @@ static void test_close_fails_second(void **state)
 		assert_non_null(strstr(res.files.failed, ".trace.dat'"));
 		assert_int_equal(open_fds(), fds);
 	}
-	no_tmpfile = false;
+	tmpfile_inject_refuse = false;
 	snapshot__delete(s);
 }
 
