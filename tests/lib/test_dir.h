@@ -5,5 +5,7 @@
 
 /* Removes @dir and everything under it (symlinks are not followed). Returns 0 or -1. */
 int test_dir__remove(const char *dir);
+/* The entries of @dir but "." and "..", or -1 if it cannot be read. */
+int test_dir__count(const char *dir);
 
 #endif

@@ -61,22 +61,9 @@ int __wrap_fsync(int fd)
 	return __real_fsync(fd);
 }
 
-static int count_entries(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *de;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((de = readdir(d)))
-		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
-	closedir(d);
-	return n;
-}
-
 static int open_fds(void)
 {
-	return count_entries("/proc/self/fd") - 1; /* less opendir's own */
+	return test_dir__count("/proc/self/fd") - 1; /* less opendir's own */
 }
 
 static bool exists(const char *name)
@@ -135,7 +122,7 @@ static void assert_nothing_left(void)
 		path_of(path, sizeof(path), names[i]);
 		assert_false(exists(path));
 	}
-	assert_int_equal(count_entries(dir), 0);
+	assert_int_equal(test_dir__count(dir), 0);
 }
 
 static void check_published(void)
@@ -157,7 +144,7 @@ static void check_published(void)
 		assert_memory_equal(buf, names[i], (size_t)n);
 		assert_int_equal(st.st_nlink, 1);
 	}
-	assert_int_equal(count_entries(dir), NR);
+	assert_int_equal(test_dir__count(dir), NR);
 }
 
 static void publish_all(void)
@@ -300,7 +287,7 @@ static void test_existing_name_kept(void **state)
 		assert_int_equal(file_publish__commit(set, &failed), -EEXIST);
 		assert_int_equal(failed, NR - 1);
 		file_publish__delete(set);
-		assert_int_equal(count_entries(dir), 1);
+		assert_int_equal(test_dir__count(dir), 1);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		assert_int_equal(read(fd, buf, sizeof(buf)), 3);
 		assert_memory_equal(buf, "old", 3);
@@ -345,7 +332,7 @@ static void test_bad_names(void **state)
 	assert_int_equal(file_publish__fd(set, 0), -EBADF);
 	assert_int_equal(file_publish__sync(set, 0), -EINVAL);
 	file_publish__delete(set);
-	assert_int_equal(count_entries(dir), 0);
+	assert_int_equal(test_dir__count(dir), 0);
 	path_of(path, sizeof(path), "missing");
 	assert_int_equal(file_publish__new(path, &set), -ENOENT);
 }
@@ -370,7 +357,7 @@ static void test_temp_name_taken(void **state)
 	assert_true(exists(path));
 	file_publish__delete(set);
 	assert_false(exists(path));
-	assert_int_equal(count_entries(dir), 1); /* .mine.tmp, not ours */
+	assert_int_equal(test_dir__count(dir), 1); /* .mine.tmp, not ours */
 }
 
 int main(void)

@@ -201,22 +201,9 @@ static int write_files(const struct snapshot *s, int compress, struct dump_figur
 	return snapshot_files__write(s, &p, f);
 }
 
-static int count_entries(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *de;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((de = readdir(d)))
-		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
-	closedir(d);
-	return n;
-}
-
 static int open_fds(void)
 {
-	return count_entries("/proc/self/fd") - 1; /* less opendir's own */
+	return test_dir__count("/proc/self/fd") - 1; /* less opendir's own */
 }
 
 /* A good run's step count, then each of them failing in turn. */
@@ -238,7 +225,7 @@ static void fail_every_step(bool tmpfile_missing, int compress)
 	counting = false;
 	assert_int_equal(r, 0);
 	assert_int_equal(res.files.nr_paths, 3);
-	assert_int_equal(count_entries(out), 3);
+	assert_int_equal(test_dir__count(out), 3);
 	total = steps;
 	/* Data files, two fsyncs or more, three publications and the sidecar. */
 	assert_true(total >= 9);
@@ -253,9 +240,9 @@ static void fail_every_step(bool tmpfile_missing, int compress)
 		if (r != -ENOSPC)
 			fail_msg("step %d of %d (%s): returned %d, want -ENOSPC", fail_at, total,
 				 failed_call, r);
-		if (count_entries(out) != 0)
+		if (test_dir__count(out) != 0)
 			fail_msg("step %d of %d (%s): %d files left", fail_at, total, failed_call,
-				 count_entries(out));
+				 test_dir__count(out));
 		assert_int_equal(open_fds(), fds);
 	}
 	fail_at = -1;
@@ -312,8 +299,8 @@ static void fail_every_close(bool tmpfile_missing)
 		close_inject__reset();
 		if (r != -EIO)
 			fail_msg("close %d of %d: returned %d, want -EIO", nth, total, r);
-		if (count_entries(out) != 0)
-			fail_msg("close %d of %d: %d files left", nth, total, count_entries(out));
+		if (test_dir__count(out) != 0)
+			fail_msg("close %d of %d: %d files left", nth, total, test_dir__count(out));
 		assert_int_equal(res.files.nr_paths, 0);
 		assert_true(res.files.failed[0] != '\0');
 		assert_int_equal(open_fds(), fds);
@@ -337,7 +324,7 @@ static void test_close_fails_second(void **state)
 		close_inject.fail_at = 2;
 		assert_int_equal(write_files(s, 0, &res), -EIO);
 		close_inject__reset();
-		assert_int_equal(count_entries(out), 0);
+		assert_int_equal(test_dir__count(out), 0);
 		assert_int_equal(res.files.nr_paths, 0);
 		assert_non_null(strstr(res.files.failed, ".trace.dat'"));
 		assert_int_equal(open_fds(), fds);
