@@ -44,6 +44,7 @@ struct capture {
 	pthread_t warmer;	  /* reads the overwrite rings once, see warm_rings() */
 	bool warming;		  /* warmer was started and is not joined */
 	atomic_bool stop_warming; /* capture__close() asks the warmer to end */
+	atomic_bool warm;	  /* the warmer has ended, see capture__warm() */
 };
 
 static long read_sysctl(const char *path)
@@ -146,6 +147,7 @@ static void *warm_rings(void *arg)
 		warm_ring(c, &c->rings[1][i], scratch);
 	if (scratch >= 0)
 		close(scratch);
+	atomic_store(&c->warm, true);
 	return NULL;
 }
 
@@ -530,6 +532,11 @@ struct tracing_meta *capture__tracing(const struct capture *c)
 const struct capture_event *capture__sideband_event(const struct capture *c)
 {
 	return c->sideband ? &c->events[0] : NULL;
+}
+
+bool capture__warm(struct capture *c)
+{
+	return !c->warming || atomic_load(&c->warm);
 }
 
 int capture__nr_rings(const struct capture *c, bool overwrite)

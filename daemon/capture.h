@@ -55,6 +55,12 @@ int capture__update_tracing(struct capture *c, const struct perfsnapd_config *cf
 /* Rings of the aux (overwrite) or main (forward) evlist. */
 int capture__nr_rings(const struct capture *c, bool overwrite);
 const struct ring_view *capture__ring(const struct capture *c, bool overwrite, int idx);
+/*
+ * Whether every page of the overwrite rings has been read once since open:
+ * until then the first dump is slower and the daemon's resident memory is
+ * still growing towards the rings' size.
+ */
+bool capture__warm(struct capture *c);
 struct perf_evlist *capture__main_evlist(const struct capture *c);
 
 /* Receives one record of a forward ring; < 0 stops the drain. */
