@@ -316,7 +316,7 @@ static ssize_t pick_tasks(const struct proc_table *t, const struct snapshot_task
 		const struct pt_task *tail;
 		bool found = false, named = false;
 
-		if (tasks[i].pid <= 0 || tasks[i].tid <= 0)
+		if (tasks[i].tid <= 0)
 			continue;
 		for (const struct pt_task *p = t->buckets[pt_bucket_of(t, tasks[i].tid)];
 		     p && r == 0; p = p->hnext) {
@@ -361,7 +361,7 @@ static size_t picks_unique(struct pick *picks, size_t n)
 /**
  * proc_table__emit_span - replay what named the tasks of a snapshot
  * @t: the table
- * @tasks: the snapshot's tasks; pid or tid 0 or less are skipped
+ * @tasks: the snapshot's tasks (tids; pid 0 if unknown); tid 0 or less is skipped
  * @nr: how many
  * @start: time of the snapshot's first record
  * @end: time of its last

@@ -38,6 +38,11 @@ struct snapshot_event {
 	uint64_t nr_records; /* after __seal: records carrying one of its ids */
 };
 
+/*
+ * A task the samples name. A sample of a released task carries pid and tid
+ * -1; a tracepoint's one is listed by its common_pid as tid, with pid 0
+ * (unknown).
+ */
 struct snapshot_task {
 	pid_t pid, tid;
 };

@@ -162,6 +162,25 @@ static int record_key(const struct snapshot *s, const struct chunk *c,
 	return 0;
 }
 
+/*
+ * The kernel writes -1 as a sample's pid and tid once the task is released
+ * (its final switch, the wake-up of its parent), but a tracepoint's
+ * common_pid still says who it was, and trace-cmd names the event by that
+ * pid. Returns that tid, or -1 without a tracepoint payload.
+ */
+static pid_t released_task(const struct snapshot_event *ev, const struct perf_event_header *h)
+{
+	const void *raw;
+	uint32_t size;
+	int32_t common_pid;
+
+	/* common_type (2), common_flags (1), common_preempt_count (1), common_pid */
+	if (perf_sample_layout__raw(&ev->layout, h, &raw, &size) < 0 || size < 8)
+		return -1;
+	memcpy(&common_pid, (const uint8_t *)raw + 4, sizeof(common_pid));
+	return common_pid > 0 ? (pid_t)common_pid : -1;
+}
+
 /* Files one record of chunk @c into its lane; with p->count, stats and tasks too. */
 static int index_record(const struct snapshot *s, struct index_part *p, struct chunk *c,
 			const struct perf_event_header *h, uint64_t off)
@@ -202,8 +221,12 @@ static int index_record(const struct snapshot *s, struct index_part *p, struct c
 	if (time > p->stats.last_time)
 		p->stats.last_time = time;
 	if (h->type == PERF_RECORD_SAMPLE) {
+		pid_t pid = (pid_t)k.rec.pid, tid = (pid_t)k.rec.tid;
+
 		p->stats.nr_samples++;
-		if ((r = task_push(p, (pid_t)k.rec.pid, (pid_t)k.rec.tid)) < 0)
+		if (tid == -1 && (tid = released_task(k.ev, h)) > 0)
+			pid = 0;
+		if ((r = task_push(p, pid, tid)) < 0)
 			return r;
 	} else if (h->type == PERF_RECORD_LOST && h->size >= sizeof(*h) + 16) {
 		uint64_t lost;

@@ -183,6 +183,14 @@ static void test_thread(void **state)
 	expect_comm(&c, 0, 100, 101, "bash-worker", false, 59);
 	expect_mmap2(&c, 1, 100, 0x400000, "/bin/bash", 59);
 	collector_free(&c);
+
+	/* Listed by tid alone (a released task's tracepoint): the same records. */
+	tasks[0].pid = 0;
+	assert_int_equal(emit(t, tasks, 1, 60, 70, &c, NULL), 0);
+	assert_int_equal(c.nr, 2);
+	expect_comm(&c, 0, 100, 101, "bash-worker", false, 59);
+	expect_mmap2(&c, 1, 100, 0x400000, "/bin/bash", 59);
+	collector_free(&c);
 	proc_table__delete(t);
 }
 

@@ -132,6 +132,60 @@ static void test_order_tasks_chunks(void **state)
 	snapshot__delete(s);
 }
 
+/*
+ * A tracepoint sample of a released task (the kernel writes pid and tid
+ * -1) lists the task by its common_pid, its process unknown; a sample of
+ * another event with -1 and no payload lists nothing.
+ */
+static void test_released_task(void **state)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT,
+				     .sample_type = TYPE | PERF_SAMPLE_RAW };
+	uint8_t raw[12] = { 0 };
+	int32_t common_pid = 830;
+	uint64_t ids[] = { 10 };
+	struct snapshot *s = snapshot__new();
+	struct test_records r;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(snapshot__add_event(s, &a, "sched:sched_switch", ids, 1), 0);
+	assert_int_equal(snapshot__open_spill(s, "/tmp"), 0);
+	memcpy(raw + 4, &common_pid, sizeof(common_pid));
+	test_records__init(&r, TYPE | PERF_SAMPLE_RAW);
+	test_records__sample(&r, &(struct test_sample){ .id = 10,
+							.pid = 825,
+							.tid = 825,
+							.time = 5,
+							.raw = raw,
+							.raw_size = sizeof(raw) });
+	test_records__sample(&r, &(struct test_sample){ .id = 10,
+							.pid = UINT32_MAX,
+							.tid = UINT32_MAX,
+							.time = 10,
+							.raw = raw,
+							.raw_size = sizeof(raw) });
+	test_records__sample(&r, &(struct test_sample){ .id = 10,
+							.pid = UINT32_MAX,
+							.tid = UINT32_MAX,
+							.time = 20,
+							.raw = raw,
+							.raw_size = 2 });
+	assert_int_equal(snapshot__begin_chunk(s, 0, false), 0);
+	assert_int_equal(snapshot__append(s, r.data, r.len), 0);
+	assert_int_equal(snapshot__end_chunk(s), 0);
+	assert_int_equal(snapshot__seal(s), 0);
+	test_records__fini(&r);
+
+	assert_int_equal(snapshot__nr_records(s), 3);
+	assert_int_equal(snapshot__nr_tasks(s), 3);
+	assert_int_equal(snapshot__task(s, 0)->pid, -1);
+	assert_int_equal(snapshot__task(s, 1)->pid, 0);
+	assert_int_equal(snapshot__task(s, 1)->tid, 830);
+	assert_int_equal(snapshot__task(s, 2)->tid, 825);
+	snapshot__delete(s);
+}
+
 static void test_add_records_after_seal(void **state)
 {
 	struct snapshot *s = new_snapshot();
@@ -886,6 +940,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order_tasks_chunks),
 		cmocka_unit_test(test_add_records_after_seal),
+		cmocka_unit_test(test_released_task),
 		cmocka_unit_test(test_comms),
 		cmocka_unit_test(test_lanes_per_cpu),
 		cmocka_unit_test(test_unordered_run),
