@@ -85,7 +85,11 @@ start_daemon() {
 	fail "perfsnapd did not start"
 }
 
-snapshot_count() { grep -c 'perfsnapd: snapshot .*\.perf\.data:' "$WORK/daemon.log"; }
+# The one line that says a snapshot is complete (logged once it is in
+# place). Other lines name the snapshot too: the stages' times and the
+# warning that the kernel overwrote the oldest bytes before their copy.
+SNAPSHOT_DONE_RE='perfsnapd: snapshot .*\.perf\.data: [0-9]+ events, '
+snapshot_count() { grep -cE "$SNAPSHOT_DONE_RE" "$WORK/daemon.log"; }
 
 # dump_and_wait: SIGUSR2, then the path of the new perf.data on stdout.
 dump_and_wait() {
@@ -100,7 +104,7 @@ wait_snapshot() {
 	local before=$1
 	for _ in $(seq 1 600); do
 		if [ "$(snapshot_count)" -gt "$before" ]; then
-			grep 'perfsnapd: snapshot .*\.perf\.data:' "$WORK/daemon.log" | tail -n 1 |
+			grep -E "$SNAPSHOT_DONE_RE" "$WORK/daemon.log" | tail -n 1 |
 				sed 's/.*perfsnapd: snapshot \(.*\.perf\.data\):.*/\1/'
 			return 0
 		fi

@@ -31,7 +31,7 @@ start_raw() {
 
 wait_log() { # PATTERN WHAT
 	for _ in $(seq 1 400); do
-		grep -q "$1" "$WORK/daemon.log" && return 0
+		grep -qE "$1" "$WORK/daemon.log" && return 0
 		kill -0 "$DAEMON_PID" 2>/dev/null || break
 		sleep 0.025
 	done
@@ -61,7 +61,7 @@ one() {
 		[ "$rc" = 0 ] || { cat "$WORK/daemon.log" >&2; fail "$label: SIG$sig -> exit $rc, want 0"; }
 		;;
 	USR2)
-		wait_log 'perfsnapd: snapshot .*\.perf\.data:' "$label: SIGUSR2 at start-up gave no snapshot"
+		wait_log "$SNAPSHOT_DONE_RE" "$label: SIGUSR2 at start-up gave no snapshot"
 		stop_clean "$label"
 		;;
 	HUP)
@@ -104,7 +104,7 @@ for sig in USR2 HUP TERM; do
 			[ "$rc" = 0 ] || { cat "$WORK/daemon.log" >&2; fail "SIGTERM during reopen: exit $rc"; }
 			;;
 		USR2)
-			wait_log 'perfsnapd: snapshot .*\.perf\.data:' "SIGUSR2 during reopen gave no snapshot"
+			wait_log "$SNAPSHOT_DONE_RE" "SIGUSR2 during reopen gave no snapshot"
 			stop_clean "reopen SIGUSR2 +$delay"
 			;;
 		HUP)
