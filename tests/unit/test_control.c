@@ -51,6 +51,7 @@ struct fake {
 	struct control_config cfg;
 	char dir[64];
 	char path[100];
+	int saved_fd3; /* setup_activation: what held fd 3 before, or -1 */
 };
 
 /* Runs the loop for about @ms milliseconds. */
@@ -62,24 +63,33 @@ static void pump(struct fake *f, int ms)
 	event_base_dispatch(f->base);
 }
 
-static int setup_with(void **state, const char *group, unsigned int timeout_ms)
+/* A fake with its directory and its replies; no loop, no control yet. */
+static struct fake *fake_new(void)
 {
 	struct fake *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
+	f->saved_fd3 = -1;
 	snprintf(f->dir, sizeof(f->dir), "/tmp/test_control.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
-	/* A subdirectory control__new() must create. */
-	snprintf(f->path, sizeof(f->path), "%s/run/control.sock", f->dir);
-	f->base = event_base_new();
-	assert_non_null(f->base);
-	f->cfg.path = f->path;
-	f->cfg.group = group;
-	f->cfg.timeout_ms = timeout_ms;
 	f->fc.status_lines = status_lines;
 	f->fc.list_format = "host-20240101-000000.000-%1$zu 4096 " ZEROS_100;
 	f->fc.reload_lines = reload_lines;
 	f->fc.reload_error = "configuration has 1 error";
+	return f;
+}
+
+static int setup_with(void **state, const char *group, unsigned int timeout_ms)
+{
+	struct fake *f = fake_new();
+
+	/* A subdirectory control__new() must create. */
+	snprintf(f->path, sizeof(f->path), "%s/run/control.sock", f->dir);
+	f->cfg.path = f->path;
+	f->cfg.group = group;
+	f->cfg.timeout_ms = timeout_ms;
+	f->base = event_base_new();
+	assert_non_null(f->base);
 	assert_int_equal(control__new(f->base, &f->cfg, &fake_control_ops, &f->fc, &f->ctl), 0);
 	*state = f;
 	return 0;
@@ -633,33 +643,46 @@ static void test_peer_credentials(void **state)
 }
 
 /*
- * systemd's socket is fd 3 (SD_LISTEN_FDS_START): it is set up before the
- * event loop, which would otherwise take fd 3 for itself.
+ * systemd's socket is fd 3 (SD_LISTEN_FDS_START), set up before the event
+ * loop, which would otherwise take fd 3 for itself. Whatever holds fd 3
+ * when the test starts (ctest does) is set aside and given back by
+ * teardown_activation, so the test runs wherever it is started.
  */
 static int setup_activation(void **state)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct fake *f = calloc(1, sizeof(*f));
+	struct fake *f = fake_new();
 	int fd;
 
-	assert_non_null(f);
-	snprintf(f->dir, sizeof(f->dir), "/tmp/test_control.XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->path, sizeof(f->path), "%s/activated.sock", f->dir);
-	if (fcntl(3, F_GETFD) < 0) {
-		fd = socket(AF_UNIX, SOCK_STREAM, 0);
-		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", f->path);
-		assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-		assert_int_equal(listen(fd, 4), 0);
-		if (fd != 3) {
-			assert_int_equal(dup2(fd, 3), 3);
-			close(fd);
-		}
+	if (fcntl(3, F_GETFD) >= 0)
+		assert_true((f->saved_fd3 = fcntl(3, F_DUPFD_CLOEXEC, 10)) >= 0);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", f->path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	if (fd != 3) {
+		assert_int_equal(dup2(fd, 3), 3);
+		close(fd);
 	}
 	f->base = event_base_new();
 	assert_non_null(f->base);
 	*state = f;
 	return 0;
+}
+
+static int teardown_activation(void **state)
+{
+	struct fake *f = *state;
+
+	if (f->saved_fd3 >= 0) {
+		assert_int_equal(dup2(f->saved_fd3, 3), 3);
+		close(f->saved_fd3);
+	} else {
+		close(3); /* still the socket if the test failed before closing it */
+	}
+	return teardown(state);
 }
 
 static void test_socket_activation(void **state)
@@ -669,8 +692,6 @@ static void test_socket_activation(void **state)
 	char pid[32];
 	struct stat st;
 
-	if (access(f->path, F_OK) < 0)
-		skip(); /* fd 3 was taken */
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	setenv("LISTEN_PID", pid, 1);
 	setenv("LISTEN_FDS", "1", 1);
@@ -695,8 +716,6 @@ static void test_socket_activation_wrong(void **state)
 	struct control_config cfg = { .path = NULL };
 	char pid[32];
 
-	if (access(f->path, F_OK) < 0)
-		skip();
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	setenv("LISTEN_PID", pid, 1);
 	/* Two sockets, or one that is not a listening Unix stream socket: refused. */
@@ -731,9 +750,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_many_clients, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_existing_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_peer_credentials, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_socket_activation, setup_activation, teardown),
+		cmocka_unit_test_setup_teardown(test_socket_activation, setup_activation,
+						teardown_activation),
 		cmocka_unit_test_setup_teardown(test_socket_activation_wrong, setup_activation,
-						teardown),
+						teardown_activation),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
