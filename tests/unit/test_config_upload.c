@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Unit tests for config's [upload] section: good keys and every refusal. */
+/*
+ * Unit tests for config's [upload] section: good keys, and every refusal
+ * as a row of bad_uploads[], a cmocka test of its own.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -102,100 +105,166 @@ static void test_upload_good(void **state)
 	free(path);
 }
 
-static void test_upload_bad(void **state)
+/* The credentials file a bad_upload row loads with. */
+enum bad_cred {
+	CRED_NONE,
+	CRED_OPEN,	/* readable by others (0644) */
+	CRED_NOT_ROOTS, /* 0600, owned by uid 65534 */
+	CRED_NO_SECRET, /* 0600, without aws_secret_access_key and with a broken line */
+};
+
+/* An [upload] section config__load() must refuse, and how. */
+struct bad_upload {
+	const char *name; /* of the row, in cmocka's output */
+	const char *text; /* after UPLOAD_HEAD; @CRED@ is the credentials file's path */
+	enum bad_cred cred;
+	size_t nr; /* diagnostics in all; 0: not counted */
+	struct {
+		bool in_cred; /* at a line of the credentials file, not of the configuration */
+		int line;
+		const char *text[4];
+	} diags[5];
+};
+
+static const struct bad_upload bad_uploads[] = {
+	{
+		.name = "url not s3://, and set again",
+		.text = "url = http://bucket/x\nurl = s3://B/x\ncredentials = @CRED@\n[upload]\n",
+		.cred = CRED_OPEN,
+		.diags = { { false, 6, { "[upload] url: 'http://bucket/x' is not an s3:// URL" } },
+			   { false, 7, { "[upload] url: set again" } } },
+	},
+	{
+		.name = "key prefix with a space",
+		.text = "url = s3://bucket/a b%/\ncredentials = @CRED@\n",
+		.cred = CRED_OPEN,
+		.diags = { { false, 6, { "[upload] url: key prefix 'a b%/' has ' '" } } },
+	},
+	{
+		/* Refused at the credentials line, with the fix. */
+		.name = "credentials readable by others",
+		.text = "url = s3://bucket/x/\ncredentials = @CRED@\n",
+		.cred = CRED_OPEN,
+		.nr = 1,
+		.diags = { { false,
+			     7,
+			     { "[upload] credentials:", "has mode 0644", "chmod 600" } } },
+	},
+	{
+		.name = "credentials not root's",
+		.text = "url = s3://bucket/x/\ncredentials = @CRED@\n",
+		.cred = CRED_NOT_ROOTS,
+		.nr = 1,
+		.diags = { { false,
+			     7,
+			     { "[upload] credentials:", "is owned by uid 65534, not root",
+			       "chown root:root" } } },
+	},
+	{
+		/* At the [default] line of the credentials file, no value quoted. */
+		.name = "credentials without a secret",
+		.text = "url = s3://bucket/x/\ncredentials = @CRED@\n",
+		.cred = CRED_NO_SECRET,
+		.diags = { { true, 2, { "[default]: no aws_secret_access_key" } },
+			   { true, 4, { "[default]: a line that is not 'key = value'" } } },
+	},
+	{
+		.name = "IP endpoint without path_style, retry_max under retry_min, no credentials",
+		.text = "url = s3://bucket/x/\nendpoint = http://10.0.0.1:9000\n"
+			"retry_min = 10s\nretry_max = 1s\nregion = US\n",
+		.diags = { { false, 6, { "[upload] url: set without credentials" } },
+			   { false,
+			     7,
+			     { "[upload] endpoint:", "is an IP address", "path_style = yes" } },
+			   { false, 9, { "[upload] retry_max: shorter than retry_min" } },
+			   { false, 10, { "[upload] region: bad region 'US'" } } },
+	},
+	{
+		.name = "keys without url",
+		.text = "keep_local = no\n",
+		.diags = { { false, 6, { "[upload] keep_local: set without [upload] url" } } },
+	},
+};
+
+#define NR_BAD_UPLOADS (sizeof(bad_uploads) / sizeof(bad_uploads[0]))
+
+/* The credentials file of @cred for row @i, or NULL. */
+static char *bad_credentials(enum bad_cred cred, size_t i)
 {
+	char name[32];
+	char *path;
+
+	snprintf(name, sizeof(name), "bad%zu.cred", i);
+	switch (cred) {
+	case CRED_NONE:
+		return NULL;
+	case CRED_OPEN:
+	case CRED_NOT_ROOTS:
+		path = write_credentials(
+			name,
+			"[default]\naws_access_key_id = A\naws_secret_access_key = SECRETVALUE\n",
+			cred == CRED_OPEN ? 0644 : 0600);
+		if (cred == CRED_NOT_ROOTS)
+			assert_int_equal(chown(path, 65534, 65534), 0);
+		return path;
+	case CRED_NO_SECRET:
+		return write_credentials(
+			name, "\n[default]\naws_access_key_id = A\nbroken SECRETVALUE\n", 0600);
+	}
+	fail_msg("credentials kind %d", (int)cred);
+	return NULL;
+}
+
+/* Loads the row in *@state: refused, with each diagnostic it wants and no secret quoted. */
+static void test_bad_upload(void **state)
+{
+	const struct bad_upload *row = *state;
 	struct config_diags d = { 0 };
 	struct perfsnapd_config *cfg;
-	char *path, *open_cred, *nokey, *text;
+	char *cred = bad_credentials(row->cred, (size_t)(row - bad_uploads));
+	const char *at = strstr(row->text, "@CRED@");
+	char *path, *text;
+	int r;
 
-	(void)state;
-	open_cred = write_credentials(
-		"open.cred",
-		"[default]\naws_access_key_id = A\naws_secret_access_key = SECRETVALUE\n", 0644);
-	nokey = write_credentials("nokey.cred",
-				  "\n[default]\naws_access_key_id = A\nbroken SECRETVALUE\n", 0600);
-	assert_true(asprintf(&text,
-			     UPLOAD_HEAD "url = http://bucket/x\nurl = s3://B/x\n"
-					 "credentials = %s\n[upload]\n",
-			     open_cred) > 0);
-	assert_int_equal(load_text(text, &path, &cfg, &d), -EINVAL);
-	expect_diag(&d, path, 6, "[upload] url: 'http://bucket/x' is not an s3:// URL");
-	expect_diag(&d, path, 7, "[upload] url: set again");
-	config_diags__clear(&d);
-	free(path);
-	free(text);
+	if (at)
+		assert_true(asprintf(&text, UPLOAD_HEAD "%.*s%s%s", (int)(at - row->text),
+				     row->text, cred, at + strlen("@CRED@")) > 0);
+	else
+		assert_true(asprintf(&text, UPLOAD_HEAD "%s", row->text) > 0);
+	r = load_text(text, &path, &cfg, &d);
+	if (r != -EINVAL || cfg || (row->nr && d.nr != row->nr)) {
+		dump_diags(&d);
+		fail_msg("%s: config__load() returned %d with %zu diagnostics", row->name, r, d.nr);
+	}
+	for (size_t i = 0; i < sizeof(row->diags) / sizeof(row->diags[0]) && row->diags[i].line;
+	     i++) {
+		const char *const *want = row->diags[i].text;
 
-	assert_true(asprintf(&text, UPLOAD_HEAD "url = s3://bucket/a b%%/\ncredentials = %s\n",
-			     open_cred) > 0);
-	assert_int_equal(load_text(text, &path, &cfg, &d), -EINVAL);
-	expect_diag(&d, path, 6, "[upload] url: key prefix 'a b%/' has ' '");
-	config_diags__clear(&d);
-	free(path);
-	free(text);
-
-	/* Readable by others: refused at the credentials line, with the fix. */
-	assert_true(asprintf(&text, UPLOAD_HEAD "url = s3://bucket/x/\ncredentials = %s\n",
-			     open_cred) > 0);
-	assert_int_equal(load_text(text, &path, &cfg, &d), -EINVAL);
-	assert_int_equal(d.nr, 1);
-	expect_diag(&d, path, 7, "[upload] credentials:", "has mode 0644", "chmod 600");
-	config_diags__clear(&d);
-	free(path);
-	free(text);
-
-	/* Not root's: refused, with the fix. */
-	assert_int_equal(chmod(open_cred, 0600), 0);
-	assert_int_equal(chown(open_cred, 65534, 65534), 0);
-	assert_true(asprintf(&text, UPLOAD_HEAD "url = s3://bucket/x/\ncredentials = %s\n",
-			     open_cred) > 0);
-	assert_int_equal(load_text(text, &path, &cfg, &d), -EINVAL);
-	assert_int_equal(d.nr, 1);
-	expect_diag(&d, path, 7, "[upload] credentials:", "is owned by uid 65534, not root",
-		    "chown root:root");
-	config_diags__clear(&d);
-	free(path);
-	free(text);
-
-	/* A missing key is reported at the [default] line of the credentials file, no value quoted. */
-	assert_true(asprintf(&text, UPLOAD_HEAD "url = s3://bucket/x/\ncredentials = %s\n", nokey) >
-		    0);
-	assert_int_equal(load_text(text, &path, &cfg, &d), -EINVAL);
-	expect_diag(&d, nokey, 2, "[default]: no aws_secret_access_key");
-	expect_diag(&d, nokey, 4, "[default]: a line that is not 'key = value'");
+		if (!has_diag(&d, row->diags[i].in_cred ? cred : path, row->diags[i].line, want)) {
+			dump_diags(&d);
+			fail_msg("%s: no diagnostic at line %d holding '%s'", row->name,
+				 row->diags[i].line, want[0]);
+		}
+	}
 	for (size_t i = 0; i < d.nr; i++)
 		assert_null(strstr(d.items[i].message, "SECRETVALUE"));
 	config_diags__clear(&d);
 	free(path);
 	free(text);
-
-	/* An IP endpoint needs path_style; retry_max under retry_min; no credentials key. */
-	assert_int_equal(load_text(UPLOAD_HEAD
-				   "url = s3://bucket/x/\nendpoint = http://10.0.0.1:9000\n"
-				   "retry_min = 10s\nretry_max = 1s\nregion = US\n",
-				   &path, &cfg, &d),
-			 -EINVAL);
-	expect_diag(&d, path, 6, "[upload] url: set without credentials");
-	expect_diag(&d, path, 7, "[upload] endpoint:", "is an IP address", "path_style = yes");
-	expect_diag(&d, path, 9, "[upload] retry_max: shorter than retry_min");
-	expect_diag(&d, path, 10, "[upload] region: bad region 'US'");
-	config_diags__clear(&d);
-	free(path);
-
-	/* Keys without url. */
-	assert_int_equal(load_text(UPLOAD_HEAD "keep_local = no\n", &path, &cfg, &d), -EINVAL);
-	expect_diag(&d, path, 6, "[upload] keep_local: set without [upload] url");
-	config_diags__clear(&d);
-	free(path);
-	free(open_cred);
-	free(nokey);
+	free(cred);
 }
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_upload_good),
-		cmocka_unit_test(test_upload_bad),
-	};
+	struct CMUnitTest tests[NR_BAD_UPLOADS + 1];
+	size_t n = 0;
 
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_upload_good);
+	for (size_t i = 0; i < NR_BAD_UPLOADS; i++)
+		tests[n++] = (struct CMUnitTest){
+			.name = bad_uploads[i].name,
+			.test_func = test_bad_upload,
+			.initial_state = (void *)&bad_uploads[i],
+		};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
