@@ -44,35 +44,47 @@ static bool has_diag(const struct config_diags *d, int line, const char *needle)
 	return false;
 }
 
+/* A file with a NUL byte: refused, with a diagnostic at @line holding @needle. */
+struct nul_case {
+	const char *text;
+	size_t size; /* of text, its NULs included */
+	int line;
+	const char *needle;
+};
+
+#define NUL_CASE(lit, line, needle)                \
+	{                                          \
+		lit, sizeof(lit) - 1, line, needle \
+	}
+
+static const struct nul_case nul_cases[] = {
+	/* Before the fix these loaded as "cpu-clock" and "8M". */
+	NUL_CASE("[capture]\nevents = cpu-clock\0 bogus:x\n[snapshot]\ndirectory = /tmp\n", 2,
+		 "control byte 0x00 at column 19"),
+	NUL_CASE(
+		"[capture]\nevents = cpu-clock\nbuffer_size = 8M\0Q\n[snapshot]\ndirectory = /tmp\n",
+		3, "control byte 0x00"),
+	/* In a comment too: a NUL means this is not the text file it seems. */
+	NUL_CASE("; a\0b\n[capture]\nevents = cpu-clock\n[snapshot]\ndirectory = /tmp\n", 1,
+		 "control byte 0x00"),
+};
+
 static void test_nul_byte_is_an_error(void **state)
 {
 	struct config_diags d = { 0 };
 	struct perfsnapd_config *cfg;
 
 	(void)state;
-	/* Before the fix these loaded as "cpu-clock" and "8M". */
-	assert_int_equal(LOAD("[capture]\nevents = cpu-clock\0 bogus:x\n[snapshot]\n"
-			      "directory = /tmp\n",
-			      &cfg, &d),
-			 -EINVAL);
-	assert_null(cfg);
-	assert_true(has_diag(&d, 2, "control byte 0x00 at column 19"));
-	config_diags__clear(&d);
+	for (size_t i = 0; i < sizeof(nul_cases) / sizeof(nul_cases[0]); i++) {
+		const struct nul_case *c = &nul_cases[i];
 
-	assert_int_equal(LOAD("[capture]\nevents = cpu-clock\nbuffer_size = 8M\0Q\n"
-			      "[snapshot]\ndirectory = /tmp\n",
-			      &cfg, &d),
-			 -EINVAL);
-	assert_true(has_diag(&d, 3, "control byte 0x00"));
-	config_diags__clear(&d);
-
-	/* In a comment too: a NUL means this is not the text file it seems. */
-	assert_int_equal(LOAD("; a\0b\n[capture]\nevents = cpu-clock\n[snapshot]\n"
-			      "directory = /tmp\n",
-			      &cfg, &d),
-			 -EINVAL);
-	assert_true(has_diag(&d, 1, "control byte 0x00"));
-	config_diags__clear(&d);
+		assert_int_equal(load(c->text, c->size, &cfg, &d), -EINVAL);
+		assert_null(cfg);
+		if (!has_diag(&d, c->line, c->needle))
+			fail_msg("case %zu: no diagnostic at line %d holding '%s'", i, c->line,
+				 c->needle);
+		config_diags__clear(&d);
+	}
 }
 
 static void test_control_bytes(void **state)
