@@ -24,6 +24,7 @@
 #include "control.h"
 #include "control_socket.h"
 #include "log.h"
+#include "text.h"
 
 #define ACCEPT_BURST 16
 
@@ -87,14 +88,6 @@ static void client_close(struct control_client *c)
 	client_unref(c);
 }
 
-/* Replaces what would break the line framing or a terminal. */
-static void sanitize(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
-}
-
 static int reply_vadd(struct control_reply *rep, const char *fmt, va_list ap)
 {
 	char line[CONTROL_MAX_REPLY_LINE];
@@ -108,7 +101,7 @@ static int reply_vadd(struct control_reply *rep, const char *fmt, va_list ap)
 	n = vsnprintf(line, sizeof(line), fmt, ap);
 	if (n < 0)
 		return -EINVAL;
-	sanitize(line);
+	text__sanitize(line);
 	len = strlen(line);
 	if (rep->bytes + len + 2 > CONTROL_MAX_REPLY) {
 		rep->overflow = true;
@@ -157,7 +150,7 @@ int control_reply__fail(struct control_reply *reply, int err, const char *fmt, .
 	va_start(ap, fmt);
 	vsnprintf(reply->error, sizeof(reply->error), fmt, ap);
 	va_end(ap);
-	sanitize(reply->error);
+	text__sanitize(reply->error);
 	return err;
 }
 
@@ -198,7 +191,7 @@ static void finish_error(struct control_client *c, int err, const char *fmt, ...
 	va_start(ap, fmt);
 	vsnprintf(c->reply.error, sizeof(c->reply.error), fmt, ap);
 	va_end(ap);
-	sanitize(c->reply.error);
+	text__sanitize(c->reply.error);
 	finish(c, err);
 }
 
@@ -210,7 +203,7 @@ static void start_async(struct control_client *c, const char *arg,
 	char buf[CONTROL_MAX_LINE];
 
 	snprintf(buf, sizeof(buf), "%s", arg);
-	sanitize(buf);
+	text__sanitize(buf);
 	c->state = CLIENT_BUSY;
 	/* No idle timeout while the dump runs; reading goes on to see the peer leave. */
 	bufferevent_set_timeouts(c->bev, NULL, &ctl->timeout);
@@ -699,7 +692,7 @@ static void client_done(struct control_client *c, int err, const char *text)
 	if (c->state == CLIENT_BUSY) {
 		if (text && err < 0) {
 			snprintf(c->reply.error, sizeof(c->reply.error), "%s", text);
-			sanitize(c->reply.error);
+			text__sanitize(c->reply.error);
 		}
 		finish(c, err < 0 ? err : 0);
 	}

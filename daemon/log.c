@@ -12,6 +12,7 @@
 #include <systemd/sd-journal.h>
 
 #include "log.h"
+#include "text.h"
 
 #define MAX_FIELDS 16
 
@@ -54,8 +55,10 @@ static void emit(int priority, const struct log_field *fields, size_t nr, const 
 	n++;
 	snprintf(buf[n], sizeof(buf[n]), "SYSLOG_IDENTIFIER=perfsnapd");
 	n++;
-	for (size_t i = 0; i < nr && i < MAX_FIELDS; i++, n++)
+	for (size_t i = 0; i < nr && i < MAX_FIELDS; i++, n++) {
 		snprintf(buf[n], sizeof(buf[n]), "%s=%s", fields[i].name, fields[i].value);
+		text__sanitize(buf[n]);
+	}
 	for (int i = 0; i < n; i++) {
 		iov[i].iov_base = buf[i];
 		iov[i].iov_len = strlen(buf[i]);
@@ -78,6 +81,8 @@ static void vlog(int priority, const struct log_field *fields, size_t nr, int er
 	len = strlen(msg);
 	if (err && len < sizeof(msg))
 		snprintf(msg + len, sizeof(msg) - len, ": %s", strerror(-err));
+	/* A reason, a task name or a server's reply: no escape reaches a terminal. */
+	text__sanitize(msg);
 	emit(priority, fields, nr, msg);
 }
 

@@ -14,19 +14,29 @@
 #include "snapshot.h"
 #include "snapshot_json.h"
 #include "snapshot_name.h"
+#include "text.h"
 
+/*
+ * A JSON string of @s. A byte that is not part of a valid UTF-8 sequence
+ * (a task name is the kernel's bytes, cut at 15) is written as U+FFFD, so
+ * the document is always valid JSON.
+ */
 static void put_string(FILE *out, const char *s)
 {
 	fputc('"', out);
-	for (; s && *s; s++) {
+	while (s && *s) {
 		unsigned char c = (unsigned char)*s;
+		size_t len = text__utf8_len(s);
 
 		if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
 		else if (c < 0x20)
 			fprintf(out, "\\u%04x", c);
+		else if (len == 0)
+			fputs("\\ufffd", out);
 		else
-			fputc(c, out);
+			fwrite(s, 1, len, out);
+		s += len ? len : 1;
 	}
 	fputc('"', out);
 }

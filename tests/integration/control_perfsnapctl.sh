@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # perfsnapctl over the control socket: dump returns the paths of complete
 # files, with the reason recorded; status and list tell the truth; a user
-# who is neither root nor in the group is refused.
+# who is neither root nor in the group is refused; a reason that is not
+# UTF-8 reaches every output as text.
 source "$(dirname "$0")/lib.sh"
 require_env
 CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
@@ -48,4 +49,25 @@ setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" --socket "$sock" dump 
 	>"$WORK/nobody.out" 2>&1 && fail "an unprivileged user could dump"
 grep -qiE 'permission denied' "$WORK/nobody.out" || { cat "$WORK/nobody.out"; fail "no clear refusal"; }
 [ "$(snapshot_count)" = 2 ] || fail "a refused client caused a dump"
-echo "PASS: dump, status, list, refusal"
+
+# A reason that is not UTF-8, with a terminal's escape sequence: the
+# sidecar is JSON, and the log, status and list are UTF-8 text without
+# escapes, each such byte a '?'.
+"$CTL" --socket "$sock" dump --reason $'bad\xff\xfe \e[31m' >"$WORK/bad.out" 2>"$WORK/bad.err" ||
+	{ cat "$WORK/bad.err"; fail "perfsnapctl dump with a reason that is not UTF-8"; }
+json=$(grep '\.json$' "$WORK/bad.out") || fail "dump printed no sidecar path"
+python3 -c '
+import json, sys
+reason = json.load(open(sys.argv[1], encoding="utf-8"))["reason"]
+sys.exit(0 if reason == "ctl:bad?? ?[31m" else "reason %r" % reason)' "$json" ||
+	fail "the sidecar $json is not JSON with the reason sanitised"
+"$CTL" --socket "$sock" status >"$WORK/status.out" || fail "perfsnapctl status"
+"$CTL" --socket "$sock" list >"$WORK/list.out" || fail "perfsnapctl list"
+grep -q '^last reason: ctl:bad?? ?\[31m$' "$WORK/status.out" || fail "status: the reason"
+grep -q ' ctl:bad?? ?\[31m$' "$WORK/list.out" || fail "list: the reason"
+for f in daemon.log status.out list.out; do
+	python3 -c 'import sys; open(sys.argv[1], encoding="utf-8").read()' "$WORK/$f" ||
+		fail "$f is not UTF-8"
+	grep -q $'\e' "$WORK/$f" && fail "$f holds an escape character"
+done
+echo "PASS: dump, status, list, refusal, a reason that is not UTF-8"

@@ -358,6 +358,28 @@ static void test_dump_answered_later(void **state)
 	close(fd);
 }
 
+/* A reason that is not UTF-8 reaches the daemon, and a reply line the client, as valid text. */
+static void test_dump_not_utf8(void **state)
+{
+	static const char req[] = "dump caf\xc3\xa9 \xff\xe2\x82.\n";
+	struct fake *f = *state;
+	char *got;
+	int fd;
+
+	fd = connect_to(f->path);
+	send_str(fd, req, sizeof(req) - 1);
+	pump(f, 50);
+	assert_int_equal(f->fc.nr_pending, 1);
+	assert_string_equal(f->fc.reasons[0], "caf\xc3\xa9 ???.");
+	assert_int_equal(control_client__add_line(f->fc.pending[0], "/snap/\xc0\xaf.perf.data"), 0);
+	control_client__done(f->fc.pending[0], 0, NULL);
+	f->fc.pending[0] = NULL;
+	got = converse(f, fd, 3000);
+	assert_string_equal(got, "/snap/??.perf.data\nok\n");
+	free(got);
+	close(fd);
+}
+
 static void test_dump_answered_at_once(void **state)
 {
 	struct fake *f = *state;
@@ -742,6 +764,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_line_too_long, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_answered_later, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dump_not_utf8, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_answered_at_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_client_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_half_close, setup, teardown),

@@ -29,6 +29,7 @@
 #include "snapshot.h"
 #include "dump_figures.h"
 #include "snapshot_files.h"
+#include "snapshot_json.h"
 #include "tracing_meta.h"
 #include "test_dir.h"
 #include "test_records.h"
@@ -345,6 +346,42 @@ static void test_close_fails_named_temporaries(void **state)
 	fail_every_close(true);
 }
 
+/*
+ * A reason from a client and a task name from the kernel are bytes, not
+ * always UTF-8: the sidecar writes each byte that is not as U+FFFD, so the
+ * document stays JSON (here all ASCII, as every other byte is).
+ */
+static void test_sidecar_not_utf8(void **state)
+{
+	struct snapshot *s = new_snapshot();
+	struct dump_figures f = { 0 };
+	char *doc = NULL;
+	size_t size = 0;
+	FILE *json = open_memstream(&doc, &size);
+
+	(void)state;
+	assert_non_null(json);
+	snprintf(f.stem, sizeof(f.stem), "host-20240101-120000.000-1");
+	snprintf(f.reason, sizeof(f.reason), "ctl:bad\xff\xfe \x1b[31m");
+	snprintf(f.hostname, sizeof(f.hostname), "host");
+	f.has_trigger = true;
+	snprintf(f.trigger.name, sizeof(f.trigger.name), "crash");
+	snprintf(f.trigger.kind, sizeof(f.trigger.kind), "event");
+	snprintf(f.trigger.event, sizeof(f.trigger.event), "signal:signal_generate");
+	f.trigger.cpu = f.trigger.pid = f.trigger.tid = 1;
+	/* A euro sign cut, as the kernel cuts a name at 15 bytes. */
+	snprintf(f.trigger.comm, sizeof(f.trigger.comm), "price\xe2\x82");
+	assert_int_equal(snapshot_json__write(s, &f, json), 0);
+	assert_int_equal(fclose(json), 0);
+	for (size_t i = 0; i < size; i++)
+		if ((unsigned char)doc[i] >= 0x80)
+			fail_msg("byte 0x%02x at %zu of the sidecar", (unsigned char)doc[i], i);
+	assert_non_null(strstr(doc, "\"ctl:bad\\ufffd\\ufffd \\u001b[31m\""));
+	assert_non_null(strstr(doc, "\"price\\ufffd\\ufffd\""));
+	free(doc);
+	snapshot__delete(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +392,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_close_fails_tmpfile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_close_fails_named_temporaries, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_sidecar_not_utf8, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
