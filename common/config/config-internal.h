@@ -113,7 +113,8 @@ struct config_reader {
 	int key;		  /* key being continued, -1 if rejected */
 	int key_line[NR_KEYS];	  /* where each key was set, 0 if not */
 	bool key_failed[NR_KEYS]; /* a value of the key was reported bad */
-	int err;		  /* sticky -ENOMEM or -EIO */
+	size_t bytes;		  /* read so far, at most CONFIG_FILE_MAX */
+	int err;		  /* sticky -ENOMEM, -EIO or -EFBIG */
 	int trigger;		  /* cfg->triggers[] of the current section, -1 if none */
 	int (*trigger_key_line)[NR_TRIGGER_KEYS]; /* per trigger, as key_line */
 };

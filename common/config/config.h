@@ -175,6 +175,13 @@ uint64_t config__copy_memory(const struct perfsnapd_config *cfg, uint64_t rings_
  */
 #define CONFIG_LINE_MAX 197
 
+/*
+ * Largest configuration file read, in bytes: far more than any real one,
+ * so that a path to a device or a runaway file is refused, not read
+ * without end.
+ */
+#define CONFIG_FILE_MAX (1024 * 1024)
+
 /* Diagnostics printed (or logged) at most; the rest are counted. */
 #define CONFIG_DIAGS_PRINT_MAX 20
 

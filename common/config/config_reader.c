@@ -9,12 +9,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <ini.h>
 
@@ -226,6 +228,13 @@ static char *read_line(char *str, int size, void *stream)
 			p->err = errno == ENOMEM ? -ENOMEM : -EIO;
 		return NULL;
 	}
+	/* The file was regular and small when opened, but may have grown since. */
+	p->bytes += (size_t)n;
+	if (p->bytes > CONFIG_FILE_MAX) {
+		if (!p->err)
+			p->err = -EFBIG;
+		return NULL;
+	}
 	p->line++;
 	p->handled = false;
 	p->continuation = false;
@@ -337,26 +346,52 @@ static int handle_key(void *user, const char *section, const char *name, const c
 	return 1;
 }
 
-/* Opens @path for reading, or adds a line 0 diagnostic. Returns 0 or -errno. */
+#define NOT_A_CONFIG_FIX "give --config the path of a perfsnapd.conf(5) file"
+
+/*
+ * Opens @path for reading, or adds a line 0 diagnostic. Only a regular
+ * file of at most CONFIG_FILE_MAX bytes is read: a FIFO would stall the
+ * loop until someone writes to it, a device could be read without end.
+ * Returns 0 or -errno.
+ */
 static int open_config(const char *path, struct config_diags *diags, FILE **ret)
 {
-	FILE *f = fopen(path, "re");
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	struct stat st;
-	int r = 0;
+	FILE *f = NULL;
+	int r = 0, e;
 
-	if (!f || fstat(fileno(f), &st))
+	if (fd < 0 || fstat(fd, &st) < 0)
 		r = -errno;
 	else if (S_ISDIR(st.st_mode))
 		r = -EISDIR;
+	else if (!S_ISREG(st.st_mode))
+		r = -EINVAL;
+	else if (st.st_size > CONFIG_FILE_MAX)
+		r = -EFBIG;
+	else if (!(f = fdopen(fd, "re")))
+		r = -errno;
 	if (!r) {
 		*ret = f;
 		return 0;
 	}
-	if (f)
-		fclose(f);
-	if (config_diags__add(diags, path, 0, "cannot open config file: %s", strerror(-r)))
-		return -ENOMEM;
-	return r;
+	if (fd >= 0)
+		close(fd);
+	if (r == -EINVAL)
+		e = config_diags__add(diags, path, 0,
+				      "cannot read config file: it is %s, not a regular file: %s",
+				      S_ISFIFO(st.st_mode) ? "a FIFO" :
+				      S_ISSOCK(st.st_mode) ? "a socket" :
+							     "a device",
+				      NOT_A_CONFIG_FIX);
+	else if (r == -EFBIG)
+		e = config_diags__add(diags, path, 0,
+				      "cannot read config file: %lld bytes, over %d: %s",
+				      (long long)st.st_size, CONFIG_FILE_MAX, NOT_A_CONFIG_FIX);
+	else
+		e = config_diags__add(diags, path, 0, "cannot open config file: %s", strerror(-r));
+	return e < 0 ? e : r;
 }
 
 /**
@@ -384,6 +419,11 @@ int config_reader__read(struct config_reader *p, size_t first_diag)
 		config_reader__diag(p, r, "syntax error"); /* a case classify_line() missed */
 	if (p->err == -EIO && config_diags__add(p->diags, p->cfg->path, 0,
 						"cannot read config file: %s", strerror(EIO)))
+		p->err = -ENOMEM;
+	if (p->err == -EFBIG &&
+	    config_diags__add(p->diags, p->cfg->path, 0,
+			      "cannot read config file: it grew over %d bytes: %s", CONFIG_FILE_MAX,
+			      NOT_A_CONFIG_FIX))
 		p->err = -ENOMEM;
 	fclose(p->file);
 	p->file = NULL;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Reload: a retention change applies with the same rings (the next snapshot
-# still holds events from before the reload); a broken configuration is
-# refused and recording continues; an event change reopens the rings.
+# still holds events from before the reload); a broken configuration, a
+# FIFO and a device are refused and recording continues; an event change
+# reopens the rings.
 source "$(dirname "$0")/lib.sh"
 require_env
 CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
@@ -35,6 +36,24 @@ perf_script_complete "$file"
 perf script -i "$file" >"$WORK/script2.txt" 2>/dev/null
 [ "$(count_signal_marks "$WORK/script2.txt" psnap_after "$MARK_PID")" = 20 ] || fail "not recording after a refused reload"
 
+# The path turned into a FIFO, then into a link to /dev/zero: each reload
+# is refused at once and the daemon goes on answering (a FIFO used to hold
+# the event loop until a writer came; /dev/zero was read without end).
+rm "$WORK/p.conf"
+mkfifo "$WORK/p.conf"
+timeout 5 "$CTL" --socket "$WORK/control.sock" reload >"$WORK/fifo.out" 2>&1 &&
+	fail "a FIFO was accepted as the configuration"
+grep -q 'p.conf:0: .*it is a FIFO, not a regular file' "$WORK/fifo.out" ||
+	{ cat "$WORK/fifo.out"; fail "no clear refusal of a FIFO"; }
+timeout 5 "$CTL" --socket "$WORK/control.sock" status >/dev/null || fail "no status after a FIFO reload"
+rm "$WORK/p.conf"
+ln -s /dev/zero "$WORK/p.conf"
+timeout 5 "$CTL" --socket "$WORK/control.sock" reload >"$WORK/zero.out" 2>&1 &&
+	fail "/dev/zero was accepted as the configuration"
+grep -q 'it is a device, not a regular file' "$WORK/zero.out" ||
+	{ cat "$WORK/zero.out"; fail "no clear refusal of /dev/zero"; }
+rm "$WORK/p.conf"
+
 # A new event set: rings reopened, and the new event is recorded.
 write_config "$WORK/p.conf" "signal:signal_generate sched:sched_switch" 4M
 kill -HUP "$DAEMON_PID"
@@ -45,4 +64,4 @@ file=$(dump_and_wait)
 perf_script_complete "$file"
 perf script -i "$file" >"$WORK/script3.txt" 2>/dev/null
 grep -q 'sched:sched_switch:' "$WORK/script3.txt" || fail "new event not recorded after reload"
-echo "PASS: same-ring reload keeps history; broken config refused; event change reopens"
+echo "PASS: same-ring reload keeps history; broken config, FIFO, device refused; event change reopens"

@@ -594,9 +594,56 @@ static void test_missing_file(void **state)
 	free(path);
 }
 
+/*
+ * Only a regular file of at most CONFIG_FILE_MAX bytes is read: a FIFO
+ * refused at once (it used to stall until a writer came), a device refused
+ * (a symbolic link to /dev/zero used to be read without end), and a file
+ * over the limit refused with its size.
+ */
+static void test_not_a_config_file(void **state)
+{
+	struct config_diags d = { 0 };
+	struct perfsnapd_config *cfg = NULL;
+	char *fifo, *zero, *big;
+	FILE *f;
+
+	(void)state;
+	assert_true(asprintf(&fifo, "%s/fifo.conf", tmpdir) > 0);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(config__load(fifo, NULL, &cfg, &d), -EINVAL);
+	assert_null(cfg);
+	assert_int_equal(d.nr, 1);
+	expect_diag(&d, fifo, 0, "it is a FIFO, not a regular file", "perfsnapd.conf(5)");
+	config_diags__clear(&d);
+
+	assert_true(asprintf(&zero, "%s/zero.conf", tmpdir) > 0);
+	assert_int_equal(symlink("/dev/zero", zero), 0);
+	assert_int_equal(config__load(zero, NULL, &cfg, &d), -EINVAL);
+	expect_diag(&d, zero, 0, "it is a device, not a regular file");
+	config_diags__clear(&d);
+
+	assert_true(asprintf(&big, "%s/big.conf", tmpdir) > 0);
+	f = fopen(big, "w");
+	assert_non_null(f);
+	fputs("[capture]\nevents = cpu-clock\n", f);
+	for (int i = 0; i < CONFIG_FILE_MAX / 64 + 1; i++)
+		fprintf(f, "; %-61d\n", i);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(config__load(big, NULL, &cfg, &d), -EFBIG);
+	assert_null(cfg);
+	expect_diag(&d, big, 0, "bytes, over 1048576", "perfsnapd.conf(5)");
+	config_diags__clear(&d);
+	unlink(fifo);
+	unlink(zero);
+	unlink(big);
+	free(fifo);
+	free(zero);
+	free(big);
+}
+
 int main(void)
 {
-	struct CMUnitTest tests[NR_BAD_CONFIGS + 4];
+	struct CMUnitTest tests[NR_BAD_CONFIGS + 5];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NR_BAD_CONFIGS; i++)
@@ -609,5 +656,6 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_directory_is_a_file);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_unwritable_directory);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_missing_file);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_not_a_config_file);
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
