@@ -25,7 +25,7 @@
 #define URL_ACCEPTED   "s3://BUCKET/PREFIX, e.g. s3://snapshots/fleet/{host}/"
 #define PREFIX_CHARS   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/-_."
 #define ENDPOINT_ACCEPTED \
-	"http:// or https:// and a host[:port], no path, e.g. https://s3.example.net"
+	"http:// or https:// and a host[:port] (port 1-65535), no path, e.g. https://s3.example.net"
 #define REGION_ACCEPTED "lower-case letters, digits and '-', e.g. us-east-1"
 #define CRED_ACCEPTED \
 	"an absolute path to a root-owned file of mode 0600 in the AWS shared-credentials format"
@@ -115,6 +115,32 @@ void config_upload__parse_url(struct config_reader *p, char *value)
 	p->key_failed[KEY_UPLOAD_URL] = false;
 }
 
+/* Whether @host ("name", "name:port", "[v6]" or "[v6]:port") names a host and a port in range. */
+static bool host_port_ok(const char *host)
+{
+	const char *colon, *port;
+	size_t digits;
+
+	if (*host == '[') {
+		const char *end = strchr(host, ']');
+
+		if (!end || end == host + 1 || (end[1] && end[1] != ':'))
+			return false;
+		colon = end[1] ? end + 1 : NULL;
+	} else {
+		colon = strchr(host, ':');
+		if (colon == host)
+			return false;
+	}
+	if (!colon)
+		return true;
+	port = colon + 1;
+	digits = strspn(port, "0123456789");
+	if (digits == 0 || digits > 5 || port[digits])
+		return false;
+	return strtol(port, NULL, 10) >= 1 && strtol(port, NULL, 10) <= 65535;
+}
+
 void config_upload__parse_endpoint(struct config_reader *p, char *value)
 {
 	size_t len = strlen(value);
@@ -127,7 +153,7 @@ void config_upload__parse_endpoint(struct config_reader *p, char *value)
 	host = !strncmp(value, "https://", 8) ? value + 8 :
 	       !strncmp(value, "http://", 7)  ? value + 7 :
 						NULL;
-	if (host && *host && !strpbrk(host, "/?#@ \t"))
+	if (host && *host && !strpbrk(host, "/?#@ \t") && host_port_ok(host))
 		return;
 	p->key_failed[KEY_UPLOAD_ENDPOINT] = true;
 	config_reader__diag(p, p->line,

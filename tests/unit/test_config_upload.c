@@ -98,6 +98,20 @@ static void test_upload_good(void **state)
 	free(text);
 	free(cred);
 
+	/* An IPv6 endpoint with a port. */
+	cred = write_credentials(
+		"v6.cred", "[default]\naws_access_key_id = A\naws_secret_access_key = S\n", 0600);
+	assert_true(asprintf(&text,
+			     UPLOAD_HEAD "url = s3://b12\nendpoint = http://[::1]:9000\n"
+					 "path_style = yes\ncredentials = %s\n",
+			     cred) > 0);
+	assert_int_equal(load_text(text, &path, &cfg, &d), 0);
+	assert_string_equal(cfg->upload_endpoint, "http://[::1]:9000");
+	config__put(cfg);
+	free(path);
+	free(text);
+	free(cred);
+
 	/* Without [upload] url nothing is uploaded. */
 	assert_int_equal(load_text(UPLOAD_HEAD, &path, &cfg, &d), 0);
 	assert_null(cfg->upload_url);
@@ -111,6 +125,7 @@ enum bad_cred {
 	CRED_OPEN,	/* readable by others (0644) */
 	CRED_NOT_ROOTS, /* 0600, owned by uid 65534 */
 	CRED_NO_SECRET, /* 0600, without aws_secret_access_key and with a broken line */
+	CRED_GOOD,	/* 0600, root's, both keys */
 };
 
 /* An [upload] section config__load() must refuse, and how. */
@@ -179,6 +194,21 @@ static const struct bad_upload bad_uploads[] = {
 			   { false, 9, { "[upload] retry_max: shorter than retry_min" } },
 			   { false, 10, { "[upload] region: bad region 'US'" } } },
 	},
+#define BAD_PORT(endpoint)                                                                        \
+	{                                                                                         \
+		.name = "endpoint " endpoint,                                                     \
+		.text = "url = s3://bucket/x/\nendpoint = " endpoint "\npath_style = yes\n"       \
+			"credentials = @CRED@\n",                                                 \
+		.cred = CRED_GOOD, .nr = 1,                                                       \
+		.diags = { { false, 7, { "[upload] endpoint: bad endpoint", "port 1-65535" } } }, \
+	}
+	BAD_PORT("http://127.0.0.1:99999"),
+	BAD_PORT("http://127.0.0.1:0"),
+	BAD_PORT("http://s3.example.net:abc"),
+	BAD_PORT("http://s3.example.net:"),
+	BAD_PORT("http://:9000"),
+	BAD_PORT("http://[::1:9000"),
+	BAD_PORT("http://[::1]9000"),
 	{
 		.name = "keys without url",
 		.text = "keep_local = no\n",
@@ -200,6 +230,7 @@ static char *bad_credentials(enum bad_cred cred, size_t i)
 		return NULL;
 	case CRED_OPEN:
 	case CRED_NOT_ROOTS:
+	case CRED_GOOD:
 		path = write_credentials(
 			name,
 			"[default]\naws_access_key_id = A\naws_secret_access_key = SECRETVALUE\n",
