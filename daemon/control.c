@@ -24,6 +24,7 @@
 #include "control.h"
 #include "control_socket.h"
 #include "log.h"
+#include "monotonic.h"
 #include "text.h"
 
 #define ACCEPT_BURST 16
@@ -65,6 +66,7 @@ struct control {
 	struct timeval timeout;
 	LIST_HEAD(, control_client) clients;
 	unsigned int nr_clients;
+	struct log_limit refused_log; /* connections refused at accept */
 };
 
 static void client_unref(struct control_client *c)
@@ -471,7 +473,8 @@ static void take_connection(struct control *ctl, int fd)
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	const char *group = control_socket__group(ctl->sock);
-	char line[128 + NAME_MAX];
+	char line[128 + NAME_MAX], note[96];
+	uint64_t quiet;
 	int r;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
@@ -480,9 +483,11 @@ static void take_connection(struct control *ctl, int fd)
 		return;
 	}
 	if (!control_socket__allowed(ctl->sock, &cred)) {
-		log_notice("control: refused pid %d uid %u gid %u: not root%s%s%s", (int)cred.pid,
-			   (unsigned int)cred.uid, (unsigned int)cred.gid,
-			   group ? " nor in group '" : "", group ? group : "", group ? "'" : "");
+		if (log_limit__pass(&ctl->refused_log, monotonic_ns(), &quiet))
+			log_notice("control: refused pid %d uid %u gid %u: not root%s%s%s%s",
+				   (int)cred.pid, (unsigned int)cred.uid, (unsigned int)cred.gid,
+				   group ? " nor in group '" : "", group ? group : "",
+				   group ? "'" : "", log_limit__note(quiet, note, sizeof(note)));
 		if (group)
 			snprintf(line, sizeof(line),
 				 "error permission denied: need root or group '%s'\n", group);
@@ -492,8 +497,10 @@ static void take_connection(struct control *ctl, int fd)
 		return;
 	}
 	if (!make_room(ctl, &cred, line, sizeof(line))) {
-		log_warning("control: %u connections open, refusing pid %d uid %u", ctl->nr_clients,
-			    (int)cred.pid, (unsigned int)cred.uid);
+		if (log_limit__pass(&ctl->refused_log, monotonic_ns(), &quiet))
+			log_warning("control: %u connections open, refusing pid %d uid %u%s",
+				    ctl->nr_clients, (int)cred.pid, (unsigned int)cred.uid,
+				    log_limit__note(quiet, note, sizeof(note)));
 		refuse(fd, line);
 		return;
 	}

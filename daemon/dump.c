@@ -68,6 +68,7 @@ struct dump {
 	dump_done_fn done;
 	void *done_ctx;
 	char hostname[128];
+	struct log_limit refused_log; /* max_per_hour's refusals */
 
 	/* copy_memory_resident: held between dumps, faulted in once. */
 	void *resident;
@@ -493,8 +494,13 @@ int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_t
 
 	r = dump_schedule__request(d->sched, monotonic_ns(), waiter, waiter_ctx, &wait);
 	if (r == -EAGAIN) {
-		log_warning("dump (%s) refused: max_per_hour = %u reached", reason,
-			    d->cfg->max_per_hour);
+		char note[96];
+		uint64_t quiet;
+
+		if (log_limit__pass(&d->refused_log, monotonic_ns(), &quiet))
+			log_warning("dump (%s) refused: max_per_hour = %u reached%s", reason,
+				    d->cfg->max_per_hour,
+				    log_limit__note(quiet, note, sizeof(note)));
 		return r;
 	}
 	if (r < 0)

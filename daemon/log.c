@@ -114,3 +114,26 @@ int log_errno(int err, const char *fmt, ...)
 	va_end(ap);
 	return err;
 }
+
+bool log_limit__pass(struct log_limit *l, uint64_t now_ns, uint64_t *quiet)
+{
+	if (l->logged && now_ns - l->last_ns < LOG_LIMIT_EVERY_NS) {
+		l->quiet++;
+		return false;
+	}
+	*quiet = l->quiet;
+	l->quiet = 0;
+	l->logged = true;
+	l->last_ns = now_ns;
+	return true;
+}
+
+const char *log_limit__note(uint64_t quiet, char *buf, size_t size)
+{
+	if (quiet)
+		snprintf(buf, size, " (%llu more since the last such line; at most one a minute)",
+			 (unsigned long long)quiet);
+	else
+		snprintf(buf, size, " (at most one such line a minute)");
+	return buf;
+}

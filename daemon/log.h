@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <syslog.h>
 
 /* A journal field: NAME must be upper case, as journald requires. */
@@ -31,6 +32,28 @@ int log_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 
 /* True when entries go to the journal. */
 bool log_to_journal(void);
+
+/*
+ * A message that others can make repeat (a refused connection, a refused
+ * dump): the first is logged, then at most one per LOG_LIMIT_EVERY_NS;
+ * the ones in between are counted and the next line logged says how many.
+ * Zeroed is ready.
+ */
+struct log_limit {
+	bool logged; /* one was, at last_ns */
+	uint64_t last_ns;
+	uint64_t quiet; /* not logged since */
+};
+
+#define LOG_LIMIT_EVERY_NS (60 * 1000000000ull)
+
+/*
+ * Whether the occurrence at @now_ns is logged; if so, *@quiet says how
+ * many were not since the last one logged.
+ */
+bool log_limit__pass(struct log_limit *l, uint64_t now_ns, uint64_t *quiet);
+/* What a line that passed ends with: how many were not logged before it, and the limit. */
+const char *log_limit__note(uint64_t quiet, char *buf, size_t size);
 
 #define log_debug(...)	 log_msg(LOG_DEBUG, __VA_ARGS__)
 #define log_info(...)	 log_msg(LOG_INFO, __VA_ARGS__)

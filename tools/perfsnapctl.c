@@ -132,6 +132,10 @@ static int connect_socket(const struct ctl_options *o)
 	return -1;
 }
 
+/*
+ * Returns 0, an exit code, or -1 when perfsnapd closed the connection
+ * before taking the request: it may have said why first (a refusal).
+ */
 static int send_all(int fd, const char *buf, size_t len, const struct ctl_options *o)
 {
 	ssize_t n;
@@ -145,6 +149,8 @@ static int send_all(int fd, const char *buf, size_t len, const struct ctl_option
 				return r;
 			continue;
 		}
+		if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
+			return -1;
 		if (n < 0) {
 			fprintf(stderr, "perfsnapctl: cannot send the request: %s\n",
 				strerror(errno));
@@ -173,7 +179,8 @@ static int take_line(char *line)
 	return -1;
 }
 
-static int read_reply(int fd, const struct ctl_options *o)
+/* @unsent: perfsnapd closed the connection before it took the request. */
+static int read_reply(int fd, const struct ctl_options *o, bool unsent)
 {
 	static char buf[MAX_LINE + 1];
 	size_t len = 0;
@@ -202,8 +209,8 @@ static int read_reply(int fd, const struct ctl_options *o)
 			continue;
 		if (n <= 0) {
 			fprintf(stderr,
-				"perfsnapctl: perfsnapd closed the connection before the "
-				"reply ended%s%s\n",
+				"perfsnapctl: perfsnapd closed the connection before %s%s%s\n",
+				unsent ? "it took the request" : "the reply ended",
 				n < 0 ? ": " : "", n < 0 ? strerror(errno) : "");
 			return EXIT_ERROR;
 		}
@@ -219,8 +226,9 @@ static int run(const struct ctl_options *o, const char *request)
 	if (fd < 0)
 		return EXIT_ERROR;
 	r = send_all(fd, request, strlen(request), o);
-	if (r == 0)
-		r = read_reply(fd, o);
+	/* Refused before the request went out: the reply says why. */
+	if (r <= 0)
+		r = read_reply(fd, o, r < 0);
 	close(fd);
 	if (fflush(stdout) == EOF && r == 0) {
 		fprintf(stderr, "perfsnapctl: cannot write the reply: %s\n", strerror(errno));

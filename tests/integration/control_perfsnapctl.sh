@@ -8,6 +8,7 @@ source "$(dirname "$0")/lib.sh"
 require_env
 CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
 command -v setpriv >/dev/null || prereq_missing "setpriv (util-linux)"
+command -v strace >/dev/null || prereq_missing "strace"
 
 FORMATS="perf.data trace.dat" write_config "$WORK/p.conf" "raw_syscalls:sys_enter sched:sched_switch" 1M
 start_daemon "$WORK/p.conf"
@@ -43,12 +44,32 @@ wait_snapshot 1 >/dev/null
 grep -q ' ctl:disk latency spike$' "$WORK/list.out" || fail "list: reason of the first"
 grep -q ' signal$' "$WORK/list.out" || fail "list: reason of the second"
 
-# Not root, not in a group: refused, and nothing dumped.
+# Not root, not in a group: refused, and nothing dumped. The socket's mode
+# (0660) already keeps such a user out; with a mode that lets anyone
+# connect (a socket unit's SocketMode, an admin's chmod), perfsnapd's own
+# check refuses. It does so as it accepts, which may be before the
+# request is sent: strace delays the send so that it always is, and
+# perfsnapctl must still print the daemon's reason (it printed "cannot
+# send the request: Broken pipe").
 chmod 0755 "$WORK"
 setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" --socket "$sock" dump \
 	>"$WORK/nobody.out" 2>&1 && fail "an unprivileged user could dump"
-grep -qiE 'permission denied' "$WORK/nobody.out" || { cat "$WORK/nobody.out"; fail "no clear refusal"; }
+grep -q 'Permission denied (need root' "$WORK/nobody.out" ||
+	{ cat "$WORK/nobody.out"; fail "the socket's mode let an unprivileged user connect"; }
+chmod 0666 "$sock"
+strace -f -qq -o /dev/null -e trace=sendto -e inject=sendto:delay_enter=300000 \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" --socket "$sock" dump \
+	>"$WORK/nobody.out" 2>&1 && fail "an unprivileged user could dump"
+grep -q '^perfsnapctl: permission denied: need root$' "$WORK/nobody.out" ||
+	{ cat "$WORK/nobody.out"; fail "no clear refusal"; }
 [ "$(snapshot_count)" = 2 ] || fail "a refused client caused a dump"
+# Refusals do not flood the log: one line, then at most one a minute.
+for _ in $(seq 1 20); do
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" --socket "$sock" status \
+		>/dev/null 2>&1 && fail "an unprivileged user got the status"
+done
+n=$(grep -c 'control: refused pid' "$WORK/daemon.log")
+[ "$n" = 1 ] || fail "$n log lines for 21 refused connections"
 
 # A reason that is not UTF-8, with a terminal's escape sequence: the
 # sidecar is JSON, and the log, status and list are UTF-8 text without

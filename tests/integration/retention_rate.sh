@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # 50 triggers in 2 s with min_interval = 1s and max_snapshots = 3: dumps
 # are spaced, triggers coalesce, exactly the newest three snapshots stay,
-# never a partial file. Then max_per_hour refuses beyond its count.
+# never a partial file. Then max_per_hour refuses beyond its count, and
+# logs its refusals at most once a minute.
 source "$(dirname "$0")/lib.sh"
 require_env
 CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
@@ -42,5 +43,11 @@ start_daemon "$WORK/p.conf"
 "$CTL" --socket "$WORK/control.sock" dump >/dev/null || fail "second dump refused"
 "$CTL" --socket "$WORK/control.sock" dump >"$WORK/third.out" 2>&1 && fail "third dump in the hour accepted"
 grep -q 'max_per_hour' "$WORK/third.out" || { cat "$WORK/third.out"; fail "refusal does not say why"; }
+# Twenty more refusals: still one line in the log, at most one a minute.
+for _ in $(seq 1 20); do
+	"$CTL" --socket "$WORK/control.sock" dump >/dev/null 2>&1 && fail "a dump over max_per_hour accepted"
+done
+n=$(grep -c 'refused: max_per_hour = 2 reached' "$WORK/daemon.log")
+[ "$n" = 1 ] || fail "$n log lines for 21 refused dumps"
 [ "$(ls "$WORK/out"/*.perf.data | wc -l)" = 2 ] || fail "refused trigger wrote a file"
 echo "PASS: $n spaced snapshots, newest $want kept; max_per_hour refuses"
