@@ -39,8 +39,9 @@
 
 #define SIZE_ACCEPTED "a number with optional K, M or G suffix (bytes), e.g. 4M"
 #define CPUS_ACCEPTED "all, or CPU numbers and ranges such as 0-3,8"
-#define DIR_ACCEPTED  "an absolute path to an existing directory perfsnapd can write"
-#define DIR_FIX	      "create it or change [snapshot] directory"
+#define DIR_ACCEPTED \
+	"an absolute path to an existing directory perfsnapd can write and other users cannot"
+#define DIR_FIX "create it or change [snapshot] directory"
 #define EXEC_ACCEPTED \
 	"an absolute path to an executable file (no arguments), e.g. /usr/local/sbin/upload-snapshot"
 #define SOCKET_ACCEPTED "an absolute path of at most %zu bytes, e.g. " DEFAULT_SOCKET
@@ -383,11 +384,19 @@ static void check_directory(struct config_reader *p, const char *dir, const char
 				    "[snapshot] directory: %s is not a directory: " DIR_FIX, shown);
 		return;
 	}
-	if (access(dir, W_OK | X_OK))
+	if (access(dir, W_OK | X_OK)) {
 		config_reader__diag(
 			p, line,
 			"[snapshot] directory: %s is not writable: %s: make it writable for uid %u or change [snapshot] directory",
 			shown, strerror(errno), (unsigned int)geteuid());
+		return;
+	}
+	/* Snapshot names are predictable: anyone who may create files here could take them. */
+	if (st.st_mode & S_IWOTH)
+		config_reader__diag(
+			p, line,
+			"[snapshot] directory: %s is writable by every user (mode %04o), who could take the names of the next snapshots: accepted: a directory only its owner and group can write: chmod o-w it or change [snapshot] directory",
+			shown, (unsigned int)(st.st_mode & 07777));
 }
 
 /* Sets *@field to a copy of @value. Returns false (and sets p->err) on ENOMEM. */

@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 require_env
 
 mkdir -p "$WORK/out"
-mount -t tmpfs -o size=256k tmpfs "$WORK/out" || prereq_missing "mounting a tmpfs"
+mount -t tmpfs -o size=256k,mode=0755 tmpfs "$WORK/out" || prereq_missing "mounting a tmpfs"
 CLEANUP_HOOK='umount "$WORK/out" 2>/dev/null'
 # Uncompressed: 8 MiB of rings cannot fit 256 KiB.
 write_config "$WORK/p.conf" "raw_syscalls:sys_enter sched:sched_switch" 4M "compression = none"

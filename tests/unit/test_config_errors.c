@@ -595,6 +595,43 @@ static void test_missing_file(void **state)
 }
 
 /*
+ * Snapshot names are predictable, so a directory every user may write is
+ * refused (another user could take the next names, and every dump would
+ * fail); sticky or not, and a group-writable one is the admin's choice.
+ */
+static void test_world_writable_directory(void **state)
+{
+	static const mode_t modes[] = { 0777, 01777, 0773 };
+	struct config_diags d = { 0 };
+	struct perfsnapd_config *cfg;
+	char *path, *text, *open_dir;
+
+	(void)state;
+	assert_true(asprintf(&open_dir, "%s/open", tmpdir) > 0);
+	assert_int_equal(mkdir(open_dir, 0700), 0);
+	assert_true(asprintf(&text, "[capture]\nevents = cpu-clock\n[snapshot]\ndirectory = %s\n",
+			     open_dir) > 0);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		char mode[8];
+
+		assert_int_equal(chmod(open_dir, modes[i]), 0);
+		snprintf(mode, sizeof(mode), "%04o", (unsigned int)modes[i]);
+		assert_int_equal(load_text(text, &path, &cfg, &d), -EINVAL);
+		assert_int_equal(d.nr, 1);
+		expect_diag(&d, path, 4, "/open' is writable by every user", mode, "chmod o-w");
+		config_diags__clear(&d);
+		free(path);
+	}
+	assert_int_equal(chmod(open_dir, 0770), 0);
+	assert_int_equal(load_text(text, &path, &cfg, &d), 0);
+	config__put(cfg);
+	free(path);
+	rmdir(open_dir);
+	free(open_dir);
+	free(text);
+}
+
+/*
  * Only a regular file of at most CONFIG_FILE_MAX bytes is read: a FIFO
  * refused at once (it used to stall until a writer came), a device refused
  * (a symbolic link to /dev/zero used to be read without end), and a file
@@ -643,7 +680,7 @@ static void test_not_a_config_file(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[NR_BAD_CONFIGS + 5];
+	struct CMUnitTest tests[NR_BAD_CONFIGS + 6];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NR_BAD_CONFIGS; i++)
@@ -657,5 +694,6 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_unwritable_directory);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_missing_file);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_not_a_config_file);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_world_writable_directory);
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -21,13 +21,23 @@
 static char tmpdir[] = "/tmp/test_config_input.XXXXXX";
 static char path[sizeof(tmpdir) + 16];
 
-/* Writes @size bytes of @text (NULs included) to tmpdir/in.conf and loads it. */
+/*
+ * Writes @size bytes of @text (NULs included) to tmpdir/in.conf, each
+ * "@DIR@" as tmpdir (a directory only we may write), and loads it.
+ */
 static int load(const char *text, size_t size, struct perfsnapd_config **cfg,
 		struct config_diags *d)
 {
 	FILE *f = fopen(path, "w");
+	const char *at;
 
 	assert_non_null(f);
+	while ((at = memmem(text, size, "@DIR@", 5))) {
+		assert_int_equal(fwrite(text, 1, (size_t)(at - text), f), (size_t)(at - text));
+		fputs(tmpdir, f);
+		size -= (size_t)(at - text) + 5;
+		text = at + 5;
+	}
 	assert_int_equal(fwrite(text, 1, size, f), size);
 	assert_int_equal(fclose(f), 0);
 	*cfg = NULL;
@@ -59,13 +69,13 @@ struct nul_case {
 
 static const struct nul_case nul_cases[] = {
 	/* Before the fix these loaded as "cpu-clock" and "8M". */
-	NUL_CASE("[capture]\nevents = cpu-clock\0 bogus:x\n[snapshot]\ndirectory = /tmp\n", 2,
+	NUL_CASE("[capture]\nevents = cpu-clock\0 bogus:x\n[snapshot]\ndirectory = @DIR@\n", 2,
 		 "control byte 0x00 at column 19"),
 	NUL_CASE(
-		"[capture]\nevents = cpu-clock\nbuffer_size = 8M\0Q\n[snapshot]\ndirectory = /tmp\n",
+		"[capture]\nevents = cpu-clock\nbuffer_size = 8M\0Q\n[snapshot]\ndirectory = @DIR@\n",
 		3, "control byte 0x00"),
 	/* In a comment too: a NUL means this is not the text file it seems. */
-	NUL_CASE("; a\0b\n[capture]\nevents = cpu-clock\n[snapshot]\ndirectory = /tmp\n", 1,
+	NUL_CASE("; a\0b\n[capture]\nevents = cpu-clock\n[snapshot]\ndirectory = @DIR@\n", 1,
 		 "control byte 0x00"),
 };
 
@@ -98,7 +108,7 @@ static void test_control_bytes(void **state)
 	for (size_t i = 0; i < sizeof(bytes); i++) {
 		int n = snprintf(text, sizeof(text),
 				 "[capture]\nevents = cpu-clock\ncpus = %c0\n[snapshot]\n"
-				 "directory = /tmp\n",
+				 "directory = @DIR@\n",
 				 bytes[i]);
 		char needle[32];
 
@@ -109,7 +119,7 @@ static void test_control_bytes(void **state)
 	}
 	/* Tabs, CRLF line ends and UTF-8 are text. */
 	assert_int_equal(LOAD("\xEF\xBB\xBF[capture]\r\nevents =\tcpu-clock\t; caf\xC3\xA9\r\n"
-			      "[snapshot]\r\ndirectory = /tmp\r\n",
+			      "[snapshot]\r\ndirectory = @DIR@\r\n",
 			      &cfg, &d),
 			 0);
 	assert_int_equal(d.nr, 0);
@@ -128,7 +138,7 @@ static void test_long_comment(void **state)
 	c[5000] = '\0';
 	assert_true(asprintf(&text,
 			     "; %s\n[capture]\n# %s\nevents = cpu-clock\n\t; %s\n"
-			     "[snapshot]\ndirectory = /tmp\n",
+			     "[snapshot]\ndirectory = @DIR@\n",
 			     c, c, c) > 0);
 	assert_int_equal(load(text, strlen(text), &cfg, &d), 0);
 	assert_int_equal(d.nr, 0);
@@ -139,7 +149,7 @@ static void test_long_comment(void **state)
 	/* A key line still has its limit, and says so. */
 	c[CONFIG_LINE_MAX + 1 - strlen("events = cpu-clock ")] = '\0';
 	assert_true(asprintf(&text,
-			     "[capture]\nevents = cpu-clock %s\n[snapshot]\ndirectory = /tmp\n",
+			     "[capture]\nevents = cpu-clock %s\n[snapshot]\ndirectory = @DIR@\n",
 			     c) > 0);
 	assert_int_equal(load(text, strlen(text), &cfg, &d), -EINVAL);
 	assert_true(has_diag(&d, 2, "line too long"));
@@ -147,7 +157,7 @@ static void test_long_comment(void **state)
 	free(text);
 	c[CONFIG_LINE_MAX - strlen("events = cpu-clock ")] = '\0';
 	assert_true(asprintf(&text,
-			     "[capture]\nevents = cpu-clock %s\n[snapshot]\ndirectory = /tmp\n",
+			     "[capture]\nevents = cpu-clock %s\n[snapshot]\ndirectory = @DIR@\n",
 			     c) > 0);
 	assert_int_equal(load(text, strlen(text), &cfg, &d), -EINVAL);
 	assert_false(has_diag(&d, 2, "line too long"));
