@@ -438,7 +438,7 @@ void daemon__dump_done(void *ctx, const struct dump_figures *f)
 	if (f->error) {
 		d->failures++;
 		log_errno(f->error,
-			  "snapshot %s (%s) failed writing %s: no file of it was kept; "
+			  "snapshot %s (%s) failed at %s: no file of it was kept; "
 			  "recording continues",
 			  f->stem, f->reason, f->files.failed[0] ? f->files.failed : "its files");
 		update_status(d);

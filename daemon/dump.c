@@ -188,14 +188,6 @@ static void set_dump_nice(void)
 	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), DUMP_NICE);
 }
 
-static void copy_failed(struct dump_job *job)
-{
-	if (!job->fig.files.failed[0])
-		snprintf(job->fig.files.failed, sizeof(job->fig.files.failed),
-			 "the copy of the rings (an unnamed spill file in '%s')",
-			 job->cfg->directory);
-}
-
 static void *copy_main(void *arg)
 {
 	struct dump_job *job = arg;
@@ -203,8 +195,6 @@ static void *copy_main(void *arg)
 	set_dump_nice();
 	job->error = dump_copy__run(&job->copy, job->snap, job->cfg->directory, &job->fig);
 	job->fig.copied_at_ns = monotonic_ns();
-	if (job->error < 0)
-		copy_failed(job);
 	job_notify(job);
 	return NULL;
 }
@@ -392,6 +382,7 @@ static void start(struct dump *d)
 /* Loop thread: the copy stage is over; add the forward rings, start writing. */
 static void copied(struct dump *d, struct dump_job *job)
 {
+	const char *what = "the forward rings' records";
 	int r = job->error;
 
 	if (r == 0)
@@ -399,11 +390,14 @@ static void copied(struct dump *d, struct dump_job *job)
 	job->fig.collected_at_ns = monotonic_ns();
 	if (r == 0) {
 		job->stage = JOB_WRITING;
+		what = "the write thread";
 		r = -pthread_create(&job->thread, NULL, write_main, job);
 	}
 	if (r < 0) {
 		job->fig.error = r;
-		copy_failed(job);
+		/* The copy stage names its own step. */
+		if (!job->fig.files.failed[0])
+			snprintf(job->fig.files.failed, sizeof(job->fig.files.failed), "%s", what);
 		finish(d, job);
 	}
 }

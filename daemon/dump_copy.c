@@ -4,7 +4,9 @@
  * they go to, and the spill of all but the last round. See dump_copy.h.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -193,7 +195,7 @@ static int count_round(const struct ring_copy_item *items, size_t first, size_t 
  * spilled: the side-band history and the task names may need it, and a
  * file system under load can take long to create it.
  *
- * Returns 0 or -errno.
+ * Returns 0 or -errno; on failure f->files.failed names the step.
  */
 int dump_copy__run(struct dump_copy *c, struct snapshot *s, const char *spill_dir,
 		   struct dump_figures *f)
@@ -201,26 +203,32 @@ int dump_copy__run(struct dump_copy *c, struct snapshot *s, const char *spill_di
 	size_t nr = (size_t)capture__nr_rings(c->cap, true);
 	struct ring_copy_item *items = calloc(nr ? nr : 1, sizeof(*items));
 	bool spill_open = false;
+	const char *step = "the copy's ring table";
 	int r = 0;
 
 	if (!items)
-		return -ENOMEM;
-	if (nr > f->nr_rings)
+		r = -ENOMEM;
+	else if (nr > f->nr_rings)
 		r = -EINVAL;
-	for (size_t i = 0; i < nr; i++) {
+	for (size_t i = 0; r == 0 && i < nr; i++) {
 		items[i].ring = capture__ring(c->cap, true, (int)i);
 		items[i].fd = -1;
 	}
-	if (r == 0 && nr)
+	if (r == 0 && nr) {
+		step = "the address space for the ring copies";
 		r = get_memory(c, largest_round(c->cap, c->budget), f);
+	}
 	for (size_t first = 0; r == 0 && first < nr;) {
 		struct ring_copy_stats st;
 		uint64_t bytes;
 		size_t n = round_size(c->cap, first, nr, c->budget, &bytes);
 
+		step = "a memory file for a ring's copy";
 		r = map_files(c, items + first, n);
-		if (r == 0)
+		if (r == 0) {
+			step = "the copy of the rings";
 			r = ring_copy__round(c->copiers, items + first, n, &st);
+		}
 		/* The views hold the files; a later round maps its own over them. */
 		for (size_t i = first; i < first + n; i++)
 			if (items[i].fd >= 0) {
@@ -230,15 +238,25 @@ int dump_copy__run(struct dump_copy *c, struct snapshot *s, const char *spill_di
 		if (r == 0)
 			r = count_round(items, first, n, &st, f);
 		if (r == 0 && !spill_open) {
+			step = "the spill file";
 			r = snapshot__open_spill(s, spill_dir);
 			spill_open = true;
 		}
-		if (r == 0)
+		if (r == 0) {
+			step = first + n < nr ? "the spill file" : "the snapshot's chunk table";
 			r = keep_round(s, items + first, n, first + n < nr, f);
+		}
 		first += n;
 	}
-	if (r == 0 && !spill_open)
+	if (r == 0 && !spill_open) {
+		step = "the spill file";
 		r = snapshot__open_spill(s, spill_dir);
+	}
+	if (r < 0 && !strcmp(step, "the spill file"))
+		snprintf(f->files.failed, sizeof(f->files.failed),
+			 "the spill file (unnamed, in '%s')", spill_dir);
+	else if (r < 0)
+		snprintf(f->files.failed, sizeof(f->files.failed), "%s", step);
 	free(items);
 	return r;
 }

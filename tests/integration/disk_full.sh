@@ -23,9 +23,9 @@ done
 grep 'failed' "$WORK/daemon.log" | grep -q 'No space left on device' ||
 	{ cat "$WORK/daemon.log"; fail "no clear disk-full log line"; }
 # The line names what could not be written: a file, or the spill file's directory.
-grep 'failed' "$WORK/daemon.log" | grep -q "failed writing .*'$WORK/out[/']" ||
+grep 'failed' "$WORK/daemon.log" | grep -q "failed at .*'$WORK/out[/']" ||
 	{ cat "$WORK/daemon.log"; fail "the disk-full log line names no file"; }
-note "$(grep 'failed writing' "$WORK/daemon.log")"
+note "$(grep 'failed at' "$WORK/daemon.log")"
 
 kill -0 "$DAEMON_PID" || fail "perfsnapd died"
 left=$(ls -A "$WORK/out")
