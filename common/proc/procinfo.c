@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "procinfo.h"
 
@@ -494,4 +495,16 @@ pid_t procinfo__tgid(pid_t tid)
 	free(line);
 	fclose(f);
 	return (pid_t)tgid;
+}
+
+/* The inode of the initial PID namespace, fixed by the kernel (PROC_PID_INIT_INO). */
+#define INIT_PID_NS_INO 0xeffffffcu
+
+int procinfo__host_pid_ns(void)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) < 0)
+		return -errno;
+	return st.st_ino == INIT_PID_NS_INO;
 }

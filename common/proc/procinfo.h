@@ -76,4 +76,11 @@ int procinfo__load_kernel_symbols(void);
 /* Returns the thread group id of @tid from /proc, or -errno. */
 pid_t procinfo__tgid(pid_t tid);
 
+/*
+ * Whether this process sees the host's PID namespace. In one of its own
+ * (a container without the host's PIDs), the kernel writes pid 0 in the
+ * samples of every task outside it. Returns 1, 0, or -errno.
+ */
+int procinfo__host_pid_ns(void);
+
 #endif
