@@ -43,6 +43,10 @@ struct upload_target {
 	uint64_t retry_min_ms, retry_max_ms;
 };
 
+/* upload.c: the queue's order */
+struct upload_item *upload_item__next_due(struct upload_item *items, uint64_t now,
+					  uint64_t *wait_ns);
+
 enum upload_outcome {
 	UPLOAD_OK,
 	UPLOAD_RETRY,	/* network, 5xx, 408, 429: try again later */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * upload: the queue of snapshots to ship and the one thread that ships
- * them, oldest first, a file at a time. The event loop only queues (and
+ * them, oldest first, a file at a time (a snapshot never tried before one
+ * whose retry is due: upload_item__next_due()). The event loop only queues (and
  * writes a small state file); everything that waits on the network is on
  * the thread. The rules:
  *  - a failure of the network, a 5xx, 408 or 429 is retried after
@@ -164,19 +165,34 @@ static void log_state(const struct upload *u, const struct upload_target *t,
 	log_fields(priority, fields, it->error[0] ? 5 : 4, "%s", msg);
 }
 
-/* The oldest item due now, or NULL and in *@wait_ns how long until one is. */
-static struct upload_item *next_due(struct upload *u, uint64_t now, uint64_t *wait_ns)
+/**
+ * upload_item__next_due - the item to try next
+ * @items: the queue, oldest first
+ * @now: CLOCK_MONOTONIC ns
+ * @wait_ns: when none is due, how long until one is (UINT64_MAX: never)
+ *
+ * Of the items due, the one due first, the oldest among equals: a snapshot
+ * never tried (due at 0) goes before one whose retry has come, so when
+ * every attempt hangs until its timeout (an endpoint that never answers)
+ * each snapshot is still tried in turn, not the two oldest for ever.
+ */
+struct upload_item *upload_item__next_due(struct upload_item *items, uint64_t now,
+					  uint64_t *wait_ns)
 {
+	struct upload_item *best = NULL;
+
 	*wait_ns = UINT64_MAX;
-	for (struct upload_item *it = u->items; it; it = it->next) {
+	for (struct upload_item *it = items; it; it = it->next) {
 		if (it->state != UPLOAD_PENDING && it->state != UPLOAD_FAILING)
 			continue;
-		if (it->next_try_ns <= now)
-			return it;
-		if (it->next_try_ns - now < *wait_ns)
+		if (it->next_try_ns <= now) {
+			if (!best || it->next_try_ns < best->next_try_ns)
+				best = it;
+		} else if (!best && it->next_try_ns - now < *wait_ns) {
 			*wait_ns = it->next_try_ns - now;
+		}
 	}
-	return NULL;
+	return best;
 }
 
 static void unlink_item(struct upload *u, struct upload_item *it)
@@ -308,7 +324,7 @@ static void *upload_main(void *arg)
 		char error[sizeof(it->error)] = "";
 		uint64_t wait, bytes = 0, start = monotonic_ns();
 
-		it = next_due(u, start, &wait);
+		it = upload_item__next_due(u->items, start, &wait);
 		if (!it) {
 			struct timespec ts;
 
