@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# CPack's .deb installs on this Debian, its perfsnapd starts on the
-# installed configuration and writes a snapshot, a changed configuration
-# survives an upgrade, and it removes cleanly. (systemd is not PID 1 in
-# CI, so the installed binary is started by hand; the unit is verified by
-# systemd_verify.)
+# CPack's .deb passes lintian with no error, installs on this Debian (man
+# pages gzipped, the copyright and changelog in its doc directory), its
+# perfsnapd starts on the installed configuration and writes a snapshot, a
+# changed configuration survives an upgrade, and it removes cleanly.
+# (systemd is not PID 1 in CI, so the installed binary is started by hand;
+# the unit is verified by systemd_verify.)
 source "$(dirname "$0")/lib.sh"
 require_env
 command -v cpack >/dev/null || prereq_missing "cpack"
 command -v dpkg-shlibdeps >/dev/null || prereq_missing "dpkg-dev"
+command -v lintian >/dev/null || prereq_missing "lintian"
 dpkg-query -W -f='${Status}' perfsnapd 2>/dev/null | grep -q 'ok installed' &&
 	prereq_missing "perfsnapd already installed from a package: refusing to touch it"
 SRC=${SOURCE_DIR:?set SOURCE_DIR}
@@ -18,13 +20,20 @@ cmake -S "$SRC" -B "$WORK/build" -DCMAKE_INSTALL_PREFIX=/usr -DBUILD_TESTING=OFF
 cmake --build "$WORK/build" -j"$(nproc)" >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; fail "build"; }
 (cd "$WORK/build" && cpack -G DEB) >"$WORK/cpack.log" 2>&1 || { cat "$WORK/cpack.log"; fail "cpack"; }
 deb=$(ls "$WORK/build"/perfsnapd_*.deb)
+# Debian's own check of the package: no errors; its warnings are listed.
+lintian --fail-on error "$deb" >"$WORK/lintian.txt" 2>&1 ||
+	{ cat "$WORK/lintian.txt"; fail "lintian found errors in $(basename "$deb")"; }
+[ -s "$WORK/lintian.txt" ] && note "lintian: $(tr '\n' ';' <"$WORK/lintian.txt")"
 CLEANUP_HOOK='dpkg -P perfsnapd >/dev/null 2>&1'
 dpkg -i "$deb" >"$WORK/dpkg.log" 2>&1 || { cat "$WORK/dpkg.log"; fail "dpkg -i"; }
 for f in /usr/sbin/perfsnapd /usr/bin/perfsnapctl /usr/bin/perfsnap-convert \
 	/etc/perfsnapd/perfsnapd.conf /usr/lib/systemd/system/perfsnapd.service \
-	/usr/share/man/man8/perfsnapd.8.gz /usr/share/man/man5/perfsnapd.conf.5.gz; do
-	[ -e "$f" ] || [ -e "${f%.gz}" ] || fail "$f not installed"
+	/usr/share/man/man8/perfsnapd.8.gz /usr/share/man/man5/perfsnapd.conf.5.gz \
+	/usr/share/man/man1/perfsnapctl.1.gz /usr/share/man/man1/perfsnap-convert.1.gz \
+	/usr/share/doc/perfsnapd/copyright /usr/share/doc/perfsnapd/changelog.gz; do
+	[ -e "$f" ] || fail "$f not installed"
 done
+man -w perfsnapd.conf >/dev/null 2>&1 || fail "man does not find perfsnapd.conf(5)"
 [ -d /var/lib/perfsnapd ] || fail "/var/lib/perfsnapd not created"
 /usr/sbin/perfsnapd --check-config >/dev/null 2>"$WORK/check.err" ||
 	{ cat "$WORK/check.err"; fail "installed configuration refused"; }
