@@ -189,6 +189,19 @@ static char *request(struct fake *f, const char *req)
 	return reply;
 }
 
+/* Ends kept dump @i with @err; the client on @fd must read @want within @ms. Closes @fd. */
+static void finish_dump(struct fake *f, int i, int err, int fd, int ms, const char *want)
+{
+	char *got;
+
+	control_client__done(f->fc.pending[i], err, NULL);
+	f->fc.pending[i] = NULL;
+	got = converse(f, fd, ms);
+	assert_string_equal(got, want);
+	free(got);
+	close(fd);
+}
+
 static void expect_reply(struct fake *f, const char *req, const char *want)
 {
 	char *got = request(f, req);
@@ -292,12 +305,7 @@ static void test_line_too_long(void **state)
 	pump(f, 50);
 	assert_int_equal(f->fc.nr_pending, 1);
 	assert_int_equal(strlen(f->fc.reasons[0]), CONTROL_MAX_LINE - 1 - 5);
-	control_client__done(f->fc.pending[0], 0, NULL);
-	f->fc.pending[0] = NULL;
-	got = converse(f, fd, 3000);
-	assert_string_equal(got, "ok\n");
-	free(got);
-	close(fd);
+	finish_dump(f, 0, 0, fd, 3000, "ok\n");
 
 	/* One more byte is too long, newline or not. */
 	line[CONTROL_MAX_LINE - 1] = 'r';
@@ -323,7 +331,6 @@ static void test_dump_answered_later(void **state)
 {
 	struct fake *f = *state;
 	char buf[64];
-	char *got;
 	int fd;
 
 	fd = connect_to(f->path);
@@ -337,12 +344,7 @@ static void test_dump_answered_later(void **state)
 	assert_true(control_client__connected(f->fc.pending[0]));
 	assert_int_equal(control_client__add_line(f->fc.pending[0], "/snap/a.perf.data"), 0);
 	assert_int_equal(control_client__add_line(f->fc.pending[0], "/snap/a.json"), 0);
-	control_client__done(f->fc.pending[0], 0, NULL);
-	f->fc.pending[0] = NULL;
-	got = converse(f, fd, 3000);
-	assert_string_equal(got, "/snap/a.perf.data\n/snap/a.json\nok\n");
-	free(got);
-	close(fd);
+	finish_dump(f, 0, 0, fd, 3000, "/snap/a.perf.data\n/snap/a.json\nok\n");
 
 	/* No reason given: "control"; an error with strerror's text. */
 	fd = connect_to(f->path);
@@ -350,12 +352,7 @@ static void test_dump_answered_later(void **state)
 	pump(f, 50);
 	assert_int_equal(f->fc.nr_pending, 2);
 	assert_string_equal(f->fc.reasons[1], "control");
-	control_client__done(f->fc.pending[1], -ENOSPC, NULL);
-	f->fc.pending[1] = NULL;
-	got = converse(f, fd, 3000);
-	assert_string_equal(got, "error No space left on device\n");
-	free(got);
-	close(fd);
+	finish_dump(f, 1, -ENOSPC, fd, 3000, "error No space left on device\n");
 }
 
 /* A reason that is not UTF-8 reaches the daemon, and a reply line the client, as valid text. */
@@ -363,7 +360,6 @@ static void test_dump_not_utf8(void **state)
 {
 	static const char req[] = "dump caf\xc3\xa9 \xff\xe2\x82.\n";
 	struct fake *f = *state;
-	char *got;
 	int fd;
 
 	fd = connect_to(f->path);
@@ -372,12 +368,7 @@ static void test_dump_not_utf8(void **state)
 	assert_int_equal(f->fc.nr_pending, 1);
 	assert_string_equal(f->fc.reasons[0], "caf\xc3\xa9 ???.");
 	assert_int_equal(control_client__add_line(f->fc.pending[0], "/snap/\xc0\xaf.perf.data"), 0);
-	control_client__done(f->fc.pending[0], 0, NULL);
-	f->fc.pending[0] = NULL;
-	got = converse(f, fd, 3000);
-	assert_string_equal(got, "/snap/??.perf.data\nok\n");
-	free(got);
-	close(fd);
+	finish_dump(f, 0, 0, fd, 3000, "/snap/??.perf.data\nok\n");
 }
 
 static void test_dump_answered_at_once(void **state)
@@ -414,7 +405,6 @@ static void test_dump_client_gone(void **state)
 static void test_dump_half_close(void **state)
 {
 	struct fake *f = *state;
-	char *got;
 	int fd;
 
 	/* "printf 'dump x' | socat - UNIX-CONNECT:...": no newline, then EOF. */
@@ -425,18 +415,12 @@ static void test_dump_half_close(void **state)
 	assert_int_equal(f->fc.nr_pending, 1);
 	assert_string_equal(f->fc.reasons[0], "x");
 	assert_true(control_client__connected(f->fc.pending[0]));
-	control_client__done(f->fc.pending[0], 0, NULL);
-	f->fc.pending[0] = NULL;
-	got = converse(f, fd, 3000);
-	assert_string_equal(got, "ok\n");
-	free(got);
-	close(fd);
+	finish_dump(f, 0, 0, fd, 3000, "ok\n");
 }
 
 static void test_control_deleted_first(void **state)
 {
 	struct fake *f = *state;
-	char *got;
 	int fd;
 
 	fd = connect_to(f->path);
@@ -447,12 +431,7 @@ static void test_control_deleted_first(void **state)
 	control__delete(f->ctl);
 	f->ctl = NULL;
 	assert_false(control_client__connected(f->fc.pending[0]));
-	control_client__done(f->fc.pending[0], 0, NULL);
-	f->fc.pending[0] = NULL;
-	got = converse(f, fd, 200);
-	assert_string_equal(got, "");
-	free(got);
-	close(fd);
+	finish_dump(f, 0, 0, fd, 200, "");
 }
 
 static void test_idle_timeout(void **state)
@@ -477,12 +456,7 @@ static void test_idle_timeout(void **state)
 	pump(f, 500);
 	assert_int_equal(f->fc.nr_pending, 1);
 	assert_true(control_client__connected(f->fc.pending[0]));
-	control_client__done(f->fc.pending[0], 0, NULL);
-	f->fc.pending[0] = NULL;
-	got = converse(f, fd, 3000);
-	assert_string_equal(got, "ok\n");
-	free(got);
-	close(fd);
+	finish_dump(f, 0, 0, fd, 3000, "ok\n");
 }
 
 static void test_many_clients(void **state)
