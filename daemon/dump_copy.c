@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -204,6 +203,7 @@ int dump_copy__run(struct dump_copy *c, struct snapshot *s, const char *spill_di
 	struct ring_copy_item *items = calloc(nr ? nr : 1, sizeof(*items));
 	bool spill_open = false;
 	const char *step = "the copy's ring table";
+	const char *in_dir = NULL; /* the step's file is in spill_dir */
 	int r = 0;
 
 	if (!items)
@@ -224,6 +224,7 @@ int dump_copy__run(struct dump_copy *c, struct snapshot *s, const char *spill_di
 		size_t n = round_size(c->cap, first, nr, c->budget, &bytes);
 
 		step = "a memory file for a ring's copy";
+		in_dir = NULL;
 		r = map_files(c, items + first, n);
 		if (r == 0) {
 			step = "the copy of the rings";
@@ -239,24 +240,27 @@ int dump_copy__run(struct dump_copy *c, struct snapshot *s, const char *spill_di
 			r = count_round(items, first, n, &st, f);
 		if (r == 0 && !spill_open) {
 			step = "the spill file";
+			in_dir = spill_dir;
 			r = snapshot__open_spill(s, spill_dir);
 			spill_open = true;
 		}
 		if (r == 0) {
-			step = first + n < nr ? "the spill file" : "the snapshot's chunk table";
-			r = keep_round(s, items + first, n, first + n < nr, f);
+			bool spill = first + n < nr;
+
+			step = spill ? "the spill file" : "the snapshot's chunk table";
+			in_dir = spill ? spill_dir : NULL;
+			r = keep_round(s, items + first, n, spill, f);
 		}
 		first += n;
 	}
 	if (r == 0 && !spill_open) {
 		step = "the spill file";
+		in_dir = spill_dir;
 		r = snapshot__open_spill(s, spill_dir);
 	}
-	if (r < 0 && !strcmp(step, "the spill file"))
-		snprintf(f->files.failed, sizeof(f->files.failed),
-			 "the spill file (unnamed, in '%s')", spill_dir);
-	else if (r < 0)
-		snprintf(f->files.failed, sizeof(f->files.failed), "%s", step);
+	if (r < 0)
+		snprintf(f->files.failed, sizeof(f->files.failed), "%s%s%s%s", step,
+			 in_dir ? " (unnamed, in '" : "", in_dir ? in_dir : "", in_dir ? "')" : "");
 	free(items);
 	return r;
 }
