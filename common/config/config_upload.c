@@ -120,6 +120,7 @@ static bool host_port_ok(const char *host)
 {
 	const char *colon, *port;
 	size_t digits;
+	long number;
 
 	if (*host == '[') {
 		const char *end = strchr(host, ']');
@@ -138,7 +139,8 @@ static bool host_port_ok(const char *host)
 	digits = strspn(port, "0123456789");
 	if (digits == 0 || digits > 5 || port[digits])
 		return false;
-	return strtol(port, NULL, 10) >= 1 && strtol(port, NULL, 10) <= 65535;
+	number = strtol(port, NULL, 10);
+	return number >= 1 && number <= 65535;
 }
 
 void config_upload__parse_endpoint(struct config_reader *p, char *value)
