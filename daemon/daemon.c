@@ -72,10 +72,6 @@ int daemon__start_recording(struct daemon *d)
 	if (procinfo__load_kernel_symbols() < 0)
 		log_warning("kernel addresses are hidden (/proc/sys/kernel/kptr_restrict): "
 			    "kernel frames will not resolve; run as root or with CAP_SYSLOG");
-	if (procinfo__host_pid_ns() == 0)
-		log_warning("perfsnapd runs in a PID namespace of its own: the kernel records "
-			    "every task outside it as pid 0, shown as 'swapper'; run it in the "
-			    "host's (docker run --pid=host, Kubernetes hostPID: true)");
 	r = capture__open(d->cfg, &d->cap);
 	if (r == 0 && d->cfg->sideband)
 		r = sideband__new(d->cap, d->cfg, d->base, &d->sb);

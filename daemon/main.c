@@ -25,6 +25,7 @@
 #include "dump.h"
 #include "log.h"
 #include "post_command.h"
+#include "procinfo.h"
 #include "service.h"
 #include "sideband.h"
 
@@ -121,6 +122,11 @@ static int run(struct daemon *d)
 		r = EX_OSERR;
 		goto out;
 	}
+	/* A fact of the process, said once, not at each reopen of the rings. */
+	if (procinfo__host_pid_ns() == 0)
+		log_warning("perfsnapd runs in a PID namespace of its own: the kernel records "
+			    "every task outside it as pid 0, shown as 'swapper'; run it in the "
+			    "host's (docker run --pid=host, Kubernetes hostPID: true)");
 	daemon__remove_temporaries(d);
 	if (daemon__start_recording(d) < 0) {
 		r = EX_UNAVAILABLE;
