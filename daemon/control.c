@@ -197,22 +197,45 @@ static void finish_error(struct control_client *c, int err, const char *fmt, ...
 	finish(c, err);
 }
 
-/* dump and trigger: answered when the dump is done. */
+/*
+ * dump, trigger and reload: the client waits for its answer, which the
+ * daemon gives when the work is done. Takes the daemon's reference and
+ * one for the caller, which gives it back (client_unref()) after the call.
+ */
+static void begin_async(struct control_client *c)
+{
+	struct control *ctl = c->ctl;
+
+	c->state = CLIENT_BUSY;
+	/* No idle timeout while the work runs; reading goes on to see the peer leave. */
+	bufferevent_set_timeouts(c->bev, NULL, &ctl->timeout);
+	c->daemon_ref = true;
+	c->refs += 2;
+}
+
 static void start_async(struct control_client *c, const char *arg,
 			void (*op)(void *ctx, const char *arg, struct control_client *client))
 {
-	struct control *ctl = c->ctl;
 	char buf[CONTROL_MAX_LINE];
 
 	snprintf(buf, sizeof(buf), "%s", arg);
 	text__sanitize(buf);
-	c->state = CLIENT_BUSY;
-	/* No idle timeout while the dump runs; reading goes on to see the peer leave. */
-	bufferevent_set_timeouts(c->bev, NULL, &ctl->timeout);
-	c->daemon_ref = true;
-	c->refs += 2; /* the daemon's, and ours across the call */
-	op(ctl->ctx, buf, c);
+	begin_async(c);
+	op(c->ctl->ctx, buf, c);
 	client_unref(c);
+}
+
+static void start_reload(struct control_client *c, const char *args)
+{
+	if (*args) {
+		finish_error(c, -EINVAL, "'reload' takes no arguments");
+	} else if (!c->ctl->ops->reload) {
+		finish_error(c, -EOPNOTSUPP, "reload is not supported");
+	} else {
+		begin_async(c);
+		c->ctl->ops->reload(c->ctl->ctx, c);
+		client_unref(c);
+	}
 }
 
 /* Returns the callback for @cmd, or NULL after answering the client itself. */
@@ -225,8 +248,6 @@ static sync_op_fn pick_op(struct control_client *c, const char *cmd, const char 
 		op = ops->status;
 	} else if (!strcmp(cmd, "list")) {
 		op = ops->list;
-	} else if (!strcmp(cmd, "reload")) {
-		op = ops->reload;
 	} else {
 		if (*cmd)
 			finish_error(c, -EINVAL,
@@ -275,6 +296,10 @@ static void handle_request(struct control_client *c, char *line)
 			start_async(c, args, c->ctl->ops->trigger);
 		else
 			finish_error(c, -EOPNOTSUPP, "trigger is not supported");
+		return;
+	}
+	if (!strcmp(line, "reload")) {
+		start_reload(c, args);
 		return;
 	}
 	op = pick_op(c, line, args);
@@ -667,7 +692,7 @@ unsigned int control__nr_clients(const struct control *ctl)
 }
 
 /**
- * control_client__add_line - append a line to a dump's reply
+ * control_client__add_line - append a line to a held client's reply
  * @client: a client the daemon holds
  * @fmt: printf format of the line
  *

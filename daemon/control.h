@@ -4,8 +4,8 @@
  * request line per connection ("dump [reason]", "status", "list",
  * "reload"), then reply lines and a final "ok" or "error <text>" line.
  * Only root and members of the configured group are served. The daemon
- * answers through struct control_ops; a dump is answered later, when it
- * has finished, through the client handle it was given.
+ * answers through struct control_ops; a dump or a reload is answered
+ * later, when it has finished, through the client handle it was given.
  */
 #ifndef PERFSNAPD_CONTROL_H
 #define PERFSNAPD_CONTROL_H
@@ -33,18 +33,18 @@ struct control_client;
 struct control_reply;
 
 /*
- * The daemon's side. status, list and reload answer at once: they append
- * lines with control_reply__add() and return 0 ("ok") or -errno ("error",
- * with the text from control_reply__fail() or else strerror). dump is
- * handed a reference to @client that the daemon must give back, exactly
- * once, with control_client__done(), even if
+ * The daemon's side. status and list answer at once: they append lines
+ * with control_reply__add() and return 0 ("ok") or -errno ("error", with
+ * the text from control_reply__fail() or else strerror). dump, trigger and
+ * reload are handed a reference to @client that the daemon must give
+ * back, exactly once, with control_client__done(), even if
  * the peer has gone away meanwhile (then nothing is sent). A NULL
  * callback answers "error <command> is not supported".
  */
 struct control_ops {
 	int (*status)(void *ctx, struct control_reply *reply);
 	int (*list)(void *ctx, struct control_reply *reply);
-	int (*reload)(void *ctx, struct control_reply *reply);
+	void (*reload)(void *ctx, struct control_client *client);
 	void (*dump)(void *ctx, const char *reason, struct control_client *client);
 	/* "trigger NAME": like dump, for a [trigger NAME]. */
 	void (*trigger)(void *ctx, const char *name, struct control_client *client);
@@ -82,11 +82,11 @@ int control_reply__add(struct control_reply *reply, const char *fmt, ...)
 int control_reply__fail(struct control_reply *reply, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Appends one line to a dump's reply (dropped if the peer is gone). Returns 0 or -errno. */
+/* Appends one line to a held client's reply (dropped if the peer is gone). Returns 0 or -errno. */
 int control_client__add_line(struct control_client *client, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /*
- * Ends a dump's reply with "ok" (@err == 0) or "error <text>" (@errfmt, or
+ * Ends a held client's reply with "ok" (@err == 0) or "error <text>" (@errfmt, or
  * strerror(-@err) when NULL), and gives back the daemon's reference.
  */
 void control_client__done(struct control_client *client, int err, const char *errfmt, ...)

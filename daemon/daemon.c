@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "log.h"
 #include "post_command.h"
 #include "procinfo.h"
+#include "recording_open.h"
 #include "retention.h"
 #include "service.h"
 #include "sideband.h"
@@ -58,6 +60,29 @@ static int collect_triggers(void *ctx, struct snapshot *s)
 	return trigger_set__collect(d->triggers, s);
 }
 
+/*
+ * Loop: the side-band watches its rings, sampling starts, and a dumper
+ * takes the rings of d->cap and d->sb, just opened. On failure they close.
+ */
+static int attach_recording(struct daemon *d)
+{
+	int r = d->sb ? sideband__watch(d->sb, d->base) : 0;
+
+	/* Sampling starts once the side-band knows every task alive. */
+	if (r == 0)
+		capture__start(d->cap);
+	if (r == 0)
+		r = dump__new(d->cap, d->sb, d->cfg, &d->compress, d->base, d->argc, d->argv,
+			      daemon__dump_done, d, &d->dump);
+	if (r == 0)
+		dump__set_collect(d->dump, collect_triggers, d);
+	if (r < 0)
+		close_recording(d);
+	else
+		update_status(d);
+	return r;
+}
+
 /**
  * daemon__start_recording - open the events, the side-band and the dumper
  * @d: the daemon, with its configuration loaded
@@ -72,22 +97,8 @@ int daemon__start_recording(struct daemon *d)
 	if (procinfo__load_kernel_symbols() < 0)
 		log_warning("kernel addresses are hidden (/proc/sys/kernel/kptr_restrict): "
 			    "kernel frames will not resolve; run as root or with CAP_SYSLOG");
-	r = capture__open(d->cfg, &d->cap);
-	if (r == 0 && d->cfg->sideband)
-		r = sideband__new(d->cap, d->cfg, d->base, &d->sb);
-	/* Sampling starts once the side-band knows every task alive. */
-	if (r == 0)
-		capture__start(d->cap);
-	if (r == 0)
-		r = dump__new(d->cap, d->sb, d->cfg, &d->compress, d->base, d->argc, d->argv,
-			      daemon__dump_done, d, &d->dump);
-	if (r == 0)
-		dump__set_collect(d->dump, collect_triggers, d);
-	if (r < 0)
-		close_recording(d);
-	else
-		update_status(d);
-	return r;
+	r = recording_open__now(d->cfg, &d->cap, &d->sb);
+	return r < 0 ? r : attach_recording(d);
 }
 
 /* A recording a reload replaced while it dumped: it closes once its dumper is gone. */
@@ -131,12 +142,17 @@ static int retire_recording(struct daemon *d)
 	return 0;
 }
 
+static void cancel_reload(struct daemon *d);
+
 /**
  * daemon__stop_recording - finish the dumps in flight, then close everything
  * @d: the daemon
+ *
+ * A reload still opening its rings is given up.
  */
 void daemon__stop_recording(struct daemon *d)
 {
+	cancel_reload(d);
 	close_recording(d);
 	/* Each deletion finishes its dump here and unlinks it (on_retired). */
 	while (d->retiring)
@@ -479,7 +495,7 @@ static bool same_capture(const struct perfsnapd_config *a, const struct perfsnap
 	return true;
 }
 
-static void report_diags(const struct config_diags *diags, struct control_reply *reply)
+static void report_diags(const struct config_diags *diags, struct control_client *client)
 {
 	size_t more = diags->nr > CONFIG_DIAGS_PRINT_MAX ? diags->nr - CONFIG_DIAGS_PRINT_MAX : 0;
 
@@ -487,19 +503,47 @@ static void report_diags(const struct config_diags *diags, struct control_reply 
 		const struct config_diag *g = &diags->items[i];
 
 		log_error("reload refused: %s:%d: %s", g->file, g->line, g->message);
-		if (reply)
-			control_reply__add(reply, "%s:%d: %s", g->file, g->line, g->message);
+		if (client)
+			control_client__add_line(client, "%s:%d: %s", g->file, g->line, g->message);
 	}
 	if (more) {
 		log_error("reload refused: ... and %zu more errors", more);
-		if (reply)
-			control_reply__add(reply, "... and %zu more errors", more);
+		if (client)
+			control_client__add_line(client, "... and %zu more errors", more);
 	}
 }
 
 /*
- * New events or sizes, the dumper idle: close the rings and open new ones
- * (history is lost). Should they fail to open, the old ones reopen.
+ * Ends every reload: STATUS=, READY=1, and the client's answer: @fmt is
+ * its last line ("ok" follows) or the text of its error.
+ */
+static void __attribute__((format(printf, 4, 5)))
+reload_end(struct daemon *d, struct control_client *client, int r, const char *fmt, ...)
+{
+	char text[CONTROL_MAX_LINE];
+	va_list ap;
+
+	if (r == 0) {
+		if (d->ctl)
+			control__set_group(d->ctl, d->cfg->control_group, d->cfg->control_gid);
+		reload_upload(d);
+	}
+	update_status(d);
+	service__ready(d->status);
+	if (!client)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (r == 0)
+		control_client__add_line(client, "%s", text);
+	control_client__done(client, r, "%s", text);
+}
+
+/*
+ * New events or sizes, the new rings not open beside the old ones, the
+ * dumper idle: close the rings and open new ones on the loop (history is
+ * lost). Should they fail to open, the old ones reopen. Takes @cfg.
  */
 static int reopen_idle(struct daemon *d, struct perfsnapd_config *cfg)
 {
@@ -524,12 +568,13 @@ static int reopen_idle(struct daemon *d, struct perfsnapd_config *cfg)
 }
 
 /*
- * New events or sizes while a dump runs: the new rings open beside the old
- * ones, which the dumper keeps until it has finished the dumps it was
- * asked for (dump__retire()). Nothing waits; should the new rings fail to
- * open, the old recording goes on untouched.
+ * The new rings, opened beside the old ones, take over: the old recording
+ * retires (dump__retire()), finishing the dump in flight and the one
+ * pending on the rings they were asked of. Returns 0, or -errno with the
+ * old recording untouched and the new one closed.
  */
-static int reopen_busy(struct daemon *d, struct perfsnapd_config *cfg)
+static int take_new_recording(struct daemon *d, struct perfsnapd_config *cfg,
+			      struct recording_open *o)
 {
 	struct perfsnapd_config *old = d->cfg;
 	struct capture *cap = d->cap;
@@ -538,10 +583,8 @@ static int reopen_busy(struct daemon *d, struct perfsnapd_config *cfg)
 	int r;
 
 	d->cfg = cfg;
-	d->cap = NULL;
-	d->sb = NULL;
-	d->dump = NULL;
-	r = daemon__start_recording(d);
+	recording_open__take(o, &d->cap, &d->sb);
+	r = attach_recording(d);
 	if (r == 0) {
 		struct capture *ncap = d->cap;
 		struct sideband *nsb = d->sb;
@@ -551,48 +594,136 @@ static int reopen_busy(struct daemon *d, struct perfsnapd_config *cfg)
 		d->sb = sb;
 		d->dump = dump;
 		r = retire_recording(d);
-		if (r == 0) {
-			d->cap = ncap;
-			d->sb = nsb;
-			d->dump = ndump;
-			log_notice("reload: the dump in flight finishes on the old rings");
-			config__put(old);
-			return 0;
-		}
-		/* Out of memory: the new recording goes, the old one stays. */
 		d->cap = ncap;
 		d->sb = nsb;
 		d->dump = ndump;
+		if (r == 0)
+			return 0;
+		/* Out of memory: the new recording goes, the old one stays. */
 		close_recording(d);
 	}
-	log_error("reload: the new event set cannot be opened beside the old one while a dump "
-		  "runs; the previous configuration stays");
 	d->cfg = old;
 	d->cap = cap;
 	d->sb = sb;
 	d->dump = dump;
-	config__put(cfg);
 	return r;
 }
 
-/* New events or sizes: new rings, with @cfg's triggers @ts. */
-static int apply_reopen(struct daemon *d, struct perfsnapd_config *cfg, struct trigger_set *ts)
+/* Failures to open the rings beside the old ones that closing the old ones may cure. */
+static bool lacks_room(int err)
 {
-	bool busy = dump__busy(d->dump);
-	int r = busy ? reopen_busy(d, cfg) : reopen_idle(d, cfg);
+	return err == -ENOMEM || err == -EMFILE || err == -ENFILE || err == -EPERM ||
+	       err == -ENOSPC;
+}
 
+/* A reload with new events or sizes: its rings open on a thread (recording_open). */
+struct reload {
+	struct perfsnapd_config *cfg;
+	struct trigger_set *ts;
+	struct control_client *client; /* or NULL (SIGHUP) */
+	struct recording_open *open;
+};
+
+static void reload_free(struct reload *rl)
+{
+	recording_open__delete(rl->open);
+	trigger_set__delete(rl->ts);
+	config__put(rl->cfg);
+	free(rl);
+}
+
+/* Loop: the new rings are open (@err 0) or could not be. */
+static void finish_reopen(struct daemon *d, struct reload *rl, int err)
+{
+	struct perfsnapd_config *cfg = rl->cfg, *old = d->cfg;
+	bool busy = dump__busy(d->dump);
+	bool kept = true; /* the old recording runs on */
+	int r = err;
+
+	if (r == 0)
+		r = take_new_recording(d, cfg, rl->open);
 	if (r == 0) {
-		swap_triggers(d, ts);
+		config__put(old);
+		rl->cfg = NULL;
+		if (busy)
+			log_notice("reload: the dump in flight finishes on the old rings");
+	} else if (!busy && lacks_room(r)) {
+		log_warning("reload: the new rings cannot be opened beside the old ones (%s): "
+			    "closing the old ones first",
+			    strerror(-r));
+		rl->cfg = NULL;
+		r = reopen_idle(d, cfg);
+		kept = false;
+	}
+	if (r == 0) {
+		swap_triggers(d, rl->ts);
+		rl->ts = NULL;
 		daemon__log_recording(d);
-	} else {
-		trigger_set__delete(ts);
 	}
 	log_notice("reloaded '%s': %s", d->config_path,
 		   r == 0 ? "event set or ring sizes changed: rings reopened, history before the "
 			    "reload is gone" :
-		   busy	  ? "refused, the previous configuration stays" :
+		   kept	  ? "refused, the previous configuration stays" :
 			    "failed, previous configuration restored");
-	return r;
+	if (r == 0)
+		reload_end(d, rl->client, 0, "reloaded: rings reopened (events or sizes changed)");
+	else
+		reload_end(d, rl->client, r, "the new rings cannot be opened: %s; %s", strerror(-r),
+			   kept ? "the previous configuration stays" :
+				  "the previous configuration is restored");
+	rl->client = NULL;
+}
+
+static void on_reopened(void *ctx, int err)
+{
+	struct daemon *d = ctx;
+	struct reload *rl = d->reloading;
+
+	finish_reopen(d, rl, err);
+	d->reloading = NULL;
+	reload_free(rl);
+	/* A SIGHUP that came meanwhile reads the file again. */
+	if (d->reload_again) {
+		d->reload_again = false;
+		daemon__reload(d, NULL);
+	}
+}
+
+/*
+ * New events or sizes: the new rings open on a thread, beside the old
+ * ones, which record on, and take over when they are ready; the loop waits
+ * neither for the kernel nor for the dump in flight. Takes @cfg and @ts.
+ */
+static void start_reopen(struct daemon *d, struct perfsnapd_config *cfg, struct trigger_set *ts,
+			 struct control_client *client)
+{
+	struct reload *rl = calloc(1, sizeof(*rl));
+	int r;
+
+	if (!rl) {
+		trigger_set__delete(ts);
+		config__put(cfg);
+		reload_end(d, client, -ENOMEM, "out of memory; the previous configuration stays");
+		return;
+	}
+	*rl = (struct reload){ .cfg = cfg, .ts = ts, .client = client };
+	r = recording_open__start(cfg, d->base, on_reopened, d, &rl->open);
+	d->reloading = rl;
+	if (r < 0)
+		on_reopened(d, r);
+}
+
+/* The reload in flight, if any, ends: at exit. */
+static void cancel_reload(struct daemon *d)
+{
+	struct reload *rl = d->reloading;
+
+	if (!rl)
+		return;
+	d->reloading = NULL;
+	if (rl->client)
+		control_client__done(rl->client, -ECANCELED, "perfsnapd is stopping");
+	reload_free(rl);
 }
 
 /*
@@ -620,19 +751,29 @@ static int apply_same_rings(struct daemon *d, struct perfsnapd_config *cfg, stru
 /**
  * daemon__reload - re-read the configuration file
  * @d: the daemon
- * @reply: a control client's reply to fill in, or NULL (SIGHUP)
+ * @client: the control client to answer, or NULL (SIGHUP)
  *
  * Settings that do not touch the event set or ring sizes apply with the
  * same rings, so no history is lost; others reopen the rings, and say so.
- * A dump in flight is never waited for. Returns 0 or -errno.
+ * The loop waits neither for a dump in flight nor for new rings to open:
+ * @client is answered when the reload is done. One reload runs at a time.
  */
-int daemon__reload(struct daemon *d, struct control_reply *reply)
+void daemon__reload(struct daemon *d, struct control_client *client)
 {
 	struct config_diags diags = { 0 };
 	struct perfsnapd_config *cfg = NULL;
 	struct trigger_set *ts = NULL;
 	int r;
 
+	if (d->reloading) {
+		if (client)
+			control_client__done(client, -EBUSY,
+					     "a reload is opening new rings; try again when it "
+					     "is done");
+		else
+			d->reload_again = true; /* the file may have changed since */
+		return;
+	}
 	service__reloading();
 	r = config__load(d->config_path, NULL, &cfg, &diags);
 	/* Triggers first: one the kernel refuses refuses the reload. */
@@ -647,34 +788,20 @@ int daemon__reload(struct daemon *d, struct control_reply *reply)
 		}
 	}
 	if (r < 0) {
-		report_diags(&diags, reply);
+		report_diags(&diags, client);
 		config_diags__clear(&diags);
-		service__ready(d->status);
-		if (reply)
-			return control_reply__fail(reply, -EINVAL,
-						   "configuration '%s' refused; the old one stays",
-						   d->config_path);
-		return -EINVAL;
+		reload_end(d, client, -EINVAL, "configuration '%s' refused; the old one stays",
+			   d->config_path);
+		return;
 	}
-	if (same_capture(d->cfg, cfg)) {
-		r = apply_same_rings(d, cfg, ts);
-		if (reply && r < 0)
-			r = control_reply__fail(reply, r,
-						"cannot read the tracepoint formats; the old "
-						"configuration stays");
-		else if (reply)
-			control_reply__add(reply, "reloaded: same rings, history kept");
-	} else {
-		r = apply_reopen(d, cfg, ts);
-		if (reply && r == 0)
-			control_reply__add(reply,
-					   "reloaded: rings reopened (events or sizes changed)");
+	if (!same_capture(d->cfg, cfg)) {
+		start_reopen(d, cfg, ts, client);
+		return;
 	}
-	if (d->ctl && r == 0)
-		control__set_group(d->ctl, d->cfg->control_group, d->cfg->control_gid);
-	if (r == 0)
-		reload_upload(d);
-	update_status(d);
-	service__ready(d->status);
-	return r;
+	r = apply_same_rings(d, cfg, ts);
+	if (r < 0)
+		reload_end(d, client, r,
+			   "cannot read the tracepoint formats; the old configuration stays");
+	else
+		reload_end(d, client, 0, "reloaded: same rings, history kept");
 }

@@ -15,7 +15,7 @@
 
 struct capture;
 struct control;
-struct control_reply;
+struct control_client;
 struct event;
 struct event_base;
 struct perfsnapd_config;
@@ -24,6 +24,7 @@ struct upload;
 struct trigger_set;
 struct config_diags;
 struct retired_recording;
+struct reload;
 
 struct daemon {
 	const char *config_path;
@@ -40,6 +41,9 @@ struct daemon {
 	struct trigger_set *triggers;
 	/* Recordings a reload replaced, finishing their dumps on their own rings. */
 	struct retired_recording *retiring;
+	/* A reload whose new rings are opening (NULL when none); a SIGHUP meanwhile: */
+	struct reload *reloading;
+	bool reload_again;
 	unsigned long snapshots, failures, refused;
 	struct dump_figures last; /* of the last dump, kept (dump_figures__copy()) */
 	bool have_last;
@@ -54,10 +58,11 @@ void daemon__stop_recording(struct daemon *d);
 void daemon__log_recording(struct daemon *d);
 
 /*
- * Re-reads the configuration. A bad one is refused (errors logged, and put
- * in @reply when given) and the old one keeps running. Returns 0 or -errno.
+ * Re-reads the configuration. A bad one is refused (errors logged, and
+ * sent to @client when given) and the old one keeps running. @client is
+ * answered when the reload is done, which for new rings is later.
  */
-int daemon__reload(struct daemon *d, struct control_reply *reply);
+void daemon__reload(struct daemon *d, struct control_client *client);
 
 /* The uploader, when [upload] is configured; a failure to start is logged. */
 void daemon__start_upload(struct daemon *d);

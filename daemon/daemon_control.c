@@ -214,9 +214,9 @@ static int ctl_list(void *ctx, struct control_reply *reply)
 	return 0;
 }
 
-static int ctl_reload(void *ctx, struct control_reply *reply)
+static void ctl_reload(void *ctx, struct control_client *client)
 {
-	return daemon__reload(ctx, reply);
+	daemon__reload(ctx, client);
 }
 
 static const struct control_ops ops = {

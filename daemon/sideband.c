@@ -118,6 +118,15 @@ static void drain(struct sideband *sb)
 	capture__drain_forward(sb->cap, take, sb);
 }
 
+static void unwatch(struct sideband *sb)
+{
+	for (int i = 0; i < sb->nr_ring_evs; i++)
+		event_free(sb->ring_evs[i]);
+	free(sb->ring_evs);
+	sb->ring_evs = NULL;
+	sb->nr_ring_evs = 0;
+}
+
 static void on_ring_ready(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -126,19 +135,18 @@ static void on_ring_ready(evutil_socket_t fd, short what, void *arg)
 }
 
 /**
- * sideband__new - seed the process table and watch the forward rings
- * @cap: an open capture with the side-band event
+ * sideband__new - seed the process table from /proc
+ * @cap: an open capture with the side-band event, not yet started
  * @cfg: max_tasks and history_size are read now, not kept
- * @base: the loop the kernel's watermark wake-ups arrive on
- * @ret: the side-band
+ * @ret: the side-band, not yet watching (sideband__watch())
  *
+ * Touches no loop, so that a reload can run it on a thread of its own.
  * Returns 0 or -errno (logged).
  */
-int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struct event_base *base,
-		  struct sideband **ret)
+int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struct sideband **ret)
 {
 	struct sideband *sb = calloc(1, sizeof(*sb));
-	int nr = capture__nr_rings(cap, false), r;
+	int r;
 
 	if (!sb)
 		return log_errno(-ENOMEM, "side-band");
@@ -152,19 +160,9 @@ int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struc
 	sb->table = proc_table__new(cfg->max_tasks);
 	sb->hist.cap = cfg->history_size;
 	sb->hist.buf = cfg->history_size ? malloc(cfg->history_size) : NULL;
-	sb->ring_evs = calloc((size_t)nr, sizeof(*sb->ring_evs));
-	if (!sb->table || (cfg->history_size && !sb->hist.buf) || (nr && !sb->ring_evs)) {
+	if (!sb->table || (cfg->history_size && !sb->hist.buf)) {
 		sideband__delete(sb);
 		return log_errno(-ENOMEM, "side-band");
-	}
-	for (int i = 0; i < nr; i++) {
-		sb->ring_evs[i] = event_new(base, capture__ring(cap, false, i)->fd,
-					    EV_READ | EV_PERSIST, on_ring_ready, sb);
-		if (!sb->ring_evs[i] || event_add(sb->ring_evs[i], NULL) < 0) {
-			sideband__delete(sb);
-			return log_errno(-ENOMEM, "side-band ring events");
-		}
-		sb->nr_ring_evs++;
 	}
 	/*
 	 * The side-band is on and nothing samples yet (capture__start() comes
@@ -181,6 +179,36 @@ int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struc
 }
 
 /**
+ * sideband__watch - drain the forward rings whenever the kernel wakes @base
+ * @sb: a side-band from sideband__new()
+ * @base: the loop the watermark wake-ups arrive on (its thread calls this)
+ *
+ * Returns 0 or -errno (logged); on error @sb watches nothing.
+ */
+int sideband__watch(struct sideband *sb, struct event_base *base)
+{
+	int nr = capture__nr_rings(sb->cap, false);
+
+	sb->ring_evs = calloc((size_t)nr, sizeof(*sb->ring_evs));
+	if (nr && !sb->ring_evs)
+		return log_errno(-ENOMEM, "side-band ring events");
+	for (int i = 0; i < nr; i++) {
+		sb->ring_evs[i] = event_new(base, capture__ring(sb->cap, false, i)->fd,
+					    EV_READ | EV_PERSIST, on_ring_ready, sb);
+		if (!sb->ring_evs[i] || event_add(sb->ring_evs[i], NULL) < 0) {
+			if (sb->ring_evs[i])
+				sb->nr_ring_evs++;
+			unwatch(sb);
+			return log_errno(-ENOMEM, "side-band ring events");
+		}
+		sb->nr_ring_evs++;
+	}
+	/* What the rings gathered before the loop watched them. */
+	drain(sb);
+	return 0;
+}
+
+/**
  * sideband__delete - stop watching and free the table and history
  * @sb: the side-band, or NULL
  */
@@ -188,9 +216,7 @@ void sideband__delete(struct sideband *sb)
 {
 	if (!sb)
 		return;
-	for (int i = 0; i < sb->nr_ring_evs; i++)
-		event_free(sb->ring_evs[i]);
-	free(sb->ring_evs);
+	unwatch(sb);
 	proc_table__delete(sb->table);
 	free(sb->hist.buf);
 	pthread_mutex_destroy(&sb->lock);

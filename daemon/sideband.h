@@ -26,9 +26,10 @@ struct sideband_stats {
 	uint64_t records_drained, lost_events;
 };
 
-/* Seeds the table from /proc and watches the main rings. Returns 0 or -errno. */
-int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struct event_base *base,
-		  struct sideband **ret);
+/* Seeds the table from /proc (any thread). Returns 0 or -errno. */
+int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struct sideband **ret);
+/* Loop thread: drains the main rings on every wake-up from now on. Returns 0 or -errno. */
+int sideband__watch(struct sideband *sb, struct event_base *base);
 void sideband__delete(struct sideband *sb);
 
 /* Loop thread, at dump time: drains the rings, adds the history chunk. */

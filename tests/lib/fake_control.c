@@ -33,14 +33,14 @@ static int fake_list(void *ctx, struct control_reply *reply)
 	return 0;
 }
 
-static int fake_reload(void *ctx, struct control_reply *reply)
+static void fake_reload(void *ctx, struct control_client *client)
 {
 	struct fake_control *fc = ctx;
 
 	fc->reload_calls++;
 	for (size_t i = 0; fc->reload_lines && fc->reload_lines[i]; i++)
-		control_reply__add(reply, "%s", fc->reload_lines[i]);
-	return control_reply__fail(reply, -EINVAL, "%s", fc->reload_error);
+		control_client__add_line(client, "%s", fc->reload_lines[i]);
+	control_client__done(client, -EINVAL, "%s", fc->reload_error);
 }
 
 static void fake_dump(void *ctx, const char *reason, struct control_client *client)

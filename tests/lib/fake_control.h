@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fake_control: the daemon's side of the control socket for the control
- * and perfsnapctl tests: status, list and reload answer with the lines a
+ * and perfsnapctl tests: status, list and reload answer at once with the lines a
  * test sets; dump keeps each client (and its reason) for the test to
  * answer, or refuses at once. Counts every call.
  */

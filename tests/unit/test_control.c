@@ -280,6 +280,7 @@ static void test_bad_requests(void **state)
 		     "error unknown command 'frob' (try dump, trigger, status, list, reload)\n");
 	expect_reply(f, "\n", "error empty request (try dump, trigger, status, list, reload)\n");
 	expect_reply(f, "status now\n", "error 'status' takes no arguments\n");
+	expect_reply(f, "reload now\n", "error 'reload' takes no arguments\n");
 	fd = connect_to(f->path);
 	send_str(fd, "sta\0tus\n", 8);
 	got = converse(f, fd, 3000);
