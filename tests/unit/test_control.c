@@ -29,6 +29,7 @@
 #include "control.h"
 #include "fake_control.h"
 #include "test_dir.h"
+#include "test_skip.h"
 
 /* What fake_status() makes of its lines. */
 #define ZEROS_100 \
@@ -605,7 +606,7 @@ static void test_peer_credentials(void **state)
 	char dir[160];
 
 	if (geteuid() != 0 || !users)
-		skip();
+		test_skip("needs root and the group 'users'");
 	both[0] = nobody;
 	both[1] = users->gr_gid;
 	/* Let uid 65534 reach the socket, so that control itself decides. */

@@ -26,6 +26,7 @@
 
 #include "perf_record.h"
 #include "procinfo.h"
+#include "test_skip.h"
 
 #define FULL_TYPE                                                                       \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
@@ -402,7 +403,7 @@ static void test_kernel_mmap(void **state)
 		/* kptr_restrict hides the addresses from us. */
 		assert_int_equal(r, -ENOENT);
 		free(c);
-		skip();
+		test_skip("kptr_restrict hides the kernel's addresses");
 	}
 	assert_int_equal(r, 0);
 	assert_int_equal(c->nr, 1);

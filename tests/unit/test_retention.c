@@ -22,6 +22,7 @@
 
 #include "retention.h"
 #include "test_dir.h"
+#include "test_skip.h"
 
 #define F(file) SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_##file)
 
@@ -412,7 +413,7 @@ static void test_enforce_unlink_fails(void **state)
 
 	(void)state;
 	if (geteuid() != 0)
-		skip();
+		test_skip("needs root");
 	make_five();
 	assert_int_equal(chmod(dir, 0755), 0);
 	pid = fork();

@@ -23,6 +23,7 @@
 
 #include <tracefs.h>
 
+#include "test_skip.h"
 #include "tracing_data.h"
 
 struct cursor {
@@ -153,10 +154,10 @@ static const char *real_dir(void)
 	char path[PATH_MAX];
 
 	if (!dir)
-		skip();
+		test_skip("no tracefs");
 	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/format", dir);
 	if (access(path, R_OK))
-		skip();
+		test_skip("cannot read the sched_switch format in tracefs");
 	return dir;
 }
 
