@@ -175,3 +175,16 @@ signal_marks() {
 count_signal_marks() {
 	grep -cE "^ *$2 +$3 .*signal:signal_generate: sig=28 " "$1" || true
 }
+
+# build_deb DIR: the .deb as CPack makes it from SOURCE_DIR, built in DIR
+# for /usr; sets DEB to its path.
+build_deb() {
+	local src=${SOURCE_DIR:?set SOURCE_DIR}
+	command -v cpack >/dev/null || prereq_missing "cpack"
+	command -v dpkg-shlibdeps >/dev/null || prereq_missing "dpkg-dev"
+	cmake -S "$src" -B "$1" -DCMAKE_INSTALL_PREFIX=/usr -DBUILD_TESTING=OFF \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo >"$WORK/cmake.log" 2>&1 || { cat "$WORK/cmake.log" >&2; fail "cmake"; }
+	cmake --build "$1" -j"$(nproc)" >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log" >&2; fail "build"; }
+	(cd "$1" && cpack -G DEB) >"$WORK/cpack.log" 2>&1 || { cat "$WORK/cpack.log" >&2; fail "cpack"; }
+	DEB=$(ls "$1"/perfsnapd_*.deb)
+}

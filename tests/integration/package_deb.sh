@@ -8,18 +8,12 @@
 # the unit is verified by systemd_verify.)
 source "$(dirname "$0")/lib.sh"
 require_env
-command -v cpack >/dev/null || prereq_missing "cpack"
-command -v dpkg-shlibdeps >/dev/null || prereq_missing "dpkg-dev"
 command -v lintian >/dev/null || prereq_missing "lintian"
 dpkg-query -W -f='${Status}' perfsnapd 2>/dev/null | grep -q 'ok installed' &&
 	prereq_missing "perfsnapd already installed from a package: refusing to touch it"
-SRC=${SOURCE_DIR:?set SOURCE_DIR}
 
-cmake -S "$SRC" -B "$WORK/build" -DCMAKE_INSTALL_PREFIX=/usr -DBUILD_TESTING=OFF \
-	-DCMAKE_BUILD_TYPE=RelWithDebInfo >"$WORK/cmake.log" 2>&1 || { cat "$WORK/cmake.log"; fail "cmake"; }
-cmake --build "$WORK/build" -j"$(nproc)" >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; fail "build"; }
-(cd "$WORK/build" && cpack -G DEB) >"$WORK/cpack.log" 2>&1 || { cat "$WORK/cpack.log"; fail "cpack"; }
-deb=$(ls "$WORK/build"/perfsnapd_*.deb)
+build_deb "$WORK/build"
+deb=$DEB
 # Debian's own check of the package: no errors; its warnings are listed.
 lintian --fail-on error "$deb" >"$WORK/lintian.txt" 2>&1 ||
 	{ cat "$WORK/lintian.txt"; fail "lintian found errors in $(basename "$deb")"; }

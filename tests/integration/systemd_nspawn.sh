@@ -19,26 +19,8 @@ require_env
 CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
 UNIT_FILE=${UNIT_FILE:?set UNIT_FILE to the built perfsnapd.service}
 SOCKET_UNIT=${SOCKET_UNIT:?set SOCKET_UNIT to systemd/perfsnapd.socket}
-command -v systemd-nspawn >/dev/null || prereq_missing "systemd-nspawn (systemd-container)"
-command -v nsenter >/dev/null || prereq_missing "nsenter (util-linux)"
-[ -x /lib/systemd/systemd ] || prereq_missing "systemd"
-
-# Outside /tmp: the unit has PrivateTmp=yes.
-DIR=$(mktemp -d /var/lib/perfsnapd-nspawn.XXXXXX)
-NSPAWN_PID=
-stop_container() {
-	if [ -n "$NSPAWN_PID" ] && kill -0 "$NSPAWN_PID" 2>/dev/null; then
-		[ -n "${INIT:-}" ] && timeout 20 nsenter -t "$INIT" -a systemctl poweroff >/dev/null 2>&1
-		for _ in $(seq 1 100); do
-			kill -0 "$NSPAWN_PID" 2>/dev/null || break
-			sleep 0.2
-		done
-		kill -9 "$NSPAWN_PID" 2>/dev/null
-		wait "$NSPAWN_PID" 2>/dev/null
-	fi
-	rm -rf "$DIR"
-}
-CLEANUP_HOOK=stop_container
+source "$(dirname "$0")/container_lib.sh"
+DIR=$CT_DIR
 mkdir -p "$DIR/bin" "$DIR/out"
 install -m 0755 "$PERFSNAPD" "$CTL" "$DIR/bin/"
 cat >"$DIR/perfsnapd.conf" <<CONF
@@ -51,30 +33,8 @@ directory = $DIR/out
 socket = /run/perfsnapd/control.sock
 CONF
 
-setsid systemd-nspawn -D / --volatile=yes --register=no --keep-unit --bind="$DIR" \
-	--system-call-filter=perf_event_open --capability=CAP_SYS_ADMIN,CAP_PERFMON \
-	--console=passive -b -- systemd.firstboot=off >"$WORK/nspawn.log" 2>&1 &
-NSPAWN_PID=$!
-INIT=
-for _ in $(seq 1 100); do
-	INIT=$(pgrep -P "$NSPAWN_PID" -x systemd || true)
-	[ -n "$INIT" ] && break
-	kill -0 "$NSPAWN_PID" 2>/dev/null || break
-	sleep 0.2
-done
-[ -n "$INIT" ] || { cat "$WORK/nspawn.log"; fail "the container's systemd did not start"; }
-in_ct() { nsenter -t "$INIT" -a "$@"; }
-# Until its bus is up, systemctl cannot even ask: try again for 90 s.
-state=
-for _ in $(seq 1 180); do
-	state=$(timeout 30 nsenter -t "$INIT" -a systemctl is-system-running --wait 2>&1 || true)
-	case "$state" in running | degraded | stopping | offline) break ;; esac
-	sleep 0.5
-done
-note "container PID 1 is host pid $INIT: $state"
-case "$state" in running | degraded) ;; *) fail "the container did not boot: '$state'" ;; esac
-in_ct mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
-in_ct test -e /sys/kernel/tracing/events/sched || fail "no tracefs in the container"
+# Every capability, as a host has: the service gets what its unit grants.
+boot_container --volatile=yes --capability=all
 
 # The shipped units; a drop-in points ExecStart at the build, gives it the
 # snapshot directory, and makes the watchdog quick enough to test.
