@@ -37,6 +37,9 @@ struct capture {
 	int nr_rings[2];
 	bool aux_used, main_used;
 	bool opened[2];
+	unsigned int ring_pages;      /* of each overwrite ring, see capture__open() */
+	bool quiet_mlock;	      /* a refused mmap is retried smaller: not logged */
+	bool mlock_refused;	      /* ... and it was */
 	struct perf_evsel *sideband;  /* the dummy event, or NULL */
 	struct tracing_meta *tracing; /* tracefs metadata of the events, or NULL */
 	char **tracing_names;	      /* the tracepoints it has the formats of */
@@ -71,8 +74,10 @@ static int explain_open_error(int err, const char *what, const char *event)
 	case EPERM:
 		if (strcmp(what, "mmap") == 0)
 			log_error("cannot map the rings: locked memory is over perf_event_mlock_kb "
-				  "(%ld KiB): run as root or with CAP_IPC_LOCK, lower [capture] "
-				  "buffer_size, or raise /proc/sys/kernel/perf_event_mlock_kb",
+				  "(%ld KiB) and RLIMIT_MEMLOCK, even for the smallest rings: run "
+				  "with CAP_IPC_LOCK (root may lack it in a container), raise "
+				  "RLIMIT_MEMLOCK (LimitMEMLOCK=), or raise "
+				  "/proc/sys/kernel/perf_event_mlock_kb",
 				  mlock_kb);
 		else
 			log_error("cannot open '%s': permission denied: run as root or with "
@@ -187,18 +192,15 @@ static int open_evlist(struct capture *c, int which, unsigned int pages)
 	errno = 0;
 	r = perf_evlist__mmap(evlist, (int)pages);
 	r = libperf_err(r, errno);
+	if (r == -EPERM && c->quiet_mlock) {
+		c->mlock_refused = true;
+		return r;
+	}
 	if (r < 0)
 		return explain_open_error(r, "mmap", name);
 	return fill_rings(c, which);
 }
 
-/**
- * capture__open - open, map and enable every configured event
- * @cfg: validated configuration
- * @ret: the capture, on success
- *
- * Returns 0 or -errno, having logged what to change.
- */
 /*
  * The side-band event: no samples, only the records that name tasks and
  * map their code, on the forward ring the daemon drains.
@@ -273,16 +275,6 @@ static unsigned int main_ring_pages(const struct perfsnapd_config *cfg)
 	return SIDEBAND_RING_PAGES;
 }
 
-/**
- * capture__open - open, map and enable every configured event
- * @cfg: validated configuration
- * @ret: the capture, on success
- *
- * With [capture] sideband on, the main evlist gets the side-band dummy
- * event first, so it owns the forward rings. Only that event is enabled;
- * capture__start() enables the others. Returns 0 or -errno, having logged
- * what to change.
- */
 /*
  * The tracepoints a snapshot of @cfg may hold: [capture]'s and the event
  * triggers'. Returns how many are in *ret (strings of @cfg), or -ENOMEM.
@@ -383,7 +375,12 @@ int capture__update_tracing(struct capture *c, const struct perfsnapd_config *cf
 	return read_tracing(c, cfg);
 }
 
-int capture__open(const struct perfsnapd_config *cfg, struct capture **ret)
+/*
+ * One try at @ring_pages per overwrite ring. @quiet: a mmap refused for
+ * locked memory is not logged, and sets *@refused.
+ */
+static int open_pages(const struct perfsnapd_config *cfg, unsigned int ring_pages, bool quiet,
+		      bool *refused, struct capture **ret)
 {
 	struct capture *c = calloc(1, sizeof(*c));
 	size_t nr = cfg->nr_events + 1;
@@ -392,6 +389,8 @@ int capture__open(const struct perfsnapd_config *cfg, struct capture **ret)
 
 	if (!c)
 		return log_errno(-ENOMEM, "capture");
+	c->ring_pages = ring_pages;
+	c->quiet_mlock = quiet;
 	c->cpus = perf_cpu_map__new(cfg->cpus);
 	c->threads = perf_thread_map__new_dummy();
 	c->aux = perf_evlist__new();
@@ -413,7 +412,7 @@ int capture__open(const struct perfsnapd_config *cfg, struct capture **ret)
 		if ((r = add_event(c, cfg->events[i].name, &cfg->events[i].attr,
 				   cfg->events[i].overwrite, pages)) < 0)
 			goto out_err;
-	if (c->aux_used && (r = open_evlist(c, 1, cfg->buffer_pages)) < 0)
+	if (c->aux_used && (r = open_evlist(c, 1, ring_pages)) < 0)
 		goto out_close;
 	if (c->main_used && (r = open_evlist(c, 0, pages)) < 0)
 		goto out_close;
@@ -437,8 +436,68 @@ int capture__open(const struct perfsnapd_config *cfg, struct capture **ret)
 out_err:
 	log_errno(r, "capture");
 out_close:
+	*refused = c->mlock_refused;
 	capture__close(c);
 	return r;
+}
+
+/*
+ * The smallest overwrite ring a locked-memory limit may cut them to: below
+ * it a snapshot holds too little to be worth taking, and the error says
+ * what to change.
+ */
+#define MIN_RING_PAGES 16
+
+/**
+ * capture__open - open, map and enable every configured event
+ * @cfg: validated configuration
+ * @ret: the capture, on success
+ *
+ * With [capture] sideband on, the main evlist gets the side-band dummy
+ * event first, so it owns the forward rings. Only that event is enabled;
+ * capture__start() enables the others.
+ *
+ * Where the kernel refuses to lock the overwrite rings' memory (no
+ * CAP_IPC_LOCK, RLIMIT_MEMLOCK and perf_event_mlock_kb too small), they
+ * are halved until it does, down to MIN_RING_PAGES, and a warning names
+ * the size and the fix: recording smaller beats not recording, and a
+ * service that exits is restarted into the same refusal.
+ *
+ * Returns 0 or -errno, having logged what to change.
+ */
+int capture__open(const struct perfsnapd_config *cfg, struct capture **ret)
+{
+	unsigned int pages = cfg->buffer_pages;
+	int r;
+
+	for (;;) {
+		bool last = pages / 2 < MIN_RING_PAGES, refused = false;
+
+		r = open_pages(cfg, pages, !last, &refused, ret);
+		if (!refused)
+			break;
+		pages /= 2;
+	}
+	if (r == 0 && pages != cfg->buffer_pages)
+		log_warning("locked memory: overwrite rings cut from %llu to %llu KiB each; for "
+			    "the configured size run with CAP_IPC_LOCK, raise RLIMIT_MEMLOCK "
+			    "(LimitMEMLOCK=) or /proc/sys/kernel/perf_event_mlock_kb",
+			    (unsigned long long)cfg->buffer_pages *
+				    (unsigned long long)sysconf(_SC_PAGESIZE) / 1024,
+			    (unsigned long long)pages * (unsigned long long)sysconf(_SC_PAGESIZE) /
+				    1024);
+	return r;
+}
+
+/**
+ * capture__ring_pages - pages of each overwrite ring
+ * @c: an open capture
+ *
+ * Returns buffer_size's pages, or fewer where locked memory cut them.
+ */
+unsigned int capture__ring_pages(const struct capture *c)
+{
+	return c->ring_pages;
 }
 
 /**

@@ -54,6 +54,8 @@ int capture__update_tracing(struct capture *c, const struct perfsnapd_config *cf
 
 /* Rings of the aux (overwrite) or main (forward) evlist. */
 int capture__nr_rings(const struct capture *c, bool overwrite);
+/* Pages of each overwrite ring: buffer_size's, or fewer where locked memory cut them. */
+unsigned int capture__ring_pages(const struct capture *c);
 const struct ring_view *capture__ring(const struct capture *c, bool overwrite, int idx);
 /*
  * Whether every page of the overwrite rings has been read once since open:

@@ -177,15 +177,15 @@ bool daemon__dumping(const struct daemon *d)
 void daemon__log_recording(struct daemon *d)
 {
 	const struct perfsnapd_config *cfg = d->cfg;
-	unsigned long long ring_kib = (unsigned long long)cfg->buffer_pages *
+	unsigned int pages = capture__ring_pages(d->cap);
+	unsigned long long ring_kib = (unsigned long long)pages *
 				      (unsigned long long)sysconf(_SC_PAGESIZE) / 1024;
 
 	log_notice("recording %zu events on %d CPUs into %d overwrite rings of %llu KiB "
 		   "(%u pages) each; ring copies in up to %llu KiB of memory (%s); side-band %s; "
 		   "snapshots go to %s",
 		   cfg->nr_events, capture__nr_cpus(d->cap), capture__nr_rings(d->cap, true),
-		   ring_kib, cfg->buffer_pages,
-		   (unsigned long long)dump__copy_budget(d->dump) / 1024,
+		   ring_kib, pages, (unsigned long long)dump__copy_budget(d->dump) / 1024,
 		   dump__copy_buffer_size(d->dump) ? "held between dumps" : "taken at each dump",
 		   d->sb ? "on" : "off", cfg->directory);
 }

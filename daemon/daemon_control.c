@@ -137,8 +137,9 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 	control_reply__add(reply, "state: %s", daemon__dumping(d) ? "dumping" : "recording");
 	control_reply__add(reply, "cpus: %d", capture__nr_cpus(d->cap));
 	control_reply__add(reply, "buffer: %llu KiB per CPU (%u pages), %d overwrite rings, %s",
-			   (unsigned long long)cfg->buffer_pages * (unsigned long long)page / 1024,
-			   cfg->buffer_pages, capture__nr_rings(d->cap, true),
+			   (unsigned long long)capture__ring_pages(d->cap) *
+				   (unsigned long long)page / 1024,
+			   capture__ring_pages(d->cap), capture__nr_rings(d->cap, true),
 			   capture__warm(d->cap) ? "warm" : "warming");
 	for (size_t i = 0; i < cfg->nr_events; i++)
 		control_reply__add(reply, "event: %s (%s)", cfg->events[i].name,
