@@ -29,17 +29,13 @@ sleep 2 # fill the rings
 # measure LABEL: status latency over 2.5 s, with a dump and a reload
 # during it. The client polls before the dump starts: a dump takes 0.2-1 s
 # here, and the reload keeps the loop busy for a moment (reading the
-# configuration, opening new rings), so a client started after the
-# signals could get its first answer after the dump.
+# configuration), so a client started after the signals could get its
+# first answer after the dump.
 measure() {
 	local nr_dump max_dump nr_all max_all pid
 	"$PROGS/ctl_latency" "$sock" 2500 >"$WORK/latency" 2>"$WORK/latency.err" &
 	pid=$!
-	for _ in $(seq 1 100); do
-		grep -q polling "$WORK/latency.err" && break
-		sleep 0.05
-	done
-	grep -q polling "$WORK/latency.err" || fail "$1: ctl_latency got no answer"
+	wait_for_line "$WORK/latency.err" polling
 	kill -USR2 "$DAEMON_PID"
 	sleep 0.05
 	kill -HUP "$DAEMON_PID"
@@ -84,17 +80,10 @@ sed -i 's|^buffer_size = .*|buffer_size = 8M|' "$WORK/p.conf"
 strace -f -o /dev/null -e trace=perf_event_open -e inject=perf_event_open:delay_exit=200000 \
 	-p "$DAEMON_PID" 2>"$WORK/strace.err" &
 strace_pid=$!
-for _ in $(seq 1 100); do
-	grep -q attached "$WORK/strace.err" && break
-	sleep 0.05
-done
-grep -q attached "$WORK/strace.err" || fail "strace did not attach: $(cat "$WORK/strace.err")"
+wait_for_line "$WORK/strace.err" attached
 "$PROGS/ctl_latency" "$sock" 3000 >"$WORK/latency" 2>"$WORK/latency.err" &
 lat_pid=$!
-for _ in $(seq 1 100); do
-	grep -q polling "$WORK/latency.err" && break
-	sleep 0.05
-done
+wait_for_line "$WORK/latency.err" polling
 "$CTL" --socket "$sock" reload >"$WORK/slow.out" 2>&1 &
 reload_pid=$!
 sleep 0.5
