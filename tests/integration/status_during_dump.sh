@@ -73,9 +73,13 @@ file=$(dump_and_wait)
 perf_script_complete "$file"
 
 # New rings that take seconds to open: strace holds every perf_event_open
-# of the daemon's for 200 ms. The loop goes on answering, a second reload
-# is refused until the first is done, and the first client gets its answer
-# when the new rings record.
+# of the daemon's for 200 ms, 5 per CPU (4 events and the side-band's), so
+# a loop that opened them itself would not answer for 2 s on 2 CPUs. The
+# loop goes on answering, a second reload is refused until the first is
+# done, and the first client gets its answer when the new rings record.
+# strace stops every system call of the daemon's, and under a load each
+# stop waits for a CPU: the limit here is half the time the opens are held.
+SLOW_LIMIT_MS=$((200 * 5 * $(nproc) / 2))
 sed -i 's|^buffer_size = .*|buffer_size = 8M|' "$WORK/p.conf"
 strace -f -o /dev/null -e trace=perf_event_open -e inject=perf_event_open:delay_exit=200000 \
 	-p "$DAEMON_PID" 2>"$WORK/strace.err" &
@@ -101,8 +105,8 @@ kill "$strace_pid"
 wait "$strace_pid" 2>/dev/null || true
 read -r _ _ nr_all max_all <"$WORK/latency"
 note "slow reload: $nr_all status answers, slowest $((max_all / 1000)) ms"
-[ "$max_all" -le $((LIMIT_MS * 1000)) ] ||
-	fail "status took $((max_all / 1000)) ms while new rings opened (limit $LIMIT_MS ms)"
+[ "$max_all" -le $((SLOW_LIMIT_MS * 1000)) ] ||
+	fail "status took $((max_all / 1000)) ms while new rings opened (limit $SLOW_LIMIT_MS ms)"
 "$CTL" --socket "$sock" status | grep -q '^buffer: 8192 KiB' || fail "8M rings not in use"
 for _ in $(seq 1 100); do
 	[ "$(grep -c 'history kept' "$WORK/daemon.log")" -gt "$kept" ] && break
@@ -112,4 +116,4 @@ done
 	fail "the SIGHUP that came during the slow reload was lost"
 file=$(dump_and_wait)
 perf_script_complete "$file"
-echo "PASS: status answers within $LIMIT_MS ms during a dump, a reload and slow new rings"
+echo "PASS: status answers within $LIMIT_MS ms during a dump and a reload, $SLOW_LIMIT_MS ms while slow new rings open"
