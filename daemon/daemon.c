@@ -322,21 +322,39 @@ static void log_stages(const struct dump_figures *f)
 		stage(buf, sizeof(buf), &len, "synced", t, f->files.synced_at_ns[k]);
 	}
 	stage(buf, sizeof(buf), &len, "in place", t, f->files.published_at_ns);
-	log_info("snapshot %s: ms after the trigger:%s", f->stem, buf);
+	log_debug("snapshot %s: ms after the trigger:%s", f->stem, buf);
 	if (f->compress_why[0])
 		log_info("snapshot %s: compression auto: %s, as %s", f->stem,
 			 f->compressed ? "zstd" : "none", f->compress_why);
 }
 
+/* @bytes as an operator reads it: "812 KiB", "12.9 MiB", "1.2 GiB". */
+static void format_size(uint64_t bytes, char *buf, size_t size)
+{
+	if (bytes < (1ull << 20))
+		snprintf(buf, size, "%" PRIu64 " KiB", (bytes + 1023) / 1024);
+	else if (bytes < (1ull << 30))
+		snprintf(buf, size, "%.1f MiB", (double)bytes / (1 << 20));
+	else
+		snprintf(buf, size, "%.1f GiB", (double)bytes / (1 << 30));
+}
+
+/*
+ * One short line per snapshot: where, how much, how long, how blind, why.
+ * The rest goes to the journal's fields and a debug line (and is in the
+ * sidecar and `perfsnapctl status`).
+ */
 static void log_snapshot(const struct dump_figures *f)
 {
-	char events[32], bytes[32], paused[32], dumped[32], spread[32], pspread[32];
-	char pauses[512], newest[1024];
+	char events[32], bytes[32], paused[32], total[32], delay[32], dumped[32], spread[32];
+	char pspread[32], size[32], pauses[512], newest[1024];
 	struct log_field fields[] = {
 		{ "SNAPSHOT_PATH", f->files.paths[0] },
 		{ "SNAPSHOT_EVENTS", events },
 		{ "SNAPSHOT_BYTES", bytes },
 		{ "PAUSED_USEC", paused },
+		{ "PAUSED_TOTAL_USEC", total },
+		{ "PAUSE_DELAY_USEC", delay },
 		{ "DUMP_USEC", dumped },
 		{ "RING_PAUSE_USEC", pauses },
 		{ "RING_NEWEST_NS", newest },
@@ -346,27 +364,28 @@ static void log_snapshot(const struct dump_figures *f)
 		{ "TRIGGER", f->trigger.name }, /* last: only for a trigger's snapshot */
 	};
 	size_t nr_fields = sizeof(fields) / sizeof(fields[0]) - !f->has_trigger;
-	uint64_t cut = dump_figures__cut_bytes(f);
+	uint64_t cut = dump_figures__cut_bytes(f), blind = dump_figures__blind_max_ns(f);
 
 	dump_figures__format_pauses(f, pauses, sizeof(pauses));
 	dump_figures__format_newest(f, newest, sizeof(newest));
 	snprintf(events, sizeof(events), "%" PRIu64, f->nr_records);
 	snprintf(bytes, sizeof(bytes), "%" PRIu64, f->files.bytes);
-	snprintf(paused, sizeof(paused), "%" PRIu64, dump_figures__blind_max_ns(f) / 1000);
+	snprintf(paused, sizeof(paused), "%" PRIu64, blind / 1000);
+	snprintf(total, sizeof(total), "%" PRIu64, dump_figures__blind_total_ns(f) / 1000);
+	snprintf(delay, sizeof(delay), "%" PRIu64, dump_figures__pause_delay_ns(f) / 1000);
 	snprintf(dumped, sizeof(dumped), "%" PRIu64, f->dump_ns / 1000);
 	snprintf(spread, sizeof(spread), "%" PRIu64, dump_figures__newest_spread_ns(f) / 1000);
 	snprintf(pspread, sizeof(pspread), "%" PRIu64, dump_figures__pause_spread_ns(f) / 1000);
+	format_size(f->files.bytes, size, sizeof(size));
 	log_fields(LOG_NOTICE, fields, nr_fields,
-		   "snapshot %s: %" PRIu64 " events, %" PRIu64 " bytes, blind window %" PRIu64
-		   " us (longest ring pause; %" PRIu64 " us over all rings), dump %" PRIu64
-		   " ms, reason %s%s%s; rings paused %" PRIu64
-		   " us after the trigger, within %s us, "
-		   "newest records within %s us; pause per ring (CPU:us) %s",
-		   f->files.paths[0], f->nr_records, f->files.bytes,
-		   dump_figures__blind_max_ns(f) / 1000, dump_figures__blind_total_ns(f) / 1000,
-		   f->dump_ns / 1000000, f->reason, f->files.nr_paths > 2 ? ", also " : "",
-		   f->files.nr_paths > 2 ? f->files.paths[1] : "",
-		   dump_figures__pause_delay_ns(f) / 1000, pspread, spread, pauses);
+		   "snapshot %s: %" PRIu64 " events, %s in %d files, dump %" PRIu64
+		   " ms, blind %.1f ms, reason %s",
+		   f->files.paths[0], f->nr_records, size, f->files.nr_paths, f->dump_ns / 1000000,
+		   (double)blind / 1e6, f->reason);
+	log_debug("snapshot %s: blind window %" PRIu64 " us (longest ring pause; %s us over all "
+		  "rings); rings paused %s us after the trigger, within %s us; newest records "
+		  "within %s us; pause per ring (CPU:us) %s",
+		  f->stem, blind / 1000, total, delay, pspread, spread, pauses);
 	if (cut)
 		log_warning("snapshot %s: the kernel overwrote the oldest %" PRIu64
 			    " bytes of the rings before they were copied; they are left out "
