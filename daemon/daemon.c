@@ -635,12 +635,16 @@ static bool lacks_room(int err)
 	       err == -ENOSPC;
 }
 
+/* config__changes() of a reload, for its log line and its client. */
+#define RELOAD_CHANGES_MAX 256
+
 /* A reload with new events or sizes: its rings open on a thread (recording_open). */
 struct reload {
 	struct perfsnapd_config *cfg;
 	struct trigger_set *ts;
 	struct control_client *client; /* or NULL (SIGHUP) */
 	struct recording_open *open;
+	char changes[RELOAD_CHANGES_MAX]; /* config__changes() */
 };
 
 static void reload_free(struct reload *rl)
@@ -679,13 +683,14 @@ static void finish_reopen(struct daemon *d, struct reload *rl, int err)
 		rl->ts = NULL;
 		daemon__log_recording(d);
 	}
-	log_notice("reloaded '%s': %s", d->config_path,
+	log_notice("reloaded '%s': %s; changed: %s", d->config_path,
 		   r == 0 ? "event set or ring sizes changed: rings reopened, history before the "
 			    "reload is gone" :
 		   kept	  ? "refused, the previous configuration stays" :
-			    "failed, previous configuration restored");
+			    "failed, previous configuration restored",
+		   rl->changes);
 	if (r == 0)
-		reload_end(d, rl->client, 0, "reloaded: rings reopened (events or sizes changed)");
+		reload_end(d, rl->client, 0, "reloaded: rings reopened; changed: %s", rl->changes);
 	else
 		reload_end(d, rl->client, r, "the new rings cannot be opened: %s; %s", strerror(-r),
 			   kept ? "the previous configuration stays" :
@@ -714,7 +719,7 @@ static void on_reopened(void *ctx, int err)
  * neither for the kernel nor for the dump in flight. Takes @cfg and @ts.
  */
 static void start_reopen(struct daemon *d, struct perfsnapd_config *cfg, struct trigger_set *ts,
-			 struct control_client *client)
+			 struct control_client *client, const char *changes)
 {
 	struct reload *rl = calloc(1, sizeof(*rl));
 	int r;
@@ -726,6 +731,7 @@ static void start_reopen(struct daemon *d, struct perfsnapd_config *cfg, struct 
 		return;
 	}
 	*rl = (struct reload){ .cfg = cfg, .ts = ts, .client = client };
+	snprintf(rl->changes, sizeof(rl->changes), "%s", changes);
 	r = recording_open__start(cfg, d->base, on_reopened, d, &rl->open);
 	d->reloading = rl;
 	if (r < 0)
@@ -749,7 +755,8 @@ static void cancel_reload(struct daemon *d)
  * Same events and rings: the new configuration takes over at once, dumps
  * in flight keep the one they started with. Returns 0 or -errno (logged).
  */
-static int apply_same_rings(struct daemon *d, struct perfsnapd_config *cfg, struct trigger_set *ts)
+static int apply_same_rings(struct daemon *d, struct perfsnapd_config *cfg, struct trigger_set *ts,
+			    const char *changes)
 {
 	/* New triggers may bring tracepoints whose formats the capture lacks. */
 	int r = capture__update_tracing(d->cap, cfg);
@@ -763,7 +770,8 @@ static int apply_same_rings(struct daemon *d, struct perfsnapd_config *cfg, stru
 	swap_triggers(d, ts);
 	config__put(d->cfg);
 	d->cfg = cfg;
-	log_notice("reloaded '%s': same events and rings, history kept", d->config_path);
+	log_notice("reloaded '%s': same events and rings, history kept; %s%s", d->config_path,
+		   *changes ? "changed: " : "nothing changed", changes);
 	return 0;
 }
 
@@ -779,6 +787,7 @@ static int apply_same_rings(struct daemon *d, struct perfsnapd_config *cfg, stru
  */
 void daemon__reload(struct daemon *d, struct control_client *client)
 {
+	char changes[RELOAD_CHANGES_MAX];
 	struct config_diags diags = { 0 };
 	struct perfsnapd_config *cfg = NULL;
 	struct trigger_set *ts = NULL;
@@ -813,14 +822,18 @@ void daemon__reload(struct daemon *d, struct control_client *client)
 			   d->config_path);
 		return;
 	}
+	/* What the operator changed, as the file says it: for the log and the client. */
+	if (config__changes(d->cfg, cfg, changes, sizeof(changes)) < 0)
+		snprintf(changes, sizeof(changes), "(not known: out of memory)");
 	if (!same_capture(d->cfg, cfg)) {
-		start_reopen(d, cfg, ts, client);
+		start_reopen(d, cfg, ts, client, changes);
 		return;
 	}
-	r = apply_same_rings(d, cfg, ts);
+	r = apply_same_rings(d, cfg, ts, changes);
 	if (r < 0)
 		reload_end(d, client, r,
 			   "cannot read the tracepoint formats; the old configuration stays");
 	else
-		reload_end(d, client, 0, "reloaded: same rings, history kept");
+		reload_end(d, client, 0, "reloaded: same rings, history kept; %s%s",
+			   *changes ? "changed: " : "nothing changed", changes);
 }

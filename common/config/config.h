@@ -160,6 +160,12 @@ const char *config__trigger_kind_name(enum trigger_kind kind);
 
 /* Prints the effective configuration in config-file syntax. */
 void config__print(const struct perfsnapd_config *cfg, FILE *out);
+/*
+ * What differs from @old to @new, "[snapshot] max_snapshots, [trigger oom]
+ * added", into @buf ("" if nothing). Returns how many differ, or -errno.
+ */
+int config__changes(const struct perfsnapd_config *old, const struct perfsnapd_config *new,
+		    char *buf, size_t size);
 
 /* copy_memory = auto: the sum of the overwrite rings, at most this. */
 #define CONFIG_COPY_MEMORY_AUTO_MAX (1ull << 30)

@@ -16,6 +16,11 @@ write_config "$WORK/p.conf" "signal:signal_generate" 4M "max_snapshots = 5"
 "$CTL" --socket "$WORK/control.sock" reload >"$WORK/reload.out" 2>&1 ||
 	{ cat "$WORK/reload.out"; fail "reload refused a good config"; }
 grep -q 'history kept' "$WORK/reload.out" || { cat "$WORK/reload.out"; fail "rings not kept"; }
+# It says what changed, as the file names it.
+grep -q 'history kept; changed: \[snapshot\] max_snapshots$' "$WORK/reload.out" ||
+	{ cat "$WORK/reload.out"; fail "the reload does not say what changed"; }
+grep -q "reloaded '.*': same events and rings, history kept; changed: \[snapshot\] max_snapshots" \
+	"$WORK/daemon.log" || fail "the log does not say what the reload changed"
 file=$(dump_and_wait)
 perf_script_clean "$file" "$WORK/script.txt"
 [ "$(count_signal_marks "$WORK/script.txt" psnap_before "$MARK_PID")" = 20 ] ||
@@ -59,6 +64,8 @@ write_config "$WORK/p.conf" "signal:signal_generate sched:sched_switch" 4M
 kill -HUP "$DAEMON_PID"
 for _ in $(seq 1 100); do grep -q 'rings reopened' "$WORK/daemon.log" && break; sleep 0.05; done
 grep -q 'rings reopened' "$WORK/daemon.log" || fail "event change did not reopen the rings"
+grep -q 'rings reopened, .*; changed: \[capture\] events' "$WORK/daemon.log" ||
+	fail "the reopening reload does not say what changed"
 sleep 0.2
 file=$(dump_and_wait)
 perf_script_complete "$file"
