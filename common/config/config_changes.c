@@ -97,8 +97,7 @@ static int print(const struct perfsnapd_config *cfg, struct printed *p)
 	return parse(p);
 }
 
-static const struct printed_key *find(const struct printed *p, const char *section,
-				      const char *key)
+static const struct printed_key *find(const struct printed *p, const char *section, const char *key)
 {
 	for (size_t i = 0; i < p->nr; i++)
 		if (!strcmp(p->keys[i].section, section) && !strcmp(p->keys[i].key, key))
