@@ -207,8 +207,10 @@ static int ctl_list(void *ctx, struct control_reply *reply)
 
 		if (d->up)
 			upload__info(d->up, list[i].stem, &info);
-		control_reply__add(reply, "%s %" PRIu64 " %s %s", list[i].stem, list[i].bytes,
+		/* The reason last: it may hold spaces. */
+		control_reply__add(reply, "%s %" PRIu64 " %s %s %s", list[i].stem, list[i].bytes,
 				   upload_state__name(info.state),
+				   list[i].compression[0] ? list[i].compression : "-",
 				   list[i].reason ? list[i].reason : "-");
 	}
 	retention__free(list, nr);

@@ -3,7 +3,7 @@
  * retention: lists the snapshots in the snapshot directory and deletes the
  * oldest to keep within count and size limits (daemon layer, no logging).
  * A file is perfsnapd's only if its whole name has perfsnapd's shape; the
- * reason comes from a tolerant scan of the sidecar JSON. Temporaries a
+ * reason and compression come from a tolerant scan of the sidecar JSON. Temporaries a
  * crash left count toward the byte limit and are removed at start.
  * See retention.h.
  */
@@ -91,12 +91,13 @@ static size_t skip_ws(const char *buf, size_t len, size_t i)
 }
 
 /*
- * The string value of the top-level key "reason", or NULL. Not a JSON
- * validator: it only tells keys of the outer object from everything else.
+ * The string value of the top-level key @name into @value (NUL-terminated,
+ * cut to @size), or false. Not a JSON validator: it only tells keys of the
+ * outer object from everything else.
  */
-static char *json_reason(const char *buf, size_t len)
+static bool json_top_string(const char *buf, size_t len, const char *name, char *value, size_t size)
 {
-	char key[16], value[RETENTION_MAX_REASON];
+	char key[16];
 	int depth = 0;
 	size_t j;
 
@@ -112,31 +113,32 @@ static char *json_reason(const char *buf, size_t len)
 		if (buf[i] != '"')
 			continue;
 		if (!json_string(buf, len, &i, key, sizeof(key)))
-			return NULL;
+			return false;
 		j = skip_ws(buf, len, i + 1);
-		if (depth != 1 || strcmp(key, "reason") || j >= len || buf[j] != ':')
+		if (depth != 1 || strcmp(key, name) || j >= len || buf[j] != ':')
 			continue; /* a nested key, another key, or a value */
 		j = skip_ws(buf, len, j + 1);
-		if (j >= len || buf[j] != '"' || !json_string(buf, len, &j, value, sizeof(value)))
-			return NULL;
-		return strdup(value);
+		return j < len && buf[j] == '"' && json_string(buf, len, &j, value, size);
 	}
-	return NULL;
+	return false;
 }
 
-static char *read_reason(int dfd, const char *stem)
+/* "reason" (NULL if none) and "compression" ("" if none) of <stem>.json. */
+static void read_sidecar(int dfd, struct snapshot_entry *e)
 {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
-	char name[NAME_MAX + 1];
+	char name[NAME_MAX + 1], reason[RETENTION_MAX_REASON];
 	size_t len = 0;
 	ssize_t n;
 
-	if (snapshot_name__file(name, sizeof(name), stem, SNAPSHOT_FILE_JSON) < 0)
-		return NULL;
+	e->reason = NULL;
+	e->compression[0] = '\0';
+	if (snapshot_name__file(name, sizeof(name), e->stem, SNAPSHOT_FILE_JSON) < 0)
+		return;
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 || !(buf = malloc(MAX_JSON)))
-		return NULL;
+		return;
 	while (len < MAX_JSON) {
 		n = read(fd, buf + len, MAX_JSON - len);
 		if (n < 0 && errno == EINTR)
@@ -145,7 +147,10 @@ static char *read_reason(int dfd, const char *stem)
 			break;
 		len += (size_t)n;
 	}
-	return json_reason(buf, len);
+	if (json_top_string(buf, len, "reason", reason, sizeof(reason)))
+		e->reason = strdup(reason);
+	if (!json_top_string(buf, len, "compression", e->compression, sizeof(e->compression)))
+		e->compression[0] = '\0';
 }
 
 static int by_stem(const void *a, const void *b)
@@ -265,7 +270,7 @@ static int list(const char *dir, struct snapshot_entry **ret, size_t *ret_nr,
 	nr = merge(v, nr);
 	for (size_t i = 0; i < nr; i++)
 		if (v[i].files & SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_JSON))
-			v[i].reason = read_reason(dirfd(d), v[i].stem);
+			read_sidecar(dirfd(d), &v[i]);
 	closedir(d);
 	if (nr)
 		qsort(v, nr, sizeof(*v), by_age);

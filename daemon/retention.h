@@ -25,6 +25,7 @@ struct snapshot_entry {
 	uint64_t bytes;	       /* all its files together */
 	struct timespec mtime; /* the newest of its files */
 	char *reason;	       /* "reason" from <stem>.json, or NULL */
+	char compression[8];   /* "compression" from it ("zstd", "none"), or "" */
 	int error;	       /* retention__enforce(): 0 or -errno of a failed unlink */
 	bool forced;	       /* deleted although held, to keep max_total_size */
 };

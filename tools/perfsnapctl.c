@@ -29,6 +29,7 @@ struct ctl_options {
 	const char *socket;
 	unsigned int timeout_sec; /* 0: wait forever */
 	struct timespec deadline;
+	const char *header; /* printed before the first data line, or NULL */
 };
 
 static void usage(FILE *out)
@@ -40,7 +41,8 @@ static void usage(FILE *out)
 		"  dump [--reason TEXT]  take a snapshot now and print its files\n"
 		"  trigger NAME          fire [trigger NAME] and print its snapshot's files\n"
 		"  status                what perfsnapd is recording\n"
-		"  list                  the snapshots on disk, oldest first\n"
+		"  list                  the snapshots on disk, oldest first: stem, bytes,\n"
+		"                        upload, compression, reason\n"
 		"  reload                reread the configuration\n"
 		"\n"
 		"Options:\n"
@@ -163,7 +165,7 @@ static int send_all(int fd, const char *buf, size_t len, const struct ctl_option
 }
 
 /* Returns -1 for a data line (printed), else the exit code. */
-static int take_line(char *line)
+static int take_line(char *line, const char **header)
 {
 	if (!strcmp(line, CONTROL_REPLY_OK))
 		return 0;
@@ -174,6 +176,9 @@ static int take_line(char *line)
 	/* The daemon escapes a data line that would read as final with a space. */
 	if (line[0] == ' ' && control_protocol__is_final(line + 1))
 		line++;
+	if (*header && puts(*header) == EOF)
+		return EXIT_ERROR;
+	*header = NULL;
 	if (puts(line) == EOF)
 		return EXIT_ERROR;
 	return -1;
@@ -183,6 +188,7 @@ static int take_line(char *line)
 static int read_reply(int fd, const struct ctl_options *o, bool unsent)
 {
 	static char buf[MAX_LINE + 1];
+	const char *header = o->header;
 	size_t len = 0;
 	ssize_t n;
 	char *nl;
@@ -191,7 +197,7 @@ static int read_reply(int fd, const struct ctl_options *o, bool unsent)
 	for (;;) {
 		while ((nl = memchr(buf, '\n', len))) {
 			*nl = '\0';
-			r = take_line(buf);
+			r = take_line(buf, &header);
 			if (r >= 0)
 				return r;
 			len -= (size_t)(nl + 1 - buf);
@@ -347,6 +353,9 @@ int main(int argc, char **argv)
 	r = parse_command(argc - optind, argv + optind, req, sizeof(req));
 	if (r)
 		return r;
+	/* For a reader, not for a script reading a pipe. */
+	if (!strcmp(argv[optind], "list") && isatty(STDOUT_FILENO))
+		o.header = "STEM BYTES UPLOAD COMPRESSION REASON";
 	clock_gettime(CLOCK_MONOTONIC, &o.deadline);
 	o.deadline.tv_sec += o.timeout_sec;
 	return run(&o, req);

@@ -43,6 +43,12 @@ wait_snapshot 1 >/dev/null
 [ "$(wc -l <"$WORK/list.out")" = 2 ] || { cat "$WORK/list.out"; fail "list: want 2 snapshots"; }
 grep -q ' ctl:disk latency spike$' "$WORK/list.out" || fail "list: reason of the first"
 grep -q ' signal$' "$WORK/list.out" || fail "list: reason of the second"
+# stem, bytes, upload, compression, reason; a header only on a terminal.
+awk '$4 != "none" && $4 != "zstd" { exit 1 }' "$WORK/list.out" ||
+	{ cat "$WORK/list.out"; fail "list: no compression column"; }
+script -qec "$CTL --socket $sock list" /dev/null >"$WORK/list.tty" || fail "perfsnapctl list on a terminal"
+head -n 1 "$WORK/list.tty" | grep -q '^STEM BYTES UPLOAD COMPRESSION REASON' ||
+	{ cat "$WORK/list.tty"; fail "list on a terminal: no header"; }
 
 # Not root, not in a group: refused, and nothing dumped. The socket's mode
 # (0660) already keeps such a user out; with a mode that lets anyone
