@@ -25,15 +25,24 @@ static bool fresh(const struct compress_mode_figure *f, uint64_t now_ns)
 	return f->measured && now_ns - f->at_ns <= COMPRESS_POLICY_VALID_NS;
 }
 
-/* One mode's figure for the reason: its cost per byte and age, or none. */
+/* ps as ns with two decimals: "1.34 ns". */
+static void ns_str(uint64_t ps, char *buf, size_t size)
+{
+	snprintf(buf, size, "%" PRIu64 ".%02" PRIu64 " ns", ps / 1000, ps % 1000 / 10);
+}
+
+/* One mode's figure for the reason: "1.34 ns a byte, 12 s ago", or "not measured". */
 static void figure_str(const struct compress_mode_figure *f, uint64_t now_ns, char *buf,
 		       size_t size)
 {
-	if (!f->measured)
+	char ns[32];
+
+	if (!f->measured) {
 		snprintf(buf, size, "not measured");
-	else
-		snprintf(buf, size, "%" PRIu64 " ps (%" PRIu64 " s ago)", f->ps_per_byte,
-			 (now_ns - f->at_ns) / 1000000000u);
+		return;
+	}
+	ns_str(f->ps_per_byte, ns, sizeof(ns));
+	snprintf(buf, size, "%s a byte, %" PRIu64 " s ago", ns, (now_ns - f->at_ns) / 1000000000u);
 }
 
 /**
@@ -54,21 +63,21 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
 	const struct compress_mode_figure *none = &p->mode[0], *zstd = &p->mode[1];
 	uint64_t guess = zstd_guess(nr_files, nr_cpus);
 	bool series = p->dumped && now_ns - p->last_dump_ns <= COMPRESS_POLICY_VALID_NS;
-	char fn[64], fz[64];
+	char fn[64], fz[64], usual[32];
 	bool best;
 
+	ns_str(guess, usual, sizeof(usual));
 	if (!none->measured && !zstd->measured) {
 		if (taking_turns(nr_files, nr_cpus)) {
 			snprintf(why, why_size,
-				 "nothing measured yet, and %u data files on %u CPU%s would add up "
-				 "their compression times",
+				 "nothing measured yet: %u data files share %u CPU%s, so their "
+				 "compression times would add up",
 				 nr_files, nr_cpus, nr_cpus == 1 ? "" : "s");
 			return false;
 		}
 		snprintf(why, why_size,
-			 "nothing measured yet, and zstd costs CPU time only (usually %" PRIu64
-			 " ps per byte)",
-			 guess);
+			 "nothing measured yet: zstd costs CPU time only, usually %s a byte",
+			 usual);
 		return true;
 	}
 	if (none->measured && zstd->measured)
@@ -79,17 +88,21 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
 	figure_str(zstd, now_ns, fz, sizeof(fz));
 	if (series && !fresh(&p->mode[!best], now_ns)) {
 		snprintf(why, why_size,
-			 "measuring %s, not measured in 5 minutes, in a series of dumps; "
-			 "cost per byte: uncompressed %s, zstd %s",
-			 best ? "uncompressed" : "zstd", fn, fz);
+			 "measuring %s%s, and dumps come in a series (uncompressed %s; zstd %s)",
+			 best ? "uncompressed" : "zstd",
+			 p->mode[!best].measured ? " again: its figure is over 5 minutes old" :
+						   ": not measured yet",
+			 fn, fz);
 		return !best;
 	}
-	if (zstd->measured)
-		snprintf(why, why_size, "cost per byte: uncompressed %s, zstd %s", fn, fz);
+	if (zstd->measured && none->measured)
+		snprintf(why, why_size, "%s writes faster (uncompressed %s; zstd %s)",
+			 best ? "zstd" : "uncompressed", fn, fz);
+	else if (zstd->measured)
+		snprintf(why, why_size, "zstd writes %s, uncompressed not measured", fz);
 	else
-		snprintf(why, why_size,
-			 "cost per byte: uncompressed %s, zstd %s (usually %" PRIu64 " ps)", fn, fz,
-			 guess);
+		snprintf(why, why_size, "uncompressed writes %s, %s than zstd usually costs (%s)",
+			 fn, best ? "more" : "less", usual);
 	return best;
 }
 

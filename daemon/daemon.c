@@ -324,8 +324,9 @@ static void log_stages(const struct dump_figures *f)
 	stage(buf, sizeof(buf), &len, "in place", t, f->files.published_at_ns);
 	log_debug("snapshot %s: ms after the trigger:%s", f->stem, buf);
 	if (f->compress_why[0])
-		log_info("snapshot %s: compression auto: %s, as %s", f->stem,
-			 f->compressed ? "zstd" : "none", f->compress_why);
+		log_info("snapshot %s: %s: %s", f->stem,
+			 f->compressed ? "compressed with zstd" : "not compressed",
+			 f->compress_why);
 }
 
 /* @bytes as an operator reads it: "812 KiB", "12.9 MiB", "1.2 GiB". */

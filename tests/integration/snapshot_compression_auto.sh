@@ -35,19 +35,23 @@ for i in 1 2 3 4; do
 		;;
 	2)
 		[ "$comp" = none ] || fail "the second dump did not measure uncompressed: $comp"
-		[[ $why == "measuring uncompressed, not measured in 5 minutes, in a series of dumps; cost per byte: uncompressed not measured, zstd "[0-9]*" ps ("* ]] ||
+		[[ $why == "measuring uncompressed: not measured yet, and dumps come in a series (uncompressed not measured; zstd "[0-9]*.[0-9][0-9]" ns a byte, "* ]] ||
 			fail "second dump's reason: $why"
 		;;
 	*)
-		[[ $why =~ ^cost\ per\ byte:\ uncompressed\ ([0-9]+)\ ps\ .*,\ zstd\ ([0-9]+)\ ps ]] ||
-			fail "dump $i's reason has not both figures: $why"
+		re='^(zstd|uncompressed) writes faster \(uncompressed ([0-9]+)\.([0-9]+) ns a byte, [0-9]+ s ago; zstd ([0-9]+)\.([0-9]+) ns a byte, [0-9]+ s ago\)$'
+		[[ $why =~ $re ]] || fail "dump $i's reason has not both figures: $why"
 		want=none
-		[ "${BASH_REMATCH[2]}" -lt "${BASH_REMATCH[1]}" ] && want=zstd
+		[ $((10#${BASH_REMATCH[4]}${BASH_REMATCH[5]})) -lt $((10#${BASH_REMATCH[2]}${BASH_REMATCH[3]})) ] && want=zstd
+		[ "${BASH_REMATCH[1]}" = "$([ $want = zstd ] && echo zstd || echo uncompressed)" ] ||
+			fail "dump $i's reason names the other mode: $why"
 		[ "$comp" = "$want" ] || fail "dump $i chose $comp on: $why"
 		;;
 	esac
-	grep -qF "compression auto: $comp, as $why" "$WORK/daemon.log" ||
-		fail "the log does not say '$comp, as $why'"
+	said="not compressed"
+	[ "$comp" = zstd ] && said="compressed with zstd"
+	grep -qF "snapshot $(basename "$stem"): $said: $why" "$WORK/daemon.log" ||
+		fail "the log does not say '$said: $why'"
 	if perf report --header-only -i "$file" 2>/dev/null | grep -q '^# compressed : Zstd'; then
 		[ "$comp" = zstd ] || fail "perf.data is compressed, the sidecar says $comp"
 	else
@@ -75,7 +79,7 @@ sleep 1
 file=$(dump_and_wait)
 why=$(sed -n 's/^  "compression_auto": "\(.*\)",$/\1/p' "${file%.perf.data}.json")
 note "dump after the reopen: $why"
-[[ $why == "cost per byte: uncompressed "[0-9]*" ps "*", zstd "[0-9]*" ps "* ]] ||
+[[ $why == *" writes faster (uncompressed "[0-9]*" ns a byte, "*"; zstd "[0-9]*" ns a byte, "* ]] ||
 	fail "the figures did not survive the reopen: $why"
 
 # A daemon that may run on one CPU writes its first dump uncompressed: its
@@ -92,7 +96,7 @@ stem=${file%.perf.data}
 comp=$(sed -n 's/^  "compression": "\(.*\)",$/\1/p' "$stem.json")
 why=$(sed -n 's/^  "compression_auto": "\(.*\)",$/\1/p' "$stem.json")
 note "first dump on one CPU: $comp ($why)"
-[ "$comp" = none ] && [ "$why" = "nothing measured yet, and 2 data files on 1 CPU would add up their compression times" ] ||
+[ "$comp" = none ] && [ "$why" = "nothing measured yet: 2 data files share 1 CPU, so their compression times would add up" ] ||
 	fail "first dump on one CPU: $comp ($why)"
 perf report --header-only -i "$file" 2>/dev/null | grep -q '^# compressed : Zstd' &&
 	fail "perf.data is compressed, the sidecar says none"

@@ -32,7 +32,8 @@ static void test_first_dump_zstd(void **state)
 
 	(void)state;
 	assert_true(choose(&p, 1000 * MS, why));
-	assert_non_null(strstr(why, "nothing measured yet, and zstd costs CPU time only"));
+	assert_non_null(strstr(
+		why, "nothing measured yet: zstd costs CPU time only, usually 1.30 ns a byte"));
 	/* One file on one CPU, or CPUs unknown: zstd too. */
 	assert_true(compress_policy__choose(&p, 1000 * MS, 1, 1, why, sizeof(why)));
 	assert_true(compress_policy__choose(&p, 1000 * MS, 3, 0, why, sizeof(why)));
@@ -50,10 +51,10 @@ static void test_first_dump_fewer_cpus(void **state)
 
 	(void)state;
 	assert_false(compress_policy__choose(&p, 1000 * MS, 2, 1, why, sizeof(why)));
-	assert_string_equal(why, "nothing measured yet, and 2 data files on 1 CPU would add up "
-				 "their compression times");
+	assert_string_equal(why, "nothing measured yet: 2 data files share 1 CPU, so their "
+				 "compression times would add up");
 	assert_false(compress_policy__choose(&p, 1000 * MS, 3, 2, why, sizeof(why)));
-	assert_non_null(strstr(why, "3 data files on 2 CPUs"));
+	assert_non_null(strstr(why, "3 data files share 2 CPUs"));
 	/* Uncompressed measured dearer than zstd usually is: zstd next. */
 	compress_policy__record(&p, false, 200 * MS, 64 * MIB, 1000 * MS);
 	assert_true(compress_policy__choose(&p, 1001 * MS, 2, 1, why, sizeof(why)));
@@ -73,8 +74,8 @@ static void test_dear_writing_tries_zstd(void **state)
 	/* 64 MiB of records in 60 ms uncompressed: cheaper than zstd usually is. */
 	compress_policy__record(&p, false, 60 * MS, 64 * MIB, 1000 * MS);
 	assert_false(choose(&p, 1000 * MS + 2 * COMPRESS_POLICY_VALID_NS, why));
-	assert_non_null(strstr(why, "uncompressed 894 ps"));
-	assert_non_null(strstr(why, "zstd not measured (usually 1300 ps)"));
+	assert_string_equal(why, "uncompressed writes 0.89 ns a byte, 600 s ago, less than zstd "
+				 "usually costs (1.30 ns)");
 	/* In 200 ms: dearer than zstd usually is, so zstd is tried. */
 	compress_policy__record(&p, false, 200 * MS, 64 * MIB, 2000 * MS);
 	assert_true(choose(&p, 2000 * MS + 2 * COMPRESS_POLICY_VALID_NS, why));
@@ -89,8 +90,8 @@ static void test_cheaper_mode_wins(void **state)
 	compress_policy__record(&p, false, 200 * MS, 64 * MIB, 1000 * MS);
 	compress_policy__record(&p, true, 90 * MS, 64 * MIB, 2000 * MS);
 	assert_true(choose(&p, 2001 * MS, why));
-	assert_non_null(strstr(
-		why, "cost per byte: uncompressed 2980 ps (1 s ago), zstd 1341 ps (0 s ago)"));
+	assert_string_equal(why, "zstd writes faster (uncompressed 2.98 ns a byte, 1 s ago; zstd "
+				 "1.34 ns a byte, 0 s ago)");
 	/* The disk got quick again: the next uncompressed dump says so. */
 	compress_policy__record(&p, false, 40 * MS, 64 * MIB, 3000 * MS);
 	assert_false(choose(&p, 3001 * MS, why));
@@ -118,23 +119,23 @@ static void test_stale_figures(void **state)
 	/* An hour later: zstd, the cheaper, with no dump spent on measuring. */
 	t += 3600 * 1000 * MS;
 	assert_true(choose(&p, t, why));
-	assert_non_null(
-		strstr(why, "uncompressed 2980 ps (3600 s ago), zstd 1341 ps (3599 s ago)"));
+	assert_non_null(strstr(why, "(uncompressed 2.98 ns a byte, 3600 s ago; zstd 1.34 ns a "
+				    "byte, 3599 s ago)"));
 	compress_policy__record(&p, true, 95 * MS, 64 * MIB, t + 100 * MS);
 	/* The next dump of that series measures uncompressed again... */
 	assert_false(choose(&p, t + 1000 * MS, why));
-	assert_non_null(strstr(
-		why, "measuring uncompressed, not measured in 5 minutes, in a series of dumps"));
+	assert_non_null(strstr(why, "measuring uncompressed again: its figure is over 5 minutes "
+				    "old, and dumps come in a series"));
 	compress_policy__record(&p, false, 180 * MS, 64 * MIB, t + 1200 * MS);
 	/* ...once: then the figures, both current, decide. */
 	assert_true(choose(&p, t + 2000 * MS, why));
-	assert_non_null(strstr(why, "cost per byte: uncompressed 2682 ps (0 s ago)"));
+	assert_non_null(strstr(why, "zstd writes faster (uncompressed 2.68 ns a byte, 0 s ago;"));
 	/* Uncompressed cheaper: zstd is measured again in a series, after a while. */
 	compress_policy__record(&p, false, 40 * MS, 64 * MIB, t + 3000 * MS);
 	assert_false(choose(&p, t + 3100 * MS, why));
 	compress_policy__record(&p, false, 40 * MS, 64 * MIB, t + valid);
 	assert_true(choose(&p, t + valid + 200 * MS, why));
-	assert_non_null(strstr(why, "measuring zstd, not measured in 5 minutes"));
+	assert_non_null(strstr(why, "measuring zstd again: its figure is over 5 minutes old"));
 	/* A dump long after the series is not part of it: the cheaper mode. */
 	assert_false(choose(&p, t + 3 * valid, why));
 }
@@ -190,14 +191,15 @@ static void test_dump_cost(void **state)
 	/* 1192 ps: under what zstd usually costs, so no zstd outside a series. */
 	assert_false(compress_policy__choose(&p, 1000 * MS + 2 * COMPRESS_POLICY_VALID_NS, 2, 1,
 					     why, sizeof(why)));
-	assert_non_null(strstr(why, "zstd not measured (usually 2600 ps)"));
+	assert_non_null(strstr(why, "less than zstd usually costs (2.60 ns)"));
 	compress_policy__record(&p, true,
 				compress_policy__dump_cost((const uint64_t[]){ 140 * MS, 135 * MS },
 							   (const uint64_t[]){ 75 * MS, 70 * MS },
 							   2, 1, 1),
 				64 * MIB, 2000 * MS);
 	assert_false(compress_policy__choose(&p, 2001 * MS, 2, 1, why, sizeof(why)));
-	assert_non_null(strstr(why, "uncompressed 1192 ps (1 s ago), zstd 2160 ps (0 s ago)"));
+	assert_non_null(strstr(
+		why, "(uncompressed 1.19 ns a byte, 1 s ago; zstd 2.16 ns a byte, 0 s ago)"));
 }
 
 int main(void)
