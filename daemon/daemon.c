@@ -34,6 +34,11 @@ static void update_status(struct daemon *d)
 {
 	const char *last = !d->have_last ? NULL : d->last.error ? "failed" : d->last.files.paths[0];
 
+	if (!d->cap) { /* a reload could reopen neither set of rings: stopping */
+		snprintf(d->status, sizeof(d->status), "not recording: the rings cannot be opened");
+		service__status("%s", d->status);
+		return;
+	}
 	/* STATUS= is one short line: a long path is cut, not the counts. */
 	snprintf(d->status, sizeof(d->status),
 		 "recording %zu events on %d CPUs; %lu snapshots%s%.300s", d->cfg->nr_events,
