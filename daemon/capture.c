@@ -458,23 +458,26 @@ out_close:
  * capture__start() enables the others.
  *
  * Where the kernel refuses to lock the overwrite rings' memory (no
- * CAP_IPC_LOCK, RLIMIT_MEMLOCK and perf_event_mlock_kb too small), they
- * are halved until it does, down to MIN_RING_PAGES, and a warning names
- * the size and the fix: recording smaller beats not recording, and a
- * service that exits is restarted into the same refusal.
+ * CAP_IPC_LOCK, RLIMIT_MEMLOCK and perf_event_mlock_kb too small) and
+ * @may_cut, they are halved until it does, down to MIN_RING_PAGES, and a
+ * warning names the size and the fix: recording smaller beats not
+ * recording, and a service that exits is restarted into the same refusal.
+ * Without @may_cut (other rings of ours still hold locked memory, so a cut
+ * would outlast them) the refusal is -EPERM, not logged.
  *
  * Returns 0 or -errno, having logged what to change.
  */
-int capture__open(const struct perfsnapd_config *cfg, struct capture **ret)
+int capture__open(const struct perfsnapd_config *cfg, bool may_cut, struct capture **ret)
 {
 	unsigned int pages = cfg->buffer_pages;
 	int r;
 
 	for (;;) {
-		bool last = pages / 2 < MIN_RING_PAGES, refused = false;
+		bool last = !may_cut || pages / 2 < MIN_RING_PAGES, refused = false;
 
-		r = open_pages(cfg, pages, !last, &refused, ret);
-		if (!refused)
+		/* The last try logs a refusal, unless the caller has another way. */
+		r = open_pages(cfg, pages, !may_cut || !last, &refused, ret);
+		if (!refused || last)
 			break;
 		pages /= 2;
 	}

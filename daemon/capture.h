@@ -33,7 +33,7 @@ struct capture_event {
  * Opens and maps every event, enabling only the side-band one. Logs why on
  * failure; returns 0 or -errno. capture__start() enables the others.
  */
-int capture__open(const struct perfsnapd_config *cfg, struct capture **ret);
+int capture__open(const struct perfsnapd_config *cfg, bool may_cut, struct capture **ret);
 void capture__start(struct capture *c);
 void capture__close(struct capture *c);
 

@@ -102,7 +102,8 @@ int daemon__start_recording(struct daemon *d)
 	if (procinfo__load_kernel_symbols() < 0)
 		log_warning("kernel addresses are hidden (/proc/sys/kernel/kptr_restrict): "
 			    "kernel frames will not resolve; run as root or with CAP_SYSLOG");
-	r = recording_open__now(d->cfg, &d->cap, &d->sb);
+	/* No other rings of ours hold locked memory now: they may be cut to fit. */
+	r = recording_open__now(d->cfg, true, &d->cap, &d->sb);
 	return r < 0 ? r : attach_recording(d);
 }
 

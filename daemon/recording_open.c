@@ -32,10 +32,10 @@ struct recording_open {
 	struct sideband *sb;
 };
 
-int recording_open__now(const struct perfsnapd_config *cfg, struct capture **cap,
+int recording_open__now(const struct perfsnapd_config *cfg, bool may_cut, struct capture **cap,
 			struct sideband **sb)
 {
-	int r = capture__open(cfg, cap);
+	int r = capture__open(cfg, may_cut, cap);
 
 	*sb = NULL;
 	if (r == 0 && cfg->sideband) {
@@ -53,7 +53,7 @@ static void *open_thread(void *arg)
 	struct recording_open *o = arg;
 	char c = 0;
 
-	o->err = recording_open__now(o->cfg, &o->cap, &o->sb);
+	o->err = recording_open__now(o->cfg, false, &o->cap, &o->sb);
 	/* The loop joins before it looks: the pipe only wakes it. */
 	while (write(o->pipe[1], &c, 1) < 0 && errno == EINTR)
 		;
@@ -78,7 +78,7 @@ static void on_opened(evutil_socket_t fd, short what, void *arg)
 	o->fn(o->ctx, o->err);
 }
 
-int recording_open__start(const struct perfsnapd_config *cfg, struct event_base *base,
+int recording_open__start(struct perfsnapd_config *cfg, struct event_base *base,
 			  recording_open_fn fn, void *ctx, struct recording_open **ret)
 {
 	struct recording_open *o = calloc(1, sizeof(*o));
@@ -87,7 +87,7 @@ int recording_open__start(const struct perfsnapd_config *cfg, struct event_base 
 	if (!o)
 		return log_errno(-ENOMEM, "reload");
 	o->pipe[0] = o->pipe[1] = -1;
-	o->cfg = config__get((struct perfsnapd_config *)cfg);
+	o->cfg = config__get(cfg);
 	o->fn = fn;
 	o->ctx = ctx;
 	if (pipe2(o->pipe, O_CLOEXEC | O_NONBLOCK) < 0) {

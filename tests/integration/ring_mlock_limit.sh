@@ -4,7 +4,8 @@
 # with a small RLIMIT_MEMLOCK, the configured rings do not fit in the
 # memory the kernel lets perfsnapd lock. perfsnapd halves them until they
 # do, says so once (sizes and fix), and records: status and the recording
-# line give the real size, and a snapshot reads back. When not even the
+# line give the real size, and a snapshot reads back; a reload that needs
+# new rings gets the same size. When not even the
 # smallest rings fit, it exits 69 with one error naming the fix.
 source "$(dirname "$0")/lib.sh"
 require_env
@@ -23,7 +24,7 @@ chmod +x "$WORK/limited"
 PERFSNAPD=$WORK/limited
 
 write_config "$WORK/p.conf" "sched:sched_switch raw_syscalls:sys_enter" 16M
-MEMLOCK_KB=4096 start_daemon "$WORK/p.conf"
+MEMLOCK_KB=8192 start_daemon "$WORK/p.conf"
 capsh --decode="$(sed -n 's/^CapEff:\t//p' "/proc/$DAEMON_PID/status")" | grep -q cap_ipc_lock &&
 	fail "perfsnapd still has CAP_IPC_LOCK"
 n=$(grep -c 'locked memory: overwrite rings cut from 16384 to [0-9]* KiB each' "$WORK/daemon.log" || true)
@@ -35,6 +36,19 @@ grep -q "overwrite rings of $kib KiB" "$WORK/daemon.log" || fail "the recording 
 "$CTL" --socket "$WORK/control.sock" status | grep -q "^buffer: $kib KiB per CPU" ||
 	fail "status gives another size"
 grep -q 'cannot map the rings' "$WORK/daemon.log" && fail "a refusal that was retried was logged"
+file=$(dump_and_wait)
+perf_script_complete "$file"
+
+# A reload with new events: beside the old rings the new ones do not fit,
+# so the old ones close first and the new ones get the same size (cut
+# beside the old ones, they would stay smaller after the old ones went).
+write_config "$WORK/p.conf" "sched:sched_switch sched:sched_wakeup raw_syscalls:sys_enter" 16M
+"$CTL" --socket "$WORK/control.sock" reload >"$WORK/reload.out" 2>&1 ||
+	{ cat "$WORK/reload.out" "$WORK/daemon.log"; fail "reload refused"; }
+grep -q 'cannot be opened beside the old ones .*closing the old ones first' "$WORK/daemon.log" ||
+	fail "the reload did not close the old rings first"
+"$CTL" --socket "$WORK/control.sock" status | grep -q "^buffer: $kib KiB per CPU" ||
+	fail "after the reload: $("$CTL" --socket "$WORK/control.sock" status | grep '^buffer')"
 file=$(dump_and_wait)
 perf_script_complete "$file"
 kill -TERM "$DAEMON_PID"
