@@ -521,6 +521,24 @@ static bool same_capture(const struct perfsnapd_config *a, const struct perfsnap
 	return true;
 }
 
+/* What a reload changed, for its log line and its client. */
+#define RELOAD_CHANGES_MAX 256
+
+/* "changed: [snapshot] max_snapshots, ...", or "nothing changed", into @buf. */
+static void describe_changes(const struct perfsnapd_config *old, const struct perfsnapd_config *new,
+			     char *buf, size_t size)
+{
+	size_t len = strlen("changed: ");
+	int n;
+
+	memcpy(buf, "changed: ", len); /* @size: RELOAD_CHANGES_MAX */
+	n = config__changes(old, new, buf + len, size - len);
+	if (n == 0)
+		snprintf(buf, size, "nothing changed");
+	else if (n < 0)
+		snprintf(buf, size, "changes not known: %s", strerror(-n));
+}
+
 static void report_diags(const struct config_diags *diags, struct control_client *client)
 {
 	size_t more = diags->nr > CONFIG_DIAGS_PRINT_MAX ? diags->nr - CONFIG_DIAGS_PRINT_MAX : 0;
@@ -642,16 +660,13 @@ static bool lacks_room(int err)
 	       err == -ENOSPC;
 }
 
-/* config__changes() of a reload, for its log line and its client. */
-#define RELOAD_CHANGES_MAX 256
-
 /* A reload with new events or sizes: its rings open on a thread (recording_open). */
 struct reload {
 	struct perfsnapd_config *cfg;
 	struct trigger_set *ts;
 	struct control_client *client; /* or NULL (SIGHUP) */
 	struct recording_open *open;
-	char changes[RELOAD_CHANGES_MAX]; /* config__changes() */
+	char changes[RELOAD_CHANGES_MAX]; /* describe_changes() */
 };
 
 static void reload_free(struct reload *rl)
@@ -690,14 +705,14 @@ static void finish_reopen(struct daemon *d, struct reload *rl, int err)
 		rl->ts = NULL;
 		daemon__log_recording(d);
 	}
-	log_notice("reloaded '%s': %s; changed: %s", d->config_path,
+	log_notice("reloaded '%s': %s; %s", d->config_path,
 		   r == 0 ? "event set or ring sizes changed: rings reopened, history before the "
 			    "reload is gone" :
 		   kept	  ? "refused, the previous configuration stays" :
 			    "failed, previous configuration restored",
 		   rl->changes);
 	if (r == 0)
-		reload_end(d, rl->client, 0, "reloaded: rings reopened; changed: %s", rl->changes);
+		reload_end(d, rl->client, 0, "reloaded: rings reopened; %s", rl->changes);
 	else
 		reload_end(d, rl->client, r, "the new rings cannot be opened: %s; %s", strerror(-r),
 			   kept ? "the previous configuration stays" :
@@ -777,8 +792,8 @@ static int apply_same_rings(struct daemon *d, struct perfsnapd_config *cfg, stru
 	swap_triggers(d, ts);
 	config__put(d->cfg);
 	d->cfg = cfg;
-	log_notice("reloaded '%s': same events and rings, history kept; %s%s", d->config_path,
-		   *changes ? "changed: " : "nothing changed", changes);
+	log_notice("reloaded '%s': same events and rings, history kept; %s", d->config_path,
+		   changes);
 	return 0;
 }
 
@@ -829,9 +844,7 @@ void daemon__reload(struct daemon *d, struct control_client *client)
 			   d->config_path);
 		return;
 	}
-	/* What the operator changed, as the file says it: for the log and the client. */
-	if (config__changes(d->cfg, cfg, changes, sizeof(changes)) < 0)
-		snprintf(changes, sizeof(changes), "(not known: out of memory)");
+	describe_changes(d->cfg, cfg, changes, sizeof(changes));
 	if (!same_capture(d->cfg, cfg)) {
 		start_reopen(d, cfg, ts, client, changes);
 		return;
@@ -841,6 +854,5 @@ void daemon__reload(struct daemon *d, struct control_client *client)
 		reload_end(d, client, r,
 			   "cannot read the tracepoint formats; the old configuration stays");
 	else
-		reload_end(d, client, 0, "reloaded: same rings, history kept; %s%s",
-			   *changes ? "changed: " : "nothing changed", changes);
+		reload_end(d, client, 0, "reloaded: same rings, history kept; %s", changes);
 }
