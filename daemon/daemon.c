@@ -204,7 +204,7 @@ void daemon__log_recording(struct daemon *d)
  */
 void daemon__start_upload(struct daemon *d)
 {
-	if (d->cfg->upload_url && !d->up && upload__new(d->cfg, &d->up) < 0)
+	if (d->cfg->upload_url && !d->up && upload__new(d->cfg, d->upload_socket, &d->up) < 0)
 		log_error("upload: not started: snapshots stay in %s", d->cfg->directory);
 }
 

@@ -28,6 +28,7 @@ struct reload;
 
 struct daemon {
 	const char *config_path;
+	const char *upload_socket; /* --upload-socket; NULL: perfsnapd starts the helper */
 	int argc;
 	const char *const *argv;
 	struct event_base *base;

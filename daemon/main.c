@@ -87,11 +87,15 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: perfsnapd [--config FILE] [--check-config] [--verbose] [--version] [--help]\n"
+		"usage: perfsnapd [--config FILE] [--check-config] [--upload-socket PATH] [--verbose]\n"
+		"                 [--version] [--help]\n"
 		"\n"
 		"Records perf events into overwritable per-CPU rings; SIGUSR2 writes a snapshot.\n"
 		"  -c, --config FILE   configuration (default " PERFSNAPD_DEFAULT_CONFIG ")\n"
 		"  -n, --check-config  print the effective configuration and exit (78 if invalid)\n"
+		"  -u, --upload-socket PATH\n"
+		"                      reach the upload helper there (perfsnapd-upload.socket)\n"
+		"                      instead of starting it\n"
 		"  -v, --verbose       debug logging\n"
 		"  -V, --version       print the version\n"
 		"  -h, --help          this text\n");
@@ -171,6 +175,7 @@ int main(int argc, char **argv)
 	static const struct option options[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 'n' },
+		{ "upload-socket", required_argument, NULL, 'u' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -186,13 +191,16 @@ int main(int argc, char **argv)
 	daemon_sigset(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 
-	while ((c = getopt_long(argc, argv, "c:nvVh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:nu:vVh", options, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			d.config_path = optarg;
 			break;
 		case 'n':
 			check_only = true;
+			break;
+		case 'u':
+			d.upload_socket = optarg;
 			break;
 		case 'v':
 			log_set_verbose(true);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * upload internals shared by upload.c (the queue and its thread),
- * upload_state.c (the ".<stem>.upload" state files) and upload_s3.c (one
- * PUT with libcurl, signed by its CURLOPT_AWS_SIGV4). Not for other modules.
+ * upload_state.c (the ".<stem>.upload" state files), upload_link.c (the
+ * socket to the upload helper, perfsnapd's side) and, in the helper,
+ * upload_s3.c (one PUT with libcurl, signed by its CURLOPT_AWS_SIGV4).
+ * Not for other modules.
  */
 #ifndef PERFSNAPD_UPLOAD_INTERNAL_H
 #define PERFSNAPD_UPLOAD_INTERNAL_H
@@ -10,6 +12,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "upload.h"
@@ -55,20 +58,36 @@ enum upload_outcome {
 	UPLOAD_STOPPED, /* the uploader is stopping */
 };
 
+struct upload_link;
+
+/*
+ * upload_link.c, perfsnapd's side of the helper. @socket_path: connect
+ * there (perfsnapd-upload.socket under systemd); NULL: start the helper as
+ * a child. The helper is started or connected at the first PUT, and again
+ * after it exits.
+ */
+int upload_link__new(const char *socket_path, struct upload_link **ret);
+void upload_link__delete(struct upload_link *l);
+/*
+ * Has the helper PUT the file @path as object @key. Stops early when
+ * *@stop becomes true. On failure, @error says why (no secret in it).
+ */
+enum upload_outcome upload_link__put(struct upload_link *l, const struct upload_target *t,
+				     const char *key, const char *path, atomic_bool *stop,
+				     char *error, size_t error_size, uint64_t *ret_bytes);
+
 struct upload_s3;
 
-/* upload_s3.c */
+/* upload_s3.c, in the helper */
 int upload_s3__new(struct upload_s3 **ret);
 void upload_s3__delete(struct upload_s3 *s);
 /*
- * PUTs the file @path as object @key. Stops early when *@stop becomes
- * true. On failure, @error says why (no secret in it).
+ * PUTs the file @fd (closed here) as object @key. Stops early when
+ * @cancel_fd becomes readable. On failure, @error says why (no secret).
  */
 enum upload_outcome upload_s3__put(struct upload_s3 *s, const struct upload_target *t,
-				   const char *key, const char *path, atomic_bool *stop,
-				   char *error, size_t error_size, uint64_t *ret_bytes);
-/* "s3://bucket/key", for messages. */
-void upload_s3__name(const struct upload_target *t, const char *key, char *buf, size_t size);
+				   const char *key, int fd, bool json, int cancel_fd, char *error,
+				   size_t error_size, uint64_t *ret_bytes);
 
 /* upload_state.c */
 #define UPLOAD_STATE_SUFFIX ".upload"

@@ -33,7 +33,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
 #include <linux/ioprio.h>
 
 #include "config.h"
@@ -53,8 +52,8 @@ struct upload {
 	struct upload_item *items;    /* every snapshot known, oldest first */
 	char prefix[UPLOAD_KEY_MAX];  /* [upload] url's key prefix, unexpanded */
 	char host[256];
-	char dir[PATH_MAX]; /* [snapshot] directory, scanned at start and when it changes */
-	struct upload_s3 *s3;
+	char dir[PATH_MAX];	  /* [snapshot] directory, scanned at start and when it changes */
+	struct upload_link *link; /* the helper that does the network */
 };
 
 static void target_put(struct upload_target *t)
@@ -126,6 +125,12 @@ static void expand_prefix(const char *prefix, const char *host, time_t when, cha
 		buf[size - 1] = '\0';
 }
 
+/* "s3://bucket/key", for messages. */
+static void object_name(const struct upload_target *t, const char *key, char *buf, size_t size)
+{
+	snprintf(buf, size, "s3://%s/%s", t->bucket, key);
+}
+
 /* Equal jitter: half the backoff, plus a random part of the other half. */
 static uint64_t backoff_ns(const struct upload_target *t, unsigned int attempts)
 {
@@ -157,7 +162,7 @@ static void log_state(const struct upload *u, const struct upload_target *t,
 	va_list ap;
 
 	(void)u;
-	upload_s3__name(t, it->key, url, sizeof(url));
+	object_name(t, it->key, url, sizeof(url));
 	snprintf(attempts, sizeof(attempts), "%u", it->attempts);
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -232,7 +237,7 @@ static enum upload_outcome ship(struct upload *u, struct upload_item *it,
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", it->dir, it->files[i]);
 		snprintf(key, sizeof(key), "%s%s", it->key, it->files[i]);
-		out = upload_s3__put(u->s3, t, key, path, &u->stop, error, size, &n);
+		out = upload_link__put(u->link, t, key, path, &u->stop, error, size, &n);
 		if (out != UPLOAD_OK) {
 			if (out != UPLOAD_STOPPED && out != UPLOAD_LOCAL) {
 				size_t len = strlen(error);
@@ -258,7 +263,7 @@ static void settle(struct upload *u, struct upload_item *it, const struct upload
 	char name[UPLOAD_KEY_MAX + 80];
 	uint64_t wait;
 
-	upload_s3__name(t, it->key, name, sizeof(name));
+	object_name(t, it->key, name, sizeof(name));
 	if (out == UPLOAD_STOPPED)
 		return;
 	if (out == UPLOAD_OK) {
@@ -459,13 +464,11 @@ static void scan(struct upload *u, const char *dir)
  *
  * Returns 0 or -errno (logged).
  */
-int upload__new(const struct perfsnapd_config *cfg, struct upload **ret)
+int upload__new(const struct perfsnapd_config *cfg, const char *helper_socket, struct upload **ret)
 {
 	struct upload *u;
 	int r;
 
-	if (curl_global_init(CURL_GLOBAL_DEFAULT))
-		return log_errno(-EIO, "upload: cannot initialize libcurl");
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return log_errno(-ENOMEM, "upload");
@@ -486,7 +489,7 @@ int upload__new(const struct perfsnapd_config *cfg, struct upload **ret)
 			*c = '-';
 	snprintf(u->prefix, sizeof(u->prefix), "%s", cfg->upload_prefix);
 	u->target = target_new(cfg);
-	r = u->target ? upload_s3__new(&u->s3) : -ENOMEM;
+	r = u->target ? upload_link__new(helper_socket, &u->link) : -ENOMEM;
 	if (r < 0) {
 		target_put(u->target);
 		free(u);
@@ -532,12 +535,11 @@ void upload__delete(struct upload *u)
 		next = it->next;
 		free(it);
 	}
-	upload_s3__delete(u->s3);
+	upload_link__delete(u->link);
 	target_put(u->target);
 	pthread_cond_destroy(&u->wake);
 	pthread_mutex_destroy(&u->lock);
 	free(u);
-	curl_global_cleanup();
 }
 
 int upload__set_config(struct upload *u, const struct perfsnapd_config *cfg)

@@ -2,7 +2,8 @@
 /*
  * upload: ships finished snapshots to S3-compatible object storage
  * ([upload] in perfsnapd.conf) from a thread of its own, so a slow or dead
- * network never slows or refuses a dump nor blocks the event loop. Each
+ * network never slows or refuses a dump nor blocks the event loop. The
+ * transfers are made by a process without privileges (perfsnapd-upload). Each
  * snapshot's data files go first and its JSON last (a reader that sees the
  * JSON sees a whole snapshot). Its state lives beside its files, in a
  * hidden ".<stem>.upload" file replaced atomically on every change, so
@@ -45,10 +46,11 @@ struct upload_summary {
 
 /*
  * Starts the uploader for @cfg (which must have upload_url set) and queues
- * what the state files in cfg->directory say is not yet uploaded. Returns
- * 0 or -errno (logged).
+ * what the state files in cfg->directory say is not yet uploaded. The
+ * network is the upload helper's: reached at @helper_socket, or started as
+ * a child where it is NULL. Returns 0 or -errno (logged).
  */
-int upload__new(const struct perfsnapd_config *cfg, struct upload **ret);
+int upload__new(const struct perfsnapd_config *cfg, const char *helper_socket, struct upload **ret);
 /* Stops the thread (a transfer in flight is abandoned; its state file stays). */
 void upload__delete(struct upload *u);
 

@@ -10,8 +10,8 @@
  * a header or the signature.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +20,6 @@
 
 #include <curl/curl.h>
 
-#include "snapshot_name.h"
 #include "upload-internal.h"
 
 #define CONNECT_TIMEOUT_S 10
@@ -33,7 +32,7 @@ struct upload_s3 {
 	CURL *curl;
 	char body[MAX_BODY]; /* start of an error reply */
 	size_t body_len;
-	atomic_bool *stop;
+	int cancel_fd;
 };
 
 int upload_s3__new(struct upload_s3 **ret)
@@ -74,9 +73,11 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
 		       curl_off_t ulnow)
 {
 	struct upload_s3 *s = arg;
+	struct pollfd p = { .fd = s->cancel_fd, .events = POLLIN };
 
 	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
-	return atomic_load(s->stop) ? 1 : 0;
+	/* perfsnapd closed the socket (it stops) or spoke out of turn. */
+	return s->cancel_fd >= 0 && poll(&p, 1, 0) > 0 ? 1 : 0;
 }
 
 /* Copies the text of <tag>...</tag> from an S3 error document, or "". */
@@ -95,27 +96,6 @@ static void xml_field(const char *body, const char *tag, char *buf, size_t size)
 	end = strstr(start, close);
 	if (end)
 		snprintf(buf, size, "%.*s", (int)(end - start), start);
-}
-
-/**
- * upload_s3__name - an object's s3:// name, for messages
- * @t: the target
- * @key: the object key
- * @buf: where to put it
- * @size: its size
- */
-void upload_s3__name(const struct upload_target *t, const char *key, char *buf, size_t size)
-{
-	snprintf(buf, size, "s3://%s/%s", t->bucket, key);
-}
-
-static bool is_sidecar(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	struct snapshot_name n;
-
-	return snapshot_name__parse(base ? base + 1 : path, &n) == 0 &&
-	       n.file == SNAPSHOT_FILE_JSON;
 }
 
 static int object_url(const struct upload_target *t, const char *key, char *buf, size_t size)
@@ -178,15 +158,17 @@ static void set_options(struct upload_s3 *s, const struct upload_target *t, cons
  * @s: the uploader's handle
  * @t: bucket, endpoint, credentials
  * @key: the object key
- * @path: the local file
- * @stop: becomes true when the uploader stops: the transfer is abandoned
+ * @fd: the file, read from its start; closed here
+ * @json: it is a snapshot's JSON sidecar (its Content-Type)
+ * @cancel_fd: readable (or hung up) when the transfer is to be abandoned;
+ *             -1 for none
  * @error: set to why it failed (no secret in it)
  * @error_size: its size
  * @ret_bytes: the bytes sent, on success
  */
 enum upload_outcome upload_s3__put(struct upload_s3 *s, const struct upload_target *t,
-				   const char *key, const char *path, atomic_bool *stop,
-				   char *error, size_t error_size, uint64_t *ret_bytes)
+				   const char *key, int fd, bool json, int cancel_fd, char *error,
+				   size_t error_size, uint64_t *ret_bytes)
 {
 	enum upload_outcome out = UPLOAD_LOCAL;
 	struct curl_slist *headers = NULL, *h;
@@ -196,18 +178,9 @@ enum upload_outcome upload_s3__put(struct upload_s3 *s, const struct upload_targ
 	long status = 0;
 	CURLcode cr;
 	FILE *f;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return UPLOAD_LOCAL;
-	}
-	f = fdopen(fd, "r");
-	if (!f) {
-		snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !(f = fdopen(fd, "r"))) {
+		snprintf(error, error_size, "cannot read the file: %s", strerror(errno));
 		close(fd);
 		return UPLOAD_LOCAL;
 	}
@@ -225,9 +198,8 @@ enum upload_outcome upload_s3__put(struct upload_s3 *s, const struct upload_targ
 		h = token ? curl_slist_append(headers, token) : NULL;
 	}
 	if (h)
-		h = curl_slist_append(h, is_sidecar(path) ?
-						 "Content-Type: application/json" :
-						 "Content-Type: application/octet-stream");
+		h = curl_slist_append(h, json ? "Content-Type: application/json" :
+						"Content-Type: application/octet-stream");
 	if (!h) {
 		snprintf(error, error_size, "out of memory");
 		out = UPLOAD_RETRY;
@@ -236,10 +208,10 @@ enum upload_outcome upload_s3__put(struct upload_s3 *s, const struct upload_targ
 	headers = h;
 	s->body_len = 0;
 	s->body[0] = '\0';
-	s->stop = stop;
+	s->cancel_fd = cancel_fd;
 	set_options(s, t, url, f, st.st_size, headers, sigv4);
 	cr = curl_easy_perform(s->curl);
-	if (cr == CURLE_ABORTED_BY_CALLBACK && atomic_load(stop)) {
+	if (cr == CURLE_ABORTED_BY_CALLBACK) {
 		snprintf(error, error_size, "stopped");
 		out = UPLOAD_STOPPED;
 	} else if (cr != CURLE_OK) {

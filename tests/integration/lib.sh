@@ -188,3 +188,21 @@ build_deb() {
 	(cd "$1" && cpack -G DEB) >"$WORK/cpack.log" 2>&1 || { cat "$WORK/cpack.log" >&2; fail "cpack"; }
 	DEB=$(ls "$1"/perfsnapd_*.deb)
 }
+
+# start_s3rver BUCKET: an S3 server (s3rver) on 127.0.0.1 with BUCKET made;
+# sets S3_PORT and S3_PID (killed at exit).
+start_s3rver() {
+	local s3rver=${SOURCE_DIR:?}/tests/s3rver/node_modules/.bin/s3rver
+	[ -x "$s3rver" ] || prereq_missing "s3rver (scripts/install-deps runs npm ci in tests/s3rver)"
+	mkdir -p "$WORK/s3"
+	"$s3rver" -d "$WORK/s3" -a 127.0.0.1 -p 0 --configure-bucket "$1" >"$WORK/s3.log" 2>&1 &
+	S3_PID=$!
+	CHILD_PIDS+=("$S3_PID")
+	for _ in $(seq 1 200); do
+		grep -q 'listening on 127.0.0.1:' "$WORK/s3.log" && break
+		kill -0 "$S3_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	S3_PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/s3.log" | head -n 1)
+	[ -n "$S3_PORT" ] || { cat "$WORK/s3.log"; fail "s3rver did not start"; }
+}

@@ -10,20 +10,11 @@
 require_env
 
 CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
-S3RVER=${SOURCE_DIR:?}/tests/s3rver/node_modules/.bin/s3rver
-[ -x "$S3RVER" ] || prereq_missing "s3rver (scripts/install-deps runs npm ci in tests/s3rver)"
 command -v curl >/dev/null || prereq_missing "curl"
 command -v python3 >/dev/null || prereq_missing "python3"
 
-mkdir -p "$WORK/s3"
-"$S3RVER" -d "$WORK/s3" -a 127.0.0.1 -p 0 --configure-bucket keep >"$WORK/s3.log" 2>&1 &
-CHILD_PIDS+=($!)
-for _ in $(seq 1 200); do
-	grep -q 'listening on 127.0.0.1:' "$WORK/s3.log" && break
-	sleep 0.05
-done
-port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/s3.log" | head -n 1)
-[ -n "$port" ] || { cat "$WORK/s3.log"; fail "s3rver did not start"; }
+start_s3rver keep
+port=$S3_PORT
 # A port nobody listens on: bound, then closed (connections are refused).
 dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
