@@ -9,12 +9,19 @@
 #    the container's own PID namespace;
 #  - perf report of its snapshot names the kernel's functions, without
 #    warning that the kernel's address maps were restricted;
+#  - [upload] ships a snapshot through perfsnapd-upload.socket: the
+#    transfer runs in perfsnapd-upload@.service (a dynamic user, no
+#    capability, seccomp), while perfsnapd.service has no network at all;
+#  - `systemd-analyze security perfsnapd.service` is at most 2.5;
 #  - without CAP_IPC_LOCK it runs, not restarted (rings cut if need be);
 #  - dpkg -P stops and removes it.
 source "$(dirname "$0")/lib.sh"
 require_env
 command -v capsh >/dev/null || prereq_missing "capsh (libcap2-bin)"
+command -v curl >/dev/null || prereq_missing "curl"
 source "$(dirname "$0")/container_lib.sh"
+# The container shares the host's network: the helper reaches this server.
+start_s3rver ctsnaps
 
 build_deb "$WORK/build"
 cp "$DEB" "$CT_DIR/"
@@ -90,6 +97,40 @@ if [ "$named" = 0 ] || [ "$raw" != 0 ]; then
 	fail "kernel frames not named"
 fi
 
+# [upload]: the service itself has no network; its helper ships the files.
+in_ct sh -c 'umask 077 && printf "[default]\naws_access_key_id = S3RVER\naws_secret_access_key = x\n" \
+	>/etc/perfsnapd/credentials'
+in_ct sh -c "printf '[upload]\nurl = s3://ctsnaps/{host}/\nendpoint = http://127.0.0.1:$S3_PORT\npath_style = yes\ncredentials = /etc/perfsnapd/credentials\nretry_min = 100ms\nretry_max = 500ms\n' >>/etc/perfsnapd/perfsnapd.conf"
+in_ct systemctl reload perfsnapd.service
+file=$(dump_one "with [upload]")
+stem=$(basename "$file" .perf.data)
+for _ in $(seq 1 150); do
+	journal | grep -q "snapshot $stem uploaded to s3://ctsnaps/" && break
+	sleep 0.2
+done
+journal | grep -q "snapshot $stem uploaded to s3://ctsnaps/" ||
+	{ journal | tail -20 >&2; in_ct journalctl --no-pager -u 'perfsnapd-upload@*' | tail >&2; fail "not uploaded under systemd"; }
+host=$(in_ct hostname | tr -c 'A-Za-z0-9._\n-' -)
+in_ct cat "$file" >"$WORK/up.perf.data"
+curl -sf --aws-sigv4 aws:amz:us-east-1:s3 --user S3RVER:x -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' \
+	-o "$WORK/got" "http://127.0.0.1:$S3_PORT/ctsnaps/$host/$stem.perf.data" || fail "$stem.perf.data not in the bucket"
+cmp "$WORK/up.perf.data" "$WORK/got" || fail "the uploaded perf.data differs"
+helper=$(in_ct systemctl list-units --plain --no-legend --state=active 'perfsnapd-upload@*' | awk 'NR == 1 { print $1 }')
+[ -n "$helper" ] || fail "no perfsnapd-upload@ instance is active"
+hpid=$(in_ct systemctl show -p MainPID --value "$helper")
+hst=$(in_ct cat "/proc/$hpid/status")
+echo "$hst" | grep -qE '^Uid:\s+0\s' && fail "the helper runs as root"
+for c in CapPrm CapEff CapBnd CapAmb; do
+	echo "$hst" | grep -qE "^$c:\s+0000000000000000$" || fail "the helper holds capabilities ($c)"
+done
+echo "$hst" | grep -qE '^Seccomp:\s+2$' || fail "the helper has no seccomp filter"
+[ "$(prop PrivateNetwork)" = yes ] || fail "perfsnapd.service has a network"
+[ "$(prop RestrictAddressFamilies)" = AF_UNIX ] || fail "perfsnapd.service may open $(prop RestrictAddressFamilies)"
+score=$(in_ct systemd-analyze security perfsnapd.service --no-pager 2>&1 |
+	sed -n 's/.*Overall exposure level for perfsnapd.service: \([0-9.]*\).*/\1/p')
+note "upload by $helper (pid $hpid); systemd-analyze security perfsnapd.service: $score"
+awk -v s="$score" 'BEGIN { exit !(s != "" && s + 0 <= 2.5) }' || fail "exposure $score, want at most 2.5"
+
 # Without CAP_IPC_LOCK, as under a container runtime that drops it: the
 # service runs, no restart (LimitMEMLOCK= lets the rings be locked where
 # systemd may raise the limit; where it may not, as here, they are cut).
@@ -112,4 +153,4 @@ timeout 120 nsenter -t "$INIT" -a dpkg -P perfsnapd >"$WORK/purge.log" 2>&1 ||
 	{ cat "$WORK/purge.log"; fail "dpkg -P in the container"; }
 [ "$(prop ActiveState)" = inactive ] || fail "perfsnapd still $(prop ActiveState) after dpkg -P"
 in_ct test -e /usr/sbin/perfsnapd && fail "binary left after dpkg -P"
-echo "PASS: the .deb under systemd: the unit's capabilities, no warnings, kernel frames named, runs without CAP_IPC_LOCK, purges"
+echo "PASS: the .deb under systemd: the unit's capabilities, no warnings, kernel frames named, uploads by an unprivileged helper, runs without CAP_IPC_LOCK, purges"
