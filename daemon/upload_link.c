@@ -29,7 +29,7 @@
 #include "upload-internal.h"
 #include "upload_wire.h"
 
-#define HELPER_NAME "perfsnapd-upload"
+#define HELPER_NAME  "perfsnapd-upload"
 /* How often a wait for the helper's reply looks at the stop flag. */
 #define STOP_POLL_MS 100
 /* How long a helper has to exit once its socket is closed. */

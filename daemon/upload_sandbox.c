@@ -27,25 +27,78 @@
 
 /* Reach other processes, the kernel's state or privileges: killed. */
 static const char *const killed[] = {
-	"perf_event_open", "bpf", "ptrace", "process_vm_readv", "process_vm_writev", "kcmp",
-	"pidfd_getfd", "mount", "umount2", "pivot_root", "chroot", "unshare", "setns",
-	"open_by_handle_at", "name_to_handle_at", "fsopen", "fsmount", "fsconfig", "fspick",
-	"move_mount", "open_tree", "mount_setattr", "kexec_load", "kexec_file_load",
-	"init_module", "finit_module", "delete_module", "reboot", "swapon", "swapoff", "syslog",
-	"acct", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "iopl", "ioperm",
-	"personality", "userfaultfd", "keyctl", "add_key", "request_key", "setuid", "setgid",
-	"setreuid", "setregid", "setresuid", "setresgid", "setgroups", "setfsuid", "setfsgid",
-	"capset", "fanotify_init", "quotactl", "execve", "execveat", "mknod", "mknodat",
-	"io_uring_setup", "vhangup", "lookup_dcookie",
+	"perf_event_open",
+	"bpf",
+	"ptrace",
+	"process_vm_readv",
+	"process_vm_writev",
+	"kcmp",
+	"pidfd_getfd",
+	"mount",
+	"umount2",
+	"pivot_root",
+	"chroot",
+	"unshare",
+	"setns",
+	"open_by_handle_at",
+	"name_to_handle_at",
+	"fsopen",
+	"fsmount",
+	"fsconfig",
+	"fspick",
+	"move_mount",
+	"open_tree",
+	"mount_setattr",
+	"kexec_load",
+	"kexec_file_load",
+	"init_module",
+	"finit_module",
+	"delete_module",
+	"reboot",
+	"swapon",
+	"swapoff",
+	"syslog",
+	"acct",
+	"settimeofday",
+	"clock_settime",
+	"clock_adjtime",
+	"adjtimex",
+	"iopl",
+	"ioperm",
+	"personality",
+	"userfaultfd",
+	"keyctl",
+	"add_key",
+	"request_key",
+	"setuid",
+	"setgid",
+	"setreuid",
+	"setregid",
+	"setresuid",
+	"setresgid",
+	"setgroups",
+	"setfsuid",
+	"setfsgid",
+	"capset",
+	"fanotify_init",
+	"quotactl",
+	"execve",
+	"execveat",
+	"mknod",
+	"mknodat",
+	"io_uring_setup",
+	"vhangup",
+	"lookup_dcookie",
 };
 
 /* Change the file system: refused (EPERM), which libraries report. */
 static const char *const refused[] = {
-	"unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir",
-	"link", "linkat", "symlink", "symlinkat", "chmod", "fchmod", "fchmodat", "chown",
-	"fchown", "fchownat", "lchown", "truncate", "creat", "setxattr", "lsetxattr",
-	"fsetxattr", "removexattr", "lremovexattr", "fremovexattr", "utimensat", "utimes",
-	"utime", "futimesat",
+	"unlink",      "unlinkat",     "rename",       "renameat",  "renameat2", "mkdir",
+	"mkdirat",     "rmdir",	       "link",	       "linkat",    "symlink",	 "symlinkat",
+	"chmod",       "fchmod",       "fchmodat",     "chown",	    "fchown",	 "fchownat",
+	"lchown",      "truncate",     "creat",	       "setxattr",  "lsetxattr", "fsetxattr",
+	"removexattr", "lremovexattr", "fremovexattr", "utimensat", "utimes",	 "utime",
+	"futimesat",
 };
 
 static int give_up_user(char *error, size_t size)
@@ -71,8 +124,7 @@ static int give_up_user(char *error, size_t size)
 }
 
 /* True (or unknown) while any capability is permitted, effective or inheritable. */
-static bool holds_capabilities(struct __user_cap_header_struct *h,
-			       struct __user_cap_data_struct *d)
+static bool holds_capabilities(struct __user_cap_header_struct *h, struct __user_cap_data_struct *d)
 {
 	if (syscall(SYS_capget, h, d) < 0)
 		return true;
@@ -141,10 +193,10 @@ static int add_rules(scmp_filter_ctx ctx)
 	for (size_t i = 0; !r && i < sizeof(refused) / sizeof(*refused); i++)
 		r = add(ctx, SCMP_ACT_ERRNO(EPERM), refused[i], 0, NULL);
 	for (size_t i = 0; !r && i < sizeof(write_flags) / sizeof(*write_flags); i++) {
-		struct scmp_arg_cmp open_cmp =
-			SCMP_A1(SCMP_CMP_MASKED_EQ, write_flags[i], write_flags[i]);
-		struct scmp_arg_cmp openat_cmp =
-			SCMP_A2(SCMP_CMP_MASKED_EQ, write_flags[i], write_flags[i]);
+		struct scmp_arg_cmp open_cmp = SCMP_A1(SCMP_CMP_MASKED_EQ, write_flags[i],
+						       write_flags[i]);
+		struct scmp_arg_cmp openat_cmp = SCMP_A2(SCMP_CMP_MASKED_EQ, write_flags[i],
+							 write_flags[i]);
 
 		r = add(ctx, SCMP_ACT_ERRNO(EACCES), "open", 1, &open_cmp);
 		if (!r)

@@ -15,7 +15,7 @@
 
 #define UPLOAD_WIRE_VERSION 1
 /* Where fd 3 is the socket: from perfsnapd, or from systemd (Accept=yes). */
-#define UPLOAD_WIRE_FD 3
+#define UPLOAD_WIRE_FD	    3
 
 enum upload_wire_flag {
 	UPLOAD_WIRE_PATH_STYLE = 1 << 0,

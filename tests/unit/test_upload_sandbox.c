@@ -159,6 +159,7 @@ static int in_child(int (*fn)(void))
 
 static void test_sandbox_refuses_and_allows(void **state)
 {
+	size_t code;
 	int status;
 
 	(void)state;
@@ -166,11 +167,10 @@ static void test_sandbox_refuses_and_allows(void **state)
 	status = in_child(checks);
 	if (!WIFEXITED(status))
 		fail_msg("child died: signal %d", WTERMSIG(status));
-	if (WEXITSTATUS(status) != OK)
-		fail_msg("failed: %s", WEXITSTATUS(status) < sizeof(names) / sizeof(*names) &&
-						       names[WEXITSTATUS(status)] ?
-					       names[WEXITSTATUS(status)] :
-					       "?");
+	code = (size_t)WEXITSTATUS(status);
+	if (code != OK)
+		fail_msg("failed: %s",
+			 code < sizeof(names) / sizeof(*names) && names[code] ? names[code] : "?");
 	assert_int_equal(access(victim, F_OK), 0);
 }
 
