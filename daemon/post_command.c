@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * post_command: posix_spawn, a pidfd in the event loop, a timeout. The
- * child gets /dev/null as stdin and the daemon's stdout/stderr (the
- * journal under systemd).
+ * child gets /dev/null as stdin, the daemon's stdout/stderr (the journal
+ * under systemd) and no other descriptor of the daemon's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -106,6 +106,8 @@ static int spawn(const char *command, const char *const *paths, int nr_paths, pi
 		argv[i + 1] = (char *)paths[i];
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	/* libperf opens the events without O_CLOEXEC: the rings are not the command's. */
+	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
 	/* The daemon blocks its signals and ignores SIGPIPE; the child must not. */
 	sigemptyset(&none);
 	sigemptyset(&defaults);
