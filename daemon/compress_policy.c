@@ -20,6 +20,12 @@ static uint64_t zstd_guess(unsigned int nr_files, unsigned int nr_cpus)
 	return COMPRESS_POLICY_ZSTD_GUESS_PS;
 }
 
+/* @slower is at most COMPRESS_POLICY_SAME_PCT above @faster. */
+static bool same_speed(uint64_t slower, uint64_t faster)
+{
+	return slower * 100 <= faster * (100 + COMPRESS_POLICY_SAME_PCT);
+}
+
 static bool fresh(const struct compress_mode_figure *f, uint64_t now_ns)
 {
 	return f->measured && now_ns - f->at_ns <= COMPRESS_POLICY_VALID_NS;
@@ -64,7 +70,7 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
 	uint64_t guess = zstd_guess(nr_files, nr_cpus);
 	bool series = p->dumped && now_ns - p->last_dump_ns <= COMPRESS_POLICY_VALID_NS;
 	char fn[64], fz[64], usual[32];
-	bool best;
+	bool best, kept = false;
 
 	ns_str(guess, usual, sizeof(usual));
 	if (!none->measured && !zstd->measured) {
@@ -80,10 +86,16 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
 			 usual);
 		return true;
 	}
-	if (none->measured && zstd->measured)
+	if (none->measured && zstd->measured) {
 		best = zstd->ps_per_byte < none->ps_per_byte;
-	else
+		kept = p->dumped && p->last_compressed != best &&
+		       same_speed(p->mode[p->last_compressed].ps_per_byte,
+				  p->mode[best].ps_per_byte);
+		if (kept)
+			best = p->last_compressed;
+	} else {
 		best = !none->measured || none->ps_per_byte > guess;
+	}
 	figure_str(none, now_ns, fn, sizeof(fn));
 	figure_str(zstd, now_ns, fz, sizeof(fz));
 	if (series && !fresh(&p->mode[!best], now_ns)) {
@@ -95,7 +107,11 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
 			 fn, fz);
 		return !best;
 	}
-	if (zstd->measured && none->measured)
+	if (kept)
+		snprintf(why, why_size,
+			 "%s as before: the two write within %u%% (uncompressed %s; zstd %s)",
+			 best ? "zstd" : "uncompressed", COMPRESS_POLICY_SAME_PCT, fn, fz);
+	else if (zstd->measured && none->measured)
 		snprintf(why, why_size, "%s writes faster (uncompressed %s; zstd %s)",
 			 best ? "zstd" : "uncompressed", fn, fz);
 	else if (zstd->measured)
@@ -108,7 +124,7 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
 
 /**
  * compress_policy__dump_cost - what writing a dump's data files took
- * @cost_ns: each file's time running and waiting (not runnable)
+ * @cost_ns: each file's time from its start to its fsync's end
  * @run_ns: each file's time running
  * @nr: how many files
  * @slowest: the file synced last, which held the dump up
@@ -141,7 +157,7 @@ uint64_t compress_policy__dump_cost(const uint64_t *cost_ns, const uint64_t *run
  * compress_policy__record - learn from a finished dump
  * @p: the policy
  * @compressed: it was written with zstd
- * @ns: its slowest data file's time running and waiting (not runnable)
+ * @ns: its slowest data file's time, start to fsync
  * @record_bytes: the snapshot's record bytes
  * @now_ns: CLOCK_MONOTONIC
  */
@@ -149,6 +165,7 @@ void compress_policy__record(struct compress_policy *p, bool compressed, uint64_
 			     uint64_t record_bytes, uint64_t now_ns)
 {
 	p->dumped = true;
+	p->last_compressed = compressed;
 	p->last_dump_ns = now_ns;
 	/* A tiny dump says little about the bytes of a full one. */
 	if (record_bytes < (1u << 20))

@@ -8,15 +8,17 @@
  * uncompressed dump's writers ran several times longer than a moment
  * before on the same disk (docs/decisions.md). So the policy measures, as a flight recorder can only between
  * rare dumps: each dump's writing time per byte of the snapshot's records,
- * per mode. That time is the slowest data file's running and waiting (not
- * runnable), or, where the writers have fewer CPUs than files (a recorder
- * confined to one CPU), if longer, the files' summed running time over
- * those CPUs: there they take turns, and a mode that costs one file CPU
- * holds up the other (their waits for the disk overlap, and are not summed).
+ * per mode. That time is the slowest data file's, from its start to its
+ * fsync's end, its waits for a CPU included (on a busy machine the mode
+ * that needs more CPU waits longest for it: leaving those waits out made
+ * zstd look cheap exactly where it was dear, docs/decisions.md), or, where
+ * the writers have fewer CPUs than files (a recorder confined to one
+ * CPU), if longer, the files' summed running time over those CPUs.
  *
  * The first dump after a quiet spell is the one that follows an incident,
  * and most dumps of a recorder are such: it gets the mode that measured
- * cheaper last, however long ago. Before anything is measured it gets
+ * cheaper last, however long ago; where the two figures are within
+ * COMPRESS_POLICY_SAME_PCT, the mode of the last dump. Before anything is measured it gets
  * zstd where each data file has a CPU of its own (zstd's cost is CPU time,
  * bounded and known, spent in parallel; an uncompressed dump waits for a
  * disk of unknown speed), and uncompressed where the writers have fewer
@@ -45,6 +47,13 @@ struct dump_figures;
  * files share fewer CPUs, their times add up: the guess grows with them.
  */
 #define COMPRESS_POLICY_ZSTD_GUESS_PS 1300u
+/*
+ * Figures within this many percent are the same speed: the mode in use is
+ * kept. Back-to-back busy dumps of one mode measure that far apart, and
+ * without it auto switched on every dump of a series whose figures were
+ * that close; a mode measured further behind is left at the next dump.
+ */
+#define COMPRESS_POLICY_SAME_PCT      10u
 
 struct compress_policy {
 	struct compress_mode_figure {
@@ -53,6 +62,7 @@ struct compress_policy {
 		uint64_t ps_per_byte;
 	} mode[2]; /* [0]: uncompressed, [1]: zstd */
 	bool dumped;
+	bool last_compressed;  /* the mode of the last dump */
 	uint64_t last_dump_ns; /* when the last dump finished (CLOCK_MONOTONIC) */
 };
 
@@ -66,8 +76,8 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
 			     size_t why_size);
 
 /*
- * A dump finished at @now_ns, @compressed or not: its slowest data file ran
- * and waited @ns in all for @record_bytes bytes of records.
+ * A dump finished at @now_ns, @compressed or not: its slowest data file
+ * took @ns in all for @record_bytes bytes of records.
  */
 void compress_policy__record(struct compress_policy *p, bool compressed, uint64_t ns,
 			     uint64_t record_bytes, uint64_t now_ns);
@@ -81,9 +91,9 @@ void compress_policy__learn(struct compress_policy *p, const struct dump_figures
 			    unsigned int nr_cpus, uint64_t now_ns);
 
 /*
- * The @ns for __record from a dump's @nr data files, each of which ran and
- * waited @cost_ns, of which it ran @run_ns; @slowest (an index) was synced
- * last; the writers could run on @nr_cpus CPUs.
+ * The @ns for __record from a dump's @nr data files, each of which took
+ * @cost_ns from start to fsync, of which it ran @run_ns; @slowest (an
+ * index) was synced last; the writers could run on @nr_cpus CPUs.
  */
 uint64_t compress_policy__dump_cost(const uint64_t *cost_ns, const uint64_t *run_ns, size_t nr,
 				    size_t slowest, unsigned int nr_cpus);

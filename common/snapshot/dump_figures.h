@@ -51,8 +51,8 @@ struct dump_file_figures {
 	uint64_t written_at_ns[SNAPSHOT_NR_FILES], synced_at_ns[SNAPSHOT_NR_FILES];
 	uint64_t published_at_ns; /* every file linked into place, the directory synced */
 	/*
-	 * Per file kind, from its start to its fsync's end, less the time its
-	 * thread waited for a CPU: running, or blocked (the disk, mostly).
+	 * Per file kind, from its start to its fsync's end: running, waiting
+	 * for a CPU, or blocked (the disk, mostly).
 	 */
 	uint64_t cost_ns[SNAPSHOT_NR_FILES];
 	/* Per file kind, the time its thread ran on a CPU over the same span. */

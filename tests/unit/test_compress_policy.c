@@ -102,6 +102,71 @@ static void test_cheaper_mode_wins(void **state)
 }
 
 /*
+ * Figures within COMPRESS_POLICY_SAME_PCT keep the mode of the last dump: a
+ * series of busy dumps whose figures drift by a few percent must not switch
+ * at every dump; a mode measured further behind is left at once.
+ */
+static void test_close_figures_keep_mode(void **state)
+{
+	struct compress_policy p = { 0 };
+	char why[192];
+
+	(void)state;
+	compress_policy__record(&p, false, 100 * MS, 64 * MIB, 1000 * MS);
+	compress_policy__record(&p, true, 80 * MS, 64 * MIB, 2000 * MS);
+	assert_true(choose(&p, 2001 * MS, why));
+	/* zstd 4% behind now: kept, and the reason says why. */
+	compress_policy__record(&p, true, 104 * MS, 64 * MIB, 3000 * MS);
+	assert_true(choose(&p, 3001 * MS, why));
+	assert_string_equal(why, "zstd as before: the two write within 10% (uncompressed 1.49 ns a "
+				 "byte, 2 s ago; zstd 1.54 ns a byte, 0 s ago)");
+	/* 15% behind: left at the next dump. */
+	compress_policy__record(&p, true, 115 * MS, 64 * MIB, 4000 * MS);
+	assert_false(choose(&p, 4001 * MS, why));
+	assert_non_null(strstr(why, "uncompressed writes faster"));
+	/* Now uncompressed drifts 5% behind zstd's figure: kept too. */
+	compress_policy__record(&p, false, 120 * MS, 64 * MIB, 5000 * MS);
+	assert_false(choose(&p, 5001 * MS, why));
+	assert_non_null(strstr(why, "uncompressed as before"));
+}
+
+/*
+ * Over a long series with noisy figures (each dump of a mode within +-20%
+ * of that mode's true cost, the two 5% apart): never the slower mode twice
+ * running (slower: its figure more than COMPRESS_POLICY_SAME_PCT behind),
+ * and far fewer switches than dumps.
+ */
+static void test_noisy_series(void **state)
+{
+	static const uint64_t truth[2] = { 100 * MS, 105 * MS };
+	struct compress_policy p = { 0 };
+	unsigned int seed = 12345, switches = 0;
+	bool prev = false, prev_slower = false;
+	uint64_t t = 1000 * MS;
+	char why[192];
+
+	(void)state;
+	for (int i = 0; i < 1000; i++, t += 1000 * MS) {
+		bool z = choose(&p, t, why);
+		uint64_t ns;
+
+		if (i > 0 && z == prev && prev_slower)
+			fail_msg("dump %d: %s chosen again, measured slower: %s", i,
+				 z ? "zstd" : "uncompressed", why);
+		switches += i > 0 && z != prev;
+		seed = seed * 1103515245u + 12345u;
+		ns = truth[z] * (80 + (seed >> 16) % 41) / 100;
+		compress_policy__record(&p, z, ns, 64 * MIB, t + 500 * MS);
+		prev = z;
+		prev_slower = p.mode[!z].measured &&
+			      p.mode[z].ps_per_byte * 100 >
+				      p.mode[!z].ps_per_byte * (100 + COMPRESS_POLICY_SAME_PCT);
+	}
+	print_message("%u switches in 1000 dumps\n", switches);
+	assert_true(switches < 250);
+}
+
+/*
  * The first dump after a quiet spell takes the mode that measured cheaper,
  * however old its figure; the other mode is measured again only in a
  * series of dumps, once its figure is old, and then only once.
@@ -212,6 +277,8 @@ int main(void)
 		cmocka_unit_test(test_stale_figures),
 		cmocka_unit_test(test_tiny_dumps_ignored),
 		cmocka_unit_test(test_dump_cost),
+		cmocka_unit_test(test_close_figures_keep_mode),
+		cmocka_unit_test(test_noisy_series),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
