@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "compress_policy.h"
+#include "cpu_idle.h"
 #include "dump_figures.h"
 
 /* Fewer CPUs (0: unknown) than files: the writers take turns on them. */
@@ -12,12 +13,43 @@ static bool taking_turns(size_t nr_files, unsigned int nr_cpus)
 	return nr_cpus && nr_cpus < nr_files;
 }
 
-/* What zstd usually costs here, in the units of compress_policy__dump_cost(). */
-static uint64_t zstd_guess(unsigned int nr_files, unsigned int nr_cpus)
+static bool busy(const struct compress_policy *p)
 {
+	return p->looked && p->idle_pct >= 0 && p->idle_pct < COMPRESS_POLICY_BUSY_IDLE_PCT;
+}
+
+/*
+ * What zstd usually costs here, in the units of compress_policy__dump_cost():
+ * more where the files take turns on fewer CPUs, and where the CPUs are
+ * busy (its CPU time waits for them).
+ */
+static uint64_t zstd_guess(const struct compress_policy *p, unsigned int nr_files,
+			   unsigned int nr_cpus)
+{
+	uint64_t ps = COMPRESS_POLICY_ZSTD_GUESS_PS;
+
 	if (taking_turns(nr_files, nr_cpus))
-		return (uint64_t)COMPRESS_POLICY_ZSTD_GUESS_PS * nr_files / nr_cpus;
-	return COMPRESS_POLICY_ZSTD_GUESS_PS;
+		ps = ps * nr_files / nr_cpus;
+	if (busy(p))
+		ps = ps * 100 / (uint64_t)(p->idle_pct > 5 ? p->idle_pct : 5);
+	return ps;
+}
+
+/**
+ * compress_policy__look - how idle the writers' CPUs were since the last look
+ * @p: the policy
+ * @idle_ticks: /proc/stat's idle and iowait ticks of those CPUs now
+ * @total_ticks: all their ticks now
+ */
+void compress_policy__look(struct compress_policy *p, uint64_t idle_ticks, uint64_t total_ticks)
+{
+	struct cpu_idle before = { p->idle_ticks, p->total_ticks };
+	struct cpu_idle now = { idle_ticks, total_ticks };
+
+	p->idle_pct = p->looked ? cpu_idle__pct(&before, &now) : -1;
+	p->looked = true;
+	p->idle_ticks = idle_ticks;
+	p->total_ticks = total_ticks;
 }
 
 /* @slower is at most COMPRESS_POLICY_SAME_PCT above @faster. */
@@ -67,7 +99,7 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
 			     size_t why_size)
 {
 	const struct compress_mode_figure *none = &p->mode[0], *zstd = &p->mode[1];
-	uint64_t guess = zstd_guess(nr_files, nr_cpus);
+	uint64_t guess = zstd_guess(p, nr_files, nr_cpus);
 	bool series = p->dumped && now_ns - p->last_dump_ns <= COMPRESS_POLICY_VALID_NS;
 	char fn[64], fz[64], usual[32];
 	bool best, kept = false;
@@ -79,6 +111,13 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
 				 "nothing measured yet: %u data files share %u CPU%s, so their "
 				 "compression times would add up",
 				 nr_files, nr_cpus, nr_cpus == 1 ? "" : "s");
+			return false;
+		}
+		if (busy(p)) {
+			snprintf(why, why_size,
+				 "nothing measured yet: the CPUs were %d%% busy since the last "
+				 "look, where zstd's CPU time would wait for them",
+				 100 - p->idle_pct);
 			return false;
 		}
 		snprintf(why, why_size,
@@ -98,7 +137,9 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
 	}
 	figure_str(none, now_ns, fn, sizeof(fn));
 	figure_str(zstd, now_ns, fz, sizeof(fz));
-	if (series && !fresh(&p->mode[!best], now_ns)) {
+	/* zstd is worth a measuring dump only where its guess could win. */
+	if (series && !fresh(&p->mode[!best], now_ns) &&
+	    !(!best && busy(p) && none->measured && none->ps_per_byte <= guess)) {
 		snprintf(why, why_size,
 			 "measuring %s%s, and dumps come in a series (uncompressed %s; zstd %s)",
 			 best ? "uncompressed" : "zstd",
@@ -116,6 +157,11 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
 			 best ? "zstd" : "uncompressed", fn, fz);
 	else if (zstd->measured)
 		snprintf(why, why_size, "zstd writes %s, uncompressed not measured", fz);
+	else if (busy(p))
+		snprintf(why, why_size,
+			 "uncompressed writes %s, %s than zstd would cost with the CPUs %d%% "
+			 "busy (%s)",
+			 fn, best ? "more" : "less", 100 - p->idle_pct, usual);
 	else
 		snprintf(why, why_size, "uncompressed writes %s, %s than zstd usually costs (%s)",
 			 fn, best ? "more" : "less", usual);

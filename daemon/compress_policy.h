@@ -18,15 +18,18 @@
  * The first dump after a quiet spell is the one that follows an incident,
  * and most dumps of a recorder are such: it gets the mode that measured
  * cheaper last, however long ago; where the two figures are within
- * COMPRESS_POLICY_SAME_PCT, the mode of the last dump. Before anything is measured it gets
- * zstd where each data file has a CPU of its own (zstd's cost is CPU time,
- * bounded and known, spent in parallel; an uncompressed dump waits for a
- * disk of unknown speed), and uncompressed where the writers have fewer
- * CPUs than files: there the files take turns, and their compression
- * times add up (a recorder pinned to one CPU, docs/decisions.md). A mode
+ * COMPRESS_POLICY_SAME_PCT, the mode of the last dump. Before anything is
+ * measured it gets zstd where each data file has a CPU of its own and the
+ * CPUs have time to spare (zstd's cost is CPU time, bounded and known,
+ * spent in parallel; an uncompressed dump waits for a disk of unknown
+ * speed), and uncompressed where the writers have fewer CPUs than files
+ * (there the files take turns, and their compression times add up: a
+ * recorder pinned to one CPU, docs/decisions.md) or the CPUs are busy. A mode
  * is measured again only in a series of dumps (the last one finished less
  * than VALID_NS ago), once its own figure is that old or missing: one dump
- * of the series pays for it, never the first. Loop thread only.
+ * of the series pays for it, never the first; zstd only where its guess,
+ * grown by how busy the CPUs are, could beat uncompressed writing's
+ * figure. Loop thread only.
  */
 #ifndef PERFSNAPD_COMPRESS_POLICY_H
 #define PERFSNAPD_COMPRESS_POLICY_H
@@ -54,6 +57,13 @@ struct dump_figures;
  * that close; a mode measured further behind is left at the next dump.
  */
 #define COMPRESS_POLICY_SAME_PCT      10u
+/*
+ * Below this idle share of its CPUs since the last dump, the machine is
+ * busy: zstd's CPU time would wait for a CPU, so its guess grows by the
+ * share taken (at least 5% is counted as free), and the first dump is
+ * uncompressed.
+ */
+#define COMPRESS_POLICY_BUSY_IDLE_PCT 25
 
 struct compress_policy {
 	struct compress_mode_figure {
@@ -62,9 +72,19 @@ struct compress_policy {
 		uint64_t ps_per_byte;
 	} mode[2]; /* [0]: uncompressed, [1]: zstd */
 	bool dumped;
-	bool last_compressed;  /* the mode of the last dump */
-	uint64_t last_dump_ns; /* when the last dump finished (CLOCK_MONOTONIC) */
+	bool last_compressed; /* the mode of the last dump */
+	/* The writers' CPUs' idle share since the look before (-1: unknown). */
+	int idle_pct;
+	bool looked;
+	uint64_t idle_ticks, total_ticks; /* at the last look */
+	uint64_t last_dump_ns;		  /* when the last dump finished (CLOCK_MONOTONIC) */
 };
+
+/*
+ * What /proc/stat says now of the CPUs the writers may run on (cpu_idle):
+ * @idle_ticks of @total_ticks; sets the idle share since the last look.
+ */
+void compress_policy__look(struct compress_policy *p, uint64_t idle_ticks, uint64_t total_ticks);
 
 /*
  * True: write the dump that starts at @now_ns, of @nr_files data files,

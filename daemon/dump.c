@@ -21,6 +21,7 @@
 
 #include "capture.h"
 #include "compress_policy.h"
+#include "cpu_idle.h"
 #include "config.h"
 #include "dump.h"
 #include "dump_copy.h"
@@ -115,6 +116,15 @@ static unsigned int usable_cpus(void)
 	return sched_getaffinity(0, sizeof(set), &set) == 0 ? (unsigned int)CPU_COUNT(&set) : 0;
 }
 
+/* compression = auto: how idle the writers' CPUs were since the last look. */
+static void look_at_cpus(struct compress_policy *p)
+{
+	struct cpu_idle now;
+
+	if (cpu_idle__read(&now) == 0)
+		compress_policy__look(p, now.idle, now.total);
+}
+
 /* The data files of @formats: every format but the sidecar. */
 static unsigned int nr_data_files(unsigned int formats)
 {
@@ -154,10 +164,12 @@ static struct dump_job *job_new(struct dump *d)
 	snprintf(job->fig.directory, sizeof(job->fig.directory), "%s", cfg->directory);
 	job->fig.formats = cfg->formats;
 	job->fig.compressed = cfg->compression == CONFIG_COMPRESSION_ZSTD;
-	if (cfg->compression == CONFIG_COMPRESSION_AUTO)
+	if (cfg->compression == CONFIG_COMPRESSION_AUTO) {
+		look_at_cpus(d->compress);
 		job->fig.compressed = compress_policy__choose(
 			d->compress, monotonic_ns(), nr_data_files(cfg->formats), usable_cpus(),
 			job->fig.compress_why, sizeof(job->fig.compress_why));
+	}
 	/* The capture's tracepoint formats: the snapshot holds a reference. */
 	snapshot__set_tracing(job->snap, capture__tracing(d->cap));
 	return job;
@@ -587,6 +599,9 @@ int dump__new(struct capture *cap, struct sideband *sb, struct perfsnapd_config 
 	d->sb = sb;
 	d->cfg = config__get(cfg);
 	d->compress = compress;
+	/* The first dump's look needs one before it (at start, or a reload's). */
+	if (!compress->looked)
+		look_at_cpus(compress);
 	d->argc = argc;
 	d->argv = argv;
 	d->done = done;

@@ -167,6 +167,52 @@ static void test_noisy_series(void **state)
 }
 
 /*
+ * Busy CPUs (under 25% idle since the last look): nothing measured, the
+ * first dump is uncompressed; zstd's guess grows with the share taken, and
+ * a series measures zstd only where that guess could beat uncompressed.
+ */
+static void test_busy_cpus(void **state)
+{
+	struct compress_policy p = { 0 };
+	char why[192];
+
+	(void)state;
+	compress_policy__look(&p, 0, 0);
+	/* One look: nothing to compare with yet. */
+	assert_true(choose(&p, 1000 * MS, why));
+	compress_policy__look(&p, 10, 30);
+	/* 20 ticks: too short a span to say. */
+	assert_true(choose(&p, 1000 * MS, why));
+	compress_policy__look(&p, 15, 130);
+	assert_false(choose(&p, 1000 * MS, why));
+	assert_string_equal(why,
+			    "nothing measured yet: the CPUs were 95% busy since the last look, "
+			    "where zstd's CPU time would wait for them");
+	/* Uncompressed at 3 ns: zstd, 26 ns with the CPUs so busy, is not tried. */
+	compress_policy__record(&p, false, 200 * MS, 64 * MIB, 1100 * MS);
+	assert_false(choose(&p, 1200 * MS, why));
+	assert_string_equal(why,
+			    "uncompressed writes 2.98 ns a byte, 0 s ago, less than zstd would "
+			    "cost with the CPUs 95% busy (26.00 ns)");
+	/* A disk slower than that: zstd is tried. */
+	compress_policy__record(&p, false, 2000 * MS, 64 * MIB, 1300 * MS);
+	assert_true(choose(&p, 1400 * MS, why));
+	assert_non_null(strstr(why, "more than zstd would cost with the CPUs 95% busy (26.00 ns)"));
+	/* zstd measured and stale, uncompressed cheaper than the busy guess: not measured again. */
+	compress_policy__record(&p, true, 1000 * MS, 64 * MIB, 1500 * MS);
+	compress_policy__record(&p, false, 200 * MS, 64 * MIB,
+				1600 * MS + COMPRESS_POLICY_VALID_NS);
+	assert_false(choose(&p, 1700 * MS + COMPRESS_POLICY_VALID_NS, why));
+	assert_non_null(strstr(why, "uncompressed writes faster"));
+	/* Idle CPUs again: zstd first, as on a quiet machine. */
+	p = (struct compress_policy){ 0 };
+	compress_policy__look(&p, 0, 0);
+	compress_policy__look(&p, 80, 100);
+	assert_true(choose(&p, 1000 * MS, why));
+	assert_non_null(strstr(why, "zstd costs CPU time only"));
+}
+
+/*
  * The first dump after a quiet spell takes the mode that measured cheaper,
  * however old its figure; the other mode is measured again only in a
  * series of dumps, once its figure is old, and then only once.
@@ -279,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_dump_cost),
 		cmocka_unit_test(test_close_figures_keep_mode),
 		cmocka_unit_test(test_noisy_series),
+		cmocka_unit_test(test_busy_cpus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
