@@ -5,9 +5,7 @@
  * under systemd) and no other descriptor of the daemon's.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -17,6 +15,7 @@
 
 #include <event2/event.h>
 
+#include "child_spawn.h"
 #include "log.h"
 #include "monotonic.h"
 #include "post_command.h"
@@ -32,8 +31,6 @@ struct child {
 };
 
 static struct child *children;
-
-extern char **environ;
 
 static void child_free(struct child *c)
 {
@@ -93,9 +90,6 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
 
 static int spawn(const char *command, const char *const *paths, int nr_paths, pid_t *ret)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, defaults;
 	char **argv = calloc((size_t)nr_paths + 2, sizeof(*argv));
 	int r;
 
@@ -104,21 +98,7 @@ static int spawn(const char *command, const char *const *paths, int nr_paths, pi
 	argv[0] = (char *)command;
 	for (int i = 0; i < nr_paths; i++)
 		argv[i + 1] = (char *)paths[i];
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	/* libperf opens the events without O_CLOEXEC: the rings are not the command's. */
-	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
-	/* The daemon blocks its signals and ignores SIGPIPE; the child must not. */
-	sigemptyset(&none);
-	sigemptyset(&defaults);
-	sigaddset(&defaults, SIGPIPE);
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &defaults);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	r = -posix_spawn(ret, command, &fa, &attr, argv, environ);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&fa);
+	r = child_spawn(command, argv, -1, ret);
 	free(argv);
 	return r;
 }

@@ -15,7 +15,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child_spawn.h"
 #include "log.h"
 #include "upload-internal.h"
 #include "upload_wire.h"
@@ -40,8 +40,6 @@ struct upload_link {
 	int fd;		   /* -1: not connected */
 	pid_t pid;	   /* the child, 0 if none */
 };
-
-extern char **environ;
 
 int upload_link__new(const char *socket_path, struct upload_link **ret)
 {
@@ -78,9 +76,6 @@ static void helper_path(char *buf, size_t size)
 
 static int spawn_helper(struct upload_link *l, char *error, size_t size)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, defaults;
 	char path[PATH_MAX + sizeof(HELPER_NAME) + 1];
 	char *argv[] = { HELPER_NAME, NULL };
 	int sv[2], r;
@@ -91,21 +86,7 @@ static int spawn_helper(struct upload_link *l, char *error, size_t size)
 		return -errno;
 	}
 	helper_path(path, sizeof(path));
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, sv[1], UPLOAD_WIRE_FD);
-	/* Nothing else of ours: not a ring, not the control socket. */
-	posix_spawn_file_actions_addclosefrom_np(&fa, UPLOAD_WIRE_FD + 1);
-	sigemptyset(&none);
-	sigemptyset(&defaults);
-	sigaddset(&defaults, SIGPIPE);
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &defaults);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	r = -posix_spawn(&l->pid, path, &fa, &attr, argv, environ);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&fa);
+	r = child_spawn(path, argv, sv[1], &l->pid);
 	close(sv[1]);
 	if (r < 0) {
 		close(sv[0]);

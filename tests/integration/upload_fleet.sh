@@ -16,10 +16,8 @@
 require_env
 
 CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
-S3RVER=${SOURCE_DIR:?}/tests/s3rver/node_modules/.bin/s3rver
-PROGS_SRC=$SOURCE_DIR/tests/integration/progs
+PROGS_SRC=${SOURCE_DIR:?}/tests/integration/progs
 PROXY=$PROGS_SRC/s3_fault_proxy.py
-[ -x "$S3RVER" ] || prereq_missing "s3rver (scripts/install-deps runs npm ci in tests/s3rver)"
 command -v node >/dev/null || prereq_missing "node (nodejs)"
 command -v python3 >/dev/null || prereq_missing "python3"
 command -v curl >/dev/null || prereq_missing "curl"
@@ -40,16 +38,7 @@ stop_all() {
 CLEANUP_HOOK=stop_all
 
 # --- the server and the proxy -------------------------------------------
-mkdir -p "$WORK/s3"
-"$S3RVER" -d "$WORK/s3" -a 127.0.0.1 -p 0 --configure-bucket "$BUCKET" >"$WORK/s3.log" 2>&1 &
-S3_PID=$!
-for _ in $(seq 1 200); do
-	grep -q 'listening on 127.0.0.1:' "$WORK/s3.log" && break
-	kill -0 "$S3_PID" 2>/dev/null || break
-	sleep 0.05
-done
-S3_PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/s3.log" | head -n 1)
-[ -n "$S3_PORT" ] || { cat "$WORK/s3.log"; fail "s3rver did not start"; }
+start_s3rver "$BUCKET"
 
 : >"$WORK/mode"
 start_proxy() { # [PORT]
