@@ -31,6 +31,7 @@
 #define BUNDLE_CPU	1
 #define BUNDLE_EVENT	2
 #define BUNDLE_LOST	3
+#define BUNDLE_PREV_END 10
 #define BUNDLE_COMPACT	4
 #define EVENT_TIMESTAMP 1
 #define EVENT_PID	2
@@ -132,6 +133,13 @@ struct bundle {
 	struct intern_table comms;
 	struct pb_buf comm_list;
 	bool lost, used;
+	/*
+	 * The ring wrapped: its data starts at its oldest record, said once,
+	 * on the CPU's first bundle (previous_bundle_end_timestamp), not as
+	 * loss.
+	 */
+	bool overwritten, start_said;
+	uint64_t first_ts; /* of the CPU's first event, 0 before it */
 };
 
 struct perfetto_ftrace {
@@ -322,6 +330,34 @@ static void resolve(struct tp *tp)
 	tp->kind = TP_GENERIC;
 }
 
+static bool recorded(const struct snapshot *s, const struct tep_event *e)
+{
+	for (size_t i = 0; e && i < snapshot__nr_events(s); i++) {
+		const struct perf_event_attr *a = &snapshot__event(s, i)->attr;
+
+		if (a->type == PERF_TYPE_TRACEPOINT && a->config == (uint64_t)e->id)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The importer opens a slice at each sys_enter and closes it at the
+ * thread's next sys_exit: without sys_exit recorded nothing closes them,
+ * and past 512 deep it drops them, counted as an error. Then sys_enter
+ * goes in as a generic event, one row each in the raw table.
+ */
+static void syscalls_without_exit(struct perfetto_ftrace *fc, const struct snapshot *s)
+{
+	struct tep_event *enter = tep_find_event_by_name(fc->tep, "raw_syscalls", "sys_enter");
+	struct tep_event *exit = tep_find_event_by_name(fc->tep, "raw_syscalls", "sys_exit");
+	struct tp *tp = enter && enter->id >= 0 && enter->id <= 65535 ? fc->by_type[enter->id] :
+									NULL;
+
+	if (tp && tp->kind == TP_TYPED && !recorded(s, exit))
+		tp->kind = TP_GENERIC;
+}
+
 int perfetto_ftrace__new(const struct snapshot *s, struct perfetto_ftrace **ret)
 {
 	const struct tracing_meta *tm = snapshot__tracing(s);
@@ -364,14 +400,20 @@ int perfetto_ftrace__new(const struct snapshot *s, struct perfetto_ftrace **ret)
 		resolve(tp);
 		fc->by_type[events[i]->id] = tp;
 	}
+	if (!r)
+		syscalls_without_exit(fc, s);
 	for (size_t i = 0; !r && i < snapshot__nr_chunks(s); i++) {
 		const struct snapshot_chunk_info *c = snapshot__chunk(s, i);
 		struct bundle *b = c->overwritten && c->cpu >= 0 ? bundle_of(fc, (uint32_t)c->cpu) :
 								   NULL;
 
-		/* What the ring held before its oldest record is gone. */
+		/*
+		 * What the ring held before its oldest record was overwritten:
+		 * the importer learns where this CPU's data starts, which is
+		 * no loss within it.
+		 */
 		if (b)
-			b->lost = true;
+			b->overwritten = true;
 		else if (c->overwritten && c->cpu >= 0)
 			r = -ENOMEM;
 	}
@@ -507,6 +549,10 @@ static int flush(struct perfetto_ftrace *fc, struct pftrace_out *o, uint32_t cpu
 		pb__varint(p, BUNDLE_LOST, 1);
 		fc->nr_lost_marks++;
 	}
+	if (b->overwritten && !b->start_said && b->first_ts) {
+		pb__varint(p, BUNDLE_PREV_END, b->first_ts - 1);
+		b->start_said = true;
+	}
 	if (b->nr[0] || b->nr[1]) {
 		c = pb__begin(p, BUNDLE_COMPACT);
 		pb__raw(p, b->comm_list.data, b->comm_list.len);
@@ -618,6 +664,8 @@ int perfetto_ftrace__sample(struct perfetto_ftrace *fc, struct pftrace_out *o,
 	if (!b)
 		return info->cpu >= MAX_CPUS ? 1 : -ENOMEM;
 	b->used = true;
+	if (!b->first_ts)
+		b->first_ts = info->time;
 	if (tp->kind == TP_SWITCH || tp->kind == TP_WAKING)
 		r = compact(fc, b, tp, info);
 	if (r < 0)

@@ -27,7 +27,9 @@ pftrace_count() {
 	case "$name" in
 	sched_switch) grep -c '^ *switch_timestamp:' "$1" ;;
 	sched_waking) grep -c '^ *waking_timestamp:' "$1" ;;
-	sched_wakeup | sched_wakeup_new | sched_process_* | sys_enter | sys_exit | task_newtask | task_rename)
+	# Without sys_exit recorded, sys_enter is a generic event (no slice to close).
+	sys_enter) grep -cE "^      sys_enter \{|^ *event_name: \"sys_enter\"" "$1" ;;
+	sched_wakeup | sched_wakeup_new | sched_process_* | sys_exit | task_newtask | task_rename)
 		grep -c "^      $name {" "$1" ;;
 	*) grep -c "^ *event_name: \"$name\"" "$1" ;;
 	esac
@@ -90,4 +92,32 @@ pftrace_in_callstack() {
 		sect == "fr" && /^      function_name_id:/ { if ($2 in fn) fr[iid] = 1 }
 		sect == "cs" && /^      frame_ids:/ { if ($2 in fr) { found = 1; exit } }
 		END { exit !found }' "$1"
+}
+
+# Perfetto's own trace processor (built from google/perfetto's source, see
+# ../shared/tools/trace_processor_shell.BUILD-NOTES.txt): TRACE_PROCESSOR,
+# or beside the project's checkout.
+find_trace_processor() {
+	local c
+	for c in "${TRACE_PROCESSOR:-}" "${SOURCE_DIR:?}/../shared/tools/trace_processor_shell" \
+		/work/shared/tools/trace_processor_shell; do
+		[ -n "$c" ] && [ -x "$c" ] && { TP_SHELL=$c; return 0; }
+	done
+	prereq_missing "trace_processor_shell (set TRACE_PROCESSOR, or ../shared/tools)"
+}
+
+# tp_query FILE SQL: the query's rows as CSV, without the header; fails if
+# the trace does not load.
+tp_query() {
+	printf '%s\n' "$2" >"$WORK/tp.sql"
+	"$TP_SHELL" -q "$WORK/tp.sql" "$1" >"$WORK/tp.out" 2>"$WORK/tp.err" ||
+		{ cat "$WORK/tp.err" >&2; fail "trace_processor cannot load $1"; }
+	tail -n +2 "$WORK/tp.out" | tr -d '"'
+}
+
+# tp_no_errors FILE: no stat of severity error or data_loss.
+tp_no_errors() {
+	local bad
+	bad=$(tp_query "$1" "select name || '[' || ifnull(idx, '') || ']=' || value from stats where value > 0 and severity in ('error', 'data_loss')")
+	[ -z "$bad" ] || fail "trace_processor reports for $1: $bad"
 }
