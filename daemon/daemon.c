@@ -46,6 +46,11 @@ static void update_status(struct daemon *d)
 	service__status("%s", d->status);
 }
 
+void daemon__update_status(struct daemon *d)
+{
+	update_status(d);
+}
+
 /* Finishes the current dumper's dump in flight, then closes its recording. */
 static void close_recording(struct daemon *d)
 {
