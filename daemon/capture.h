@@ -107,7 +107,7 @@ bool capture__cpu_recorded(const struct capture *c, int cpu);
  * @cpu went offline at @now (recording clock): its overwrite ring's history
  * is copied out and kept, its rings are closed. Returns 0 or -errno.
  */
-int capture__cpu_down(struct capture *c, int cpu, uint64_t now);
+int capture__cpu_down(struct capture *c, int cpu, uint64_t now, uint64_t now_mono);
 /* @cpu is offline and has no rings (so at open): a span from @now. */
 void capture__cpu_absent(struct capture *c, int cpu, uint64_t now);
 /*

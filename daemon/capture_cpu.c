@@ -233,7 +233,7 @@ static void close_patch(struct capture_patch *p, size_t nr_events)
 	free(p);
 }
 
-static void add_span(struct capture *c, int cpu, uint64_t now)
+static void add_span(struct capture *c, int cpu, uint64_t now, uint64_t now_mono)
 {
 	if (capture__open_span(c, cpu))
 		return;
@@ -242,7 +242,7 @@ static void add_span(struct capture *c, int cpu, uint64_t now)
 	c->spans[c->nr_spans++] = (struct capture_offline){
 		.cpu = cpu,
 		.from_ns = now,
-		.from_mono_ns = monotonic_ns(),
+		.from_mono_ns = now_mono,
 	};
 }
 
@@ -251,12 +251,13 @@ static void add_span(struct capture *c, int cpu, uint64_t now)
  * @c: the capture, on the loop thread, no dump in flight
  * @cpu: the CPU
  * @now: recording clock ns, for its offline span
+ * @now_mono: the same instant in CLOCK_MONOTONIC
  *
  * Its overwrite ring's history is copied out first; on -ENOMEM the rings
  * stay as they are (their history with them) and the caller may try again.
  * Returns 0 or -ENOMEM.
  */
-int capture__cpu_down(struct capture *c, int cpu, uint64_t now)
+int capture__cpu_down(struct capture *c, int cpu, uint64_t now, uint64_t now_mono)
 {
 	int r;
 
@@ -282,14 +283,14 @@ int capture__cpu_down(struct capture *c, int cpu, uint64_t now)
 		}
 	}
 	c->cpu_state[cpu] = CAPTURE_CPU_NONE;
-	add_span(c, cpu, now);
+	add_span(c, cpu, now, now_mono);
 	return 0;
 }
 
 void capture__cpu_absent(struct capture *c, int cpu, uint64_t now)
 {
 	if (!capture__cpu_recorded(c, cpu))
-		add_span(c, cpu, now);
+		add_span(c, cpu, now, monotonic_ns());
 }
 
 /* Opens, maps and (as the capture is) enables one CPU's events. Returns 0 or -errno. */

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * hotplug: notices CPUs going offline and coming back, on a timer of the
- * loop that reads /sys/devices/system/cpu/online, and has the capture
- * close and reopen their rings (capture_cpu.c). See hotplug.h.
+ * loop that reads /sys/devices/system/cpu/online and a probe event per
+ * recorded CPU, and has the capture close and reopen their rings
+ * (capture_cpu.c). See hotplug.h.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <linux/perf_event.h>
 
@@ -30,12 +33,34 @@
  */
 #define HOTPLUG_PERIOD_MS 1000
 
+/*
+ * A CPU that goes offline and comes back between two reads of the online
+ * CPUs leaves no trace in sysfs. A probe does: a counting dummy event on
+ * the CPU, whose enabled time stops for good when the kernel takes it out
+ * of the CPU's context, as it does the capture's events. Its frozen time
+ * also says when the CPU went (measured: docs/decisions.md).
+ */
+struct cpu_probe {
+	int fd;			      /* -1: none */
+	uint64_t enabled, read_mono;  /* its enabled time at the last read, and when */
+	uint64_t opened, opened_mono; /* recording clock and CLOCK_MONOTONIC at its open */
+};
+
+/*
+ * A live probe's enabled time keeps up with CLOCK_MONOTONIC (both count
+ * the kernel's time, within parts per million); one that fell behind by
+ * more than this since the last read stopped in between.
+ */
+#define PROBE_SLACK_NS (50 * 1000000ull)
+
 struct hotplug {
 	struct daemon *d;
 	struct event *tick;
 	struct capture *cap;	       /* the capture last looked at */
 	struct recording_clock *clock; /* in its events' clock */
 	struct log_limit failed_log;   /* a CPU whose rings cannot change: tried each tick */
+	struct cpu_probe *probes;      /* by CPU number, of the capture's */
+	int nr_probes;
 };
 
 static struct perf_cpu_map *read_cpus(const char *path)
@@ -61,6 +86,84 @@ static uint64_t now_ns(struct hotplug *h)
 	return r < 0 ? 0 : t;
 }
 
+static void probe_close(struct hotplug *h, int cpu)
+{
+	if (cpu < h->nr_probes && h->probes[cpu].fd >= 0) {
+		close(h->probes[cpu].fd);
+		h->probes[cpu].fd = -1;
+	}
+}
+
+/* Its enabled time in *@ret. Returns 0 or -errno. */
+static int probe_read(const struct cpu_probe *p, uint64_t *ret)
+{
+	uint64_t v[2]; /* the count, then the enabled time */
+
+	if (read(p->fd, v, sizeof(v)) != (ssize_t)sizeof(v))
+		return -EIO;
+	*ret = v[1];
+	return 0;
+}
+
+static uint64_t now_ns(struct hotplug *h);
+
+/* A probe on @cpu, recorded and online; without one, sysfs alone tells. */
+static void probe_open(struct hotplug *h, int cpu)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED,
+	};
+	struct cpu_probe *p;
+
+	if (cpu < 0 || cpu >= h->nr_probes)
+		return;
+	probe_close(h, cpu);
+	p = &h->probes[cpu];
+	p->fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	p->opened = now_ns(h);
+	p->opened_mono = monotonic_ns();
+	p->read_mono = p->opened_mono;
+	if (p->fd >= 0 && probe_read(p, &p->enabled) < 0)
+		probe_close(h, cpu);
+}
+
+/* Whether @cpu's probe stopped since the last read: the CPU went offline. */
+static bool probe_stopped(struct hotplug *h, int cpu)
+{
+	struct cpu_probe *p = cpu < h->nr_probes ? &h->probes[cpu] : NULL;
+	uint64_t t, now;
+
+	if (!p || p->fd < 0 || probe_read(p, &t) < 0)
+		return false;
+	now = monotonic_ns();
+	if (t - p->enabled + PROBE_SLACK_NS < now - p->read_mono)
+		return true;
+	p->enabled = t;
+	p->read_mono = now;
+	return false;
+}
+
+/*
+ * When @cpu went offline, by its probe's frozen time (else now), in the
+ * recording clock and CLOCK_MONOTONIC; its probe is closed.
+ */
+static void went_at(struct hotplug *h, int cpu, uint64_t *ret, uint64_t *ret_mono)
+{
+	struct cpu_probe *p = cpu < h->nr_probes ? &h->probes[cpu] : NULL;
+	uint64_t t;
+
+	*ret = now_ns(h);
+	*ret_mono = monotonic_ns();
+	if (p && p->fd >= 0 && probe_read(p, &t) == 0 && p->opened_mono + t <= *ret_mono) {
+		*ret = p->opened ? p->opened + t : 0;
+		*ret_mono = p->opened_mono + t;
+	}
+	probe_close(h, cpu);
+}
+
 /* The events' clock, for a capture not seen before. */
 static void new_capture(struct hotplug *h, struct capture *cap)
 {
@@ -76,6 +179,19 @@ static void new_capture(struct hotplug *h, struct capture *cap)
 		log_warning("hotplug: cannot read the recording clock (%s): offline spans in the "
 			    "sidecar will have no times",
 			    strerror(-r));
+	for (int cpu = 0; cpu < h->nr_probes; cpu++)
+		probe_close(h, cpu);
+	free(h->probes);
+	/* Wanted CPUs are sorted: the last is the highest. */
+	h->nr_probes = capture__wanted_cpu(cap, capture__nr_wanted(cap) - 1) + 1;
+	h->probes = calloc((size_t)h->nr_probes, sizeof(*h->probes));
+	if (!h->probes)
+		h->nr_probes = 0;
+	for (int cpu = 0; cpu < h->nr_probes; cpu++) {
+		h->probes[cpu].fd = -1;
+		if (capture__cpu_recorded(cap, cpu))
+			probe_open(h, cpu);
+	}
 }
 
 static void failed(struct hotplug *h, int cpu, int err, const char *what)
@@ -91,15 +207,17 @@ static void failed(struct hotplug *h, int cpu, int err, const char *what)
 static void went_offline(struct hotplug *h, int cpu)
 {
 	struct daemon *d = h->d;
-	uint64_t now = now_ns(h);
+	uint64_t from, from_mono;
 	char at[32] = "?";
 	struct tm tm;
-	time_t t = time(NULL);
+	time_t t;
 	int r;
 
+	went_at(h, cpu, &from, &from_mono);
+	t = time(NULL) - (time_t)((monotonic_ns() - from_mono) / 1000000000ull);
 	/* Its forward ring's last records reach the side-band before it closes. */
 	sideband__unwatch(d->sb);
-	r = capture__cpu_down(d->cap, cpu, now);
+	r = capture__cpu_down(d->cap, cpu, from, from_mono);
 	if (d->sb && sideband__watch(d->sb, d->base) < 0)
 		log_error("side-band: its rings are now read only at dumps");
 	if (r < 0) {
@@ -127,6 +245,7 @@ static void came_online(struct hotplug *h, int cpu)
 		failed(h, cpu, r, "is online, but its events cannot be opened");
 		return;
 	}
+	probe_open(h, cpu);
 	if (since)
 		log_notice("cpu%d is back online: recording on it again after %.1f s", cpu,
 			   (double)(monotonic_ns() - since) / 1e9);
@@ -159,8 +278,11 @@ static void check(struct hotplug *h)
 		bool on = perf_cpu_map__has(online, (struct perf_cpu){ .cpu = cpu });
 		bool recorded = capture__cpu_recorded(d->cap, cpu);
 
-		if (recorded && !on) {
+		if (recorded && (!on || probe_stopped(h, cpu))) {
+			/* Online but its probe stopped: it went and came back since the last look. */
 			went_offline(h, cpu);
+			if (on)
+				came_online(h, cpu);
 		} else if (!recorded && on) {
 			came_online(h, cpu);
 		} else if (!recorded && first && present &&
@@ -219,6 +341,9 @@ void hotplug__delete(struct hotplug *h)
 		return;
 	if (h->tick)
 		event_free(h->tick);
+	for (int cpu = 0; cpu < h->nr_probes; cpu++)
+		probe_close(h, cpu);
+	free(h->probes);
 	recording_clock__delete(h->clock);
 	free(h);
 }
