@@ -8,7 +8,6 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/hotplug_lib.sh"
 require_env
 require_hotplug
-C=$HOTPLUG_CPU
 
 FORMATS="perf.data trace.dat" write_config "$WORK/p.conf" "cpu-clock sched:sched_switch" 1M
 cpu_offline

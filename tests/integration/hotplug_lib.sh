@@ -6,6 +6,7 @@
 # killed outright (SIGKILL), a guard in a session of its own that puts the
 # CPU online after HOTPLUG_GUARD_S seconds.
 HOTPLUG_CPU=${HOTPLUG_CPU:-1}
+C=$HOTPLUG_CPU
 HOTPLUG_ONLINE=/sys/devices/system/cpu/cpu$HOTPLUG_CPU/online
 HOTPLUG_LOCK=/tmp/perfsnapd-cpu.lock
 HOTPLUG_GUARD_S=30
@@ -77,4 +78,49 @@ PY
 cpu_times() {
 	perf script --ns -i "$1" -C "$2" -F time 2>/dev/null |
 		awk '{ t = $1; sub(/:$/, "", t); split(t, p, "."); printf "%d%09d\n", p[1], p[2] }'
+}
+
+# check_reopened PERFDATA MIN_NS MAX_NS: the snapshot taken after cpu$C went
+# offline and came back: valid files; no spread of the newest records (the
+# issue's symptom: the CPU's stuck at its going offline); the CPU's closed
+# ring with its history from before the span, its new ring with records
+# after it, both with the one span (MIN_NS to MAX_NS long); perf script
+# shows records of the CPU before and after the span, none inside.
+check_reopened() {
+	local file=$1 stem=${1%.perf.data} from to before after during
+	perf_script_complete "$file"
+	if [ -e "$stem.trace.dat" ]; then
+		trace-cmd report "$stem.trace.dat" >/dev/null 2>"$WORK/tc.err" && [ ! -s "$WORK/tc.err" ] ||
+			{ cat "$WORK/tc.err" >&2; fail "trace-cmd report $stem.trace.dat"; }
+	fi
+	sidecar_check "$stem.json" \
+		"j['newest_record_spread_ns'] < 1e9" \
+		"len(rings($C)) == 1 and len(rings($C, True)) == 1" \
+		"rings($C)[0]['offline'] == rings($C, True)[0]['offline'] and len(rings($C)[0]['offline']) == 1" \
+		"$2 < rings($C)[0]['offline'][0]['to_ns'] - rings($C)[0]['offline'][0]['from_ns'] < $3" \
+		"rings($C, True)[0]['records'] > 0" \
+		"rings($C, True)[0]['last_time'] <= rings($C)[0]['offline'][0]['from_ns']" \
+		"rings($C)[0]['records'] > 0" \
+		"rings($C)[0]['last_time'] > rings($C)[0]['offline'][0]['to_ns'] + 1e9" \
+		"'offline' not in rings(0)[0]"
+	from=$(sed -n 's/.*"from_ns": \([0-9]*\).*/\1/p' "$stem.json" | head -1)
+	to=$(sed -n 's/.*"to_ns": \([0-9]*\).*/\1/p' "$stem.json" | head -1)
+	cpu_times "$file" "$C" >"$WORK/times"
+	before=$(awk -v t="$from" '$1 <= t' "$WORK/times" | wc -l)
+	after=$(awk -v t="$to" '$1 >= t' "$WORK/times" | wc -l)
+	during=$(awk -v a="$from" -v b="$to" '$1 > a && $1 < b' "$WORK/times" | wc -l)
+	note "cpu$C in perf script: $before records before its offline span, $after after, $during in it"
+	[ "$before" -gt 0 ] || fail "the history of cpu$C from before it went offline is gone"
+	[ "$after" -gt 0 ] || fail "no record of cpu$C after it came back"
+	[ "$during" = 0 ] || fail "$during records of cpu$C while it was offline"
+}
+
+# check_log_lines: one line when cpu$C went, one when it was back.
+check_log_lines() {
+	note "$(grep "cpu$C " "$WORK/daemon.log")"
+	grep -q "perfsnapd: cpu$C went offline at [0-9-]* [0-9:]*; its ring is kept for the next snapshots$" "$WORK/daemon.log" ||
+		fail "no line says cpu$C went offline"
+	grep -q "perfsnapd: cpu$C is back online: recording on it again after [0-9.]* s$" "$WORK/daemon.log" ||
+		fail "no line says cpu$C is back"
+	[ "$(grep -c "cpu$C " "$WORK/daemon.log")" = 2 ] || fail "not one line each for offline and back"
 }
