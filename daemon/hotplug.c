@@ -56,7 +56,7 @@ struct cpu_probe {
 struct hotplug {
 	struct daemon *d;
 	struct event *tick;
-	struct capture *cap;	       /* the capture last looked at */
+	unsigned long recording;       /* d->recordings when it last looked */
 	struct recording_clock *clock; /* in its events' clock */
 	struct log_limit failed_log;   /* a CPU whose rings cannot change: tried each tick */
 	struct cpu_probe *probes;      /* by CPU number, of the capture's */
@@ -148,7 +148,7 @@ static bool probe_stopped(struct hotplug *h, int cpu)
 
 /*
  * When @cpu went offline, by its probe's frozen time (else now), in the
- * recording clock and CLOCK_MONOTONIC; its probe is closed.
+ * recording clock and CLOCK_MONOTONIC.
  */
 static void went_at(struct hotplug *h, int cpu, uint64_t *ret, uint64_t *ret_mono)
 {
@@ -161,7 +161,6 @@ static void went_at(struct hotplug *h, int cpu, uint64_t *ret, uint64_t *ret_mon
 		*ret = p->opened ? p->opened + t : 0;
 		*ret_mono = p->opened_mono + t;
 	}
-	probe_close(h, cpu);
 }
 
 /* The events' clock, for a capture not seen before. */
@@ -172,7 +171,7 @@ static void new_capture(struct hotplug *h, struct capture *cap)
 
 	recording_clock__delete(h->clock);
 	h->clock = NULL;
-	h->cap = cap;
+	h->recording = h->d->recordings;
 	r = ev ? recording_clock__new(ev->attr->use_clockid, ev->attr->clockid, &h->clock) :
 		 -ENOENT;
 	if (r < 0)
@@ -224,6 +223,7 @@ static void went_offline(struct hotplug *h, int cpu)
 		failed(h, cpu, r, "went offline, but its ring's history cannot be kept");
 		return;
 	}
+	probe_close(h, cpu);
 	if (localtime_r(&t, &tm))
 		strftime(at, sizeof(at), "%Y-%m-%d %H:%M:%S", &tm);
 	log_notice("cpu%d went offline at %s; its ring is kept for the next snapshots", cpu, at);
@@ -267,7 +267,7 @@ static void check(struct hotplug *h)
 
 	if (!d->cap || !d->dump || d->reloading || dump__busy(d->dump))
 		return;
-	first = d->cap != h->cap;
+	first = d->recordings != h->recording;
 	if (first)
 		new_capture(h, d->cap);
 	online = read_cpus("/sys/devices/system/cpu/online");
