@@ -19,36 +19,12 @@
 #include <perf/mmap.h>
 #include <perf/threadmap.h>
 
+#include "capture-internal.h"
 #include "capture.h"
 #include "config.h"
 #include "log.h"
 #include "snapshot_name.h"
 #include "tracing_meta.h"
-
-struct capture {
-	struct perf_cpu_map *cpus;
-	struct perf_thread_map *threads;
-	struct perf_evlist *aux;  /* overwrite: write_backward rings */
-	struct perf_evlist *main; /* forward rings */
-	struct capture_event *events;
-	struct perf_evsel **evsels;
-	size_t nr_events;
-	struct ring_view *rings[2]; /* [0] main, [1] aux */
-	int nr_rings[2];
-	bool aux_used, main_used;
-	bool opened[2];
-	unsigned int ring_pages;      /* of each overwrite ring, see capture__open() */
-	bool quiet_mlock;	      /* a refused mmap is retried smaller: not logged */
-	bool mlock_refused;	      /* ... and it was */
-	struct perf_evsel *sideband;  /* the dummy event, or NULL */
-	struct tracing_meta *tracing; /* tracefs metadata of the events, or NULL */
-	char **tracing_names;	      /* the tracepoints it has the formats of */
-	size_t nr_tracing_names;
-	pthread_t warmer;	  /* reads the overwrite rings once, see warm_rings() */
-	bool warming;		  /* warmer was started and is not joined */
-	atomic_bool stop_warming; /* capture__close() asks the warmer to end */
-	atomic_bool warm;	  /* the warmer has ended, see capture__warm() */
-};
 
 static long read_sysctl(const char *path)
 {
@@ -103,13 +79,18 @@ static int explain_open_error(int err, const char *what, const char *event)
  * -EPERM. Every call goes through this, with errno as it was right after
  * the call: a genuine -EPERM has errno EPERM too.
  */
-static int libperf_err(int r, int err)
+int capture__libperf_err(int r, int err)
 {
 	if (r >= 0)
 		return 0;
 	if (r == -1 && err > 0)
 		return -err;
 	return r == -1 ? -EIO : r;
+}
+
+static int libperf_err(int r, int err)
+{
+	return capture__libperf_err(r, err);
 }
 
 /*
@@ -156,19 +137,44 @@ static void *warm_rings(void *arg)
 	return NULL;
 }
 
+/* The live rings of one kind: the base evlist's, then each reopened CPU's. */
 static int fill_rings(struct capture *c, int which)
 {
 	struct perf_evlist *evlist = which ? c->aux : c->main;
-	int n = perf_internals__rings(evlist, which, NULL, 0);
+	int n = c->opened[which] ? perf_internals__rings(evlist, which, NULL, 0) : 0, total;
+	struct ring_view *views;
 
-	c->rings[which] = calloc(n ? (size_t)n : 1, sizeof(struct ring_view));
-	if (!c->rings[which])
+	for (size_t i = 0; i < c->nr_patches; i++)
+		if (c->patches[i]->opened[which])
+			n += perf_internals__rings(which ? c->patches[i]->aux : c->patches[i]->main,
+						   which, NULL, 0);
+	views = calloc(n ? (size_t)n : 1, sizeof(*views));
+	if (!views)
 		return -ENOMEM;
-	c->nr_rings[which] = perf_internals__rings(evlist, which, c->rings[which], n);
-	/* Without the thread only the first dump is slower: nothing to report. */
-	if (which && c->nr_rings[which] > 0)
-		c->warming = pthread_create(&c->warmer, NULL, warm_rings, c) == 0;
+	total = n;
+	n = c->opened[which] ? perf_internals__rings(evlist, which, views, total) : 0;
+	for (size_t i = 0; i < c->nr_patches; i++)
+		if (c->patches[i]->opened[which])
+			n += perf_internals__rings(which ? c->patches[i]->aux : c->patches[i]->main,
+						   which, views + n, total - n);
+	free(c->rings[which]);
+	c->rings[which] = views;
+	c->nr_rings[which] = n;
 	return 0;
+}
+
+/**
+ * capture__refill_rings - the views of the live rings, again
+ * @c: the capture, no dump in flight and the warmer joined
+ *
+ * Returns 0 or -ENOMEM (the old views are then kept, and still valid for
+ * every ring but those just closed).
+ */
+int capture__refill_rings(struct capture *c)
+{
+	int r = fill_rings(c, 0);
+
+	return r < 0 ? r : fill_rings(c, 1);
 }
 
 static int open_evlist(struct capture *c, int which, unsigned int pages)
@@ -198,7 +204,11 @@ static int open_evlist(struct capture *c, int which, unsigned int pages)
 	}
 	if (r < 0)
 		return explain_open_error(r, "mmap", name);
-	return fill_rings(c, which);
+	r = fill_rings(c, which);
+	/* Without the thread only the first dump is slower: nothing to report. */
+	if (r == 0 && which && c->nr_rings[which] > 0)
+		c->warming = pthread_create(&c->warmer, NULL, warm_rings, c) == 0;
+	return r;
 }
 
 /*
@@ -390,15 +400,21 @@ static int open_pages(const struct perfsnapd_config *cfg, unsigned int ring_page
 	if (!c)
 		return log_errno(-ENOMEM, "capture");
 	c->ring_pages = ring_pages;
+	c->main_pages = pages;
 	c->quiet_mlock = quiet;
-	c->cpus = perf_cpu_map__new(cfg->cpus);
 	c->threads = perf_thread_map__new_dummy();
 	c->aux = perf_evlist__new();
 	c->main = perf_evlist__new();
 	c->events = calloc(nr, sizeof(*c->events));
 	c->evsels = calloc(nr, sizeof(*c->evsels));
-	if (!c->cpus || !c->threads || !c->aux || !c->main || !c->events || !c->evsels)
+	c->ids = calloc(nr, sizeof(*c->ids));
+	c->nr_ids = calloc(nr, sizeof(*c->nr_ids));
+	c->ids_size = calloc(nr, sizeof(*c->ids_size));
+	if (!c->threads || !c->aux || !c->main || !c->events || !c->evsels || !c->ids ||
+	    !c->nr_ids || !c->ids_size)
 		goto out_err;
+	if ((r = capture__open_cpus(c, cfg)) < 0)
+		goto out_close;
 	if (cfg->sideband) {
 		struct perf_event_attr attr = sideband_attr(
 			cfg->nr_events ? cfg->events[0].attr.clockid : 0,
@@ -419,7 +435,8 @@ static int open_pages(const struct perfsnapd_config *cfg, unsigned int ring_page
 	if ((r = read_tracing(c, cfg)) < 0)
 		goto out_close;
 	for (size_t i = 0; i < c->nr_events; i++)
-		c->events[i].nr_ids = perf_internals__ids(c->evsels[i], &c->events[i].ids);
+		if ((r = capture__add_ids(c, i, c->evsels[i])) < 0)
+			goto out_err;
 	/* The rest waits for capture__start(). */
 	if (c->sideband) {
 		errno = 0;
@@ -513,6 +530,7 @@ unsigned int capture__ring_pages(const struct capture *c)
  */
 void capture__start(struct capture *c)
 {
+	c->started = true;
 	if (c->aux_used)
 		perf_evlist__enable(c->aux);
 	if (c->main_used)
@@ -531,6 +549,7 @@ void capture__close(struct capture *c)
 		atomic_store(&c->stop_warming, true);
 		pthread_join(c->warmer, NULL);
 	}
+	capture__close_cpus(c);
 	for (int which = 0; which < 2; which++) {
 		struct perf_evlist *evlist = which ? c->aux : c->main;
 
@@ -555,6 +574,12 @@ void capture__close(struct capture *c)
 	free(c->evsels);
 	tracing_meta__put(c->tracing);
 	free_tracing_names(c->tracing_names, c->nr_tracing_names);
+	for (size_t i = 0; c->ids && i < c->nr_events; i++)
+		free(c->ids[i]);
+	free(c->ids);
+	free(c->nr_ids);
+	free(c->ids_size);
+	perf_cpu_map__put(c->wanted);
 	free(c);
 }
 
@@ -568,14 +593,24 @@ const struct capture_event *capture__event(const struct capture *c, size_t idx)
 	return idx < c->nr_events ? &c->events[idx] : NULL;
 }
 
+/* CPUs with live rings. */
 int capture__nr_cpus(const struct capture *c)
 {
-	return perf_cpu_map__nr(c->cpus);
+	int n = 0;
+
+	for (int cpu = 0; cpu < c->nr_cpu_slots; cpu++)
+		n += c->cpu_state[cpu] != CAPTURE_CPU_NONE;
+	return n;
 }
 
+/*
+ * Of the CPUs that have had rings: a snapshot holds no other, and trace.dat
+ * numbers them all (where every possible CPU were counted, a VM with 240
+ * possible and 2 online would write 240).
+ */
 int capture__max_cpu(const struct capture *c)
 {
-	return perf_cpu_map__max(c->cpus).cpu;
+	return c->max_cpu;
 }
 
 /**
@@ -651,14 +686,21 @@ int capture__drain_forward(struct capture *c, capture_record_fn fn, void *ctx)
 
 	if (!c->main_used)
 		return 0;
-	perf_evlist__for_each_mmap(c->main, map, false) {
-		if (perf_mmap__read_init(map) < 0)
+	for (size_t i = 0; i <= c->nr_patches; i++) {
+		struct perf_evlist *evlist = i ? c->patches[i - 1]->main : c->main;
+
+		if (!(i ? c->patches[i - 1]->opened[0] : c->opened[0]))
 			continue;
-		while ((ev = perf_mmap__read_event(map))) {
-			r = fn(ctx, &ev->header);
-			perf_mmap__consume(map);
-			if (r < 0)
-				return r;
+		perf_evlist__for_each_mmap(evlist, map, false) {
+			/* A closed CPU's map is unmapped: read_init refuses it. */
+			if (perf_mmap__read_init(map) < 0)
+				continue;
+			while ((ev = perf_mmap__read_event(map))) {
+				r = fn(ctx, &ev->header);
+				perf_mmap__consume(map);
+				if (r < 0)
+					return r;
+			}
 		}
 	}
 	return 0;

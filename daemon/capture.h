@@ -30,6 +30,30 @@ struct capture_event {
 };
 
 /*
+ * The history of an overwrite ring closed when its CPU went offline, copied
+ * out: snapshots take it (a reference each) until the first one after the
+ * CPU is back. References are taken and dropped on the loop thread only.
+ */
+struct capture_kept {
+	int refs;
+	int cpu;
+	void *buf; /* the ring's bytes, oldest first, as a ring copy is */
+	size_t len;
+	bool wrapped; /* older data had been overwritten */
+};
+
+/* A span a CPU was not recorded, in the recording clock (ns). */
+struct capture_offline {
+	int cpu;
+	uint64_t from_ns, to_ns; /* 0: the clock could not be read */
+	uint64_t from_mono_ns;	 /* CLOCK_MONOTONIC, for the log's duration */
+	bool ended;		 /* it is back: to_ns is set */
+};
+
+/* Spans a capture keeps (the newest). */
+#define CAPTURE_OFFLINE_MAX 16
+
+/*
  * Opens and maps every event, enabling only the side-band one. Logs why on
  * failure; returns 0 or -errno. capture__start() enables the others.
  */
@@ -70,6 +94,38 @@ typedef int (*capture_record_fn)(void *ctx, const struct perf_event_header *rec)
 
 /* Consumes every record now in the forward rings. Returns 0 or @fn's error. */
 int capture__drain_forward(struct capture *c, capture_record_fn fn, void *ctx);
+
+/*
+ * Hotplug, on the loop thread with no dump in flight (capture_cpu.c).
+ * The CPUs the capture is asked to record ([capture] cpus, or every
+ * possible one); whether one has live rings now.
+ */
+int capture__nr_wanted(const struct capture *c);
+int capture__wanted_cpu(const struct capture *c, int idx);
+bool capture__cpu_recorded(const struct capture *c, int cpu);
+/*
+ * @cpu went offline at @now (recording clock): its overwrite ring's history
+ * is copied out and kept, its rings are closed. Returns 0 or -errno.
+ */
+int capture__cpu_down(struct capture *c, int cpu, uint64_t now, uint64_t now_mono);
+/* @cpu is offline and has no rings (so at open): a span from @now. */
+void capture__cpu_absent(struct capture *c, int cpu, uint64_t now);
+/*
+ * @cpu is online (again) at @now: its events are opened anew, on rings of
+ * their own. Returns 0 or -errno (logged by the caller).
+ */
+int capture__cpu_up(struct capture *c, int cpu, uint64_t now);
+/* The open span of @cpu, or NULL. */
+const struct capture_offline *capture__open_span(const struct capture *c, int cpu);
+/* The spans kept, oldest first. */
+size_t capture__offline_spans(const struct capture *c, const struct capture_offline **ret);
+/*
+ * For a snapshot: a reference to every kept history in *@ret (free() the
+ * array, capture__put_kept() each). The capture drops those of CPUs that are
+ * back: this snapshot is their last. Returns how many, or -ENOMEM.
+ */
+int capture__take_kept(struct capture *c, struct capture_kept ***ret);
+void capture__put_kept(struct capture_kept *k);
 
 /* PERF_EVENT_IOC_PAUSE_OUTPUT on one ring. Returns 0 or -errno. */
 int capture__pause_ring(const struct ring_view *ring, bool pause);

@@ -46,6 +46,11 @@ static void update_status(struct daemon *d)
 	service__status("%s", d->status);
 }
 
+void daemon__update_status(struct daemon *d)
+{
+	update_status(d);
+}
+
 /* Finishes the current dumper's dump in flight, then closes its recording. */
 static void close_recording(struct daemon *d)
 {
@@ -81,11 +86,13 @@ static int attach_recording(struct daemon *d)
 			      daemon__dump_done, d, &d->dump);
 	if (r == 0)
 		dump__set_collect(d->dump, collect_triggers, d);
-	if (r < 0)
+	if (r < 0) {
 		close_recording(d);
-	else
-		update_status(d);
-	return r;
+		return r;
+	}
+	d->recordings++;
+	update_status(d);
+	return 0;
 }
 
 /**

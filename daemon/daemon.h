@@ -25,6 +25,7 @@ struct trigger_set;
 struct config_diags;
 struct retired_recording;
 struct reload;
+struct hotplug;
 
 struct daemon {
 	const char *config_path;
@@ -45,6 +46,8 @@ struct daemon {
 	/* A reload whose new rings are opening (NULL when none); a SIGHUP meanwhile: */
 	struct reload *reloading;
 	bool reload_again;
+	struct hotplug *hotplug;  /* watches the CPUs going offline and coming back */
+	unsigned long recordings; /* captures attached so far: a new one is told by it */
 	unsigned long snapshots, failures, refused;
 	struct dump_figures last; /* of the last dump, kept (dump_figures__copy()) */
 	bool have_last;
@@ -77,6 +80,9 @@ void daemon__stop_triggers(struct daemon *d);
 
 int daemon__start_control(struct daemon *d);
 void daemon__stop_control(struct daemon *d);
+
+/* STATUS= again: the CPUs recorded changed. */
+void daemon__update_status(struct daemon *d);
 
 /* Called by the dumper after every dump. */
 void daemon__dump_done(void *ctx, const struct dump_figures *f);

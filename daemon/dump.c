@@ -55,6 +55,8 @@ struct dump_job {
 	const char *const *argv;
 
 	struct dump_copy copy;
+	struct capture_kept **kept; /* references, for copy.kept */
+	int nr_kept;
 	struct snapshot *snap;
 	int error; /* of the copy stage */
 	struct dump_figures fig;
@@ -102,6 +104,9 @@ static void job_free(struct dump_job *job)
 		return;
 	/* The snapshot points into the copies: it goes first. */
 	snapshot__delete(job->snap);
+	for (int i = 0; i < job->nr_kept; i++)
+		capture__put_kept(job->kept[i]);
+	free(job->kept);
 	dump_copy__fini(&job->copy);
 	dump_figures__fini(&job->fig);
 	config__put(job->cfg);
@@ -131,6 +136,21 @@ static unsigned int nr_data_files(unsigned int formats)
 	return (unsigned int)__builtin_popcount(formats & ~SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_JSON));
 }
 
+/* The capture's offline spans, as the sidecar states them. */
+static void offline_spans(const struct capture *cap, struct dump_figures *f)
+{
+	const struct capture_offline *spans;
+	size_t nr = capture__offline_spans(cap, &spans);
+
+	for (size_t i = 0; i < nr && f->nr_offline < DUMP_OFFLINE_MAX; i++)
+		f->offline[f->nr_offline++] = (struct dump_offline_span){
+			.cpu = spans[i].cpu,
+			.from_ns = spans[i].from_ns,
+			.to_ns = spans[i].to_ns,
+			.ended = spans[i].ended,
+		};
+}
+
 static struct dump_job *job_new(struct dump *d)
 {
 	const struct perfsnapd_config *cfg = d->cfg;
@@ -138,10 +158,15 @@ static struct dump_job *job_new(struct dump *d)
 
 	if (!job)
 		return NULL;
-	if (dump_figures__init(&job->fig, (size_t)capture__nr_rings(d->cap, true)) < 0) {
-		free(job);
+	job->nr_kept = capture__take_kept(d->cap, &job->kept);
+	if (job->nr_kept < 0 ||
+	    dump_figures__init(&job->fig, (size_t)capture__nr_rings(d->cap, true) +
+						  (size_t)job->nr_kept) < 0) {
+		job->nr_kept = job->nr_kept < 0 ? 0 : job->nr_kept;
+		job_free(job);
 		return NULL;
 	}
+	offline_spans(d->cap, &job->fig);
 	job->snap = snapshot__new();
 	if (!job->snap) {
 		job_free(job);
@@ -159,6 +184,8 @@ static struct dump_job *job_new(struct dump *d)
 		.budget = config__copy_memory(cfg, dump_copy__rings_bytes(d->cap)),
 		.resident = d->resident,
 		.resident_size = d->resident_size,
+		.kept = job->kept,
+		.nr_kept = (size_t)job->nr_kept,
 	};
 	snprintf(job->fig.hostname, sizeof(job->fig.hostname), "%s", d->hostname);
 	snprintf(job->fig.directory, sizeof(job->fig.directory), "%s", cfg->directory);

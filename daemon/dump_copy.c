@@ -183,6 +183,25 @@ static int count_round(const struct ring_copy_item *items, size_t first, size_t 
 	return 0;
 }
 
+/*
+ * The histories of rings closed when their CPU went offline, after the
+ * live rings' chunks, as they were copied then: memory the job holds.
+ */
+static int add_kept(struct dump_copy *c, struct snapshot *s, struct dump_figures *f)
+{
+	size_t first = (size_t)capture__nr_rings(c->cap, true);
+	int r = 0;
+
+	for (size_t i = 0; i < c->nr_kept && r == 0; i++) {
+		const struct capture_kept *k = c->kept[i];
+
+		r = snapshot__add_chunk_memory(s, k->cpu, true, k->buf, k->len, k->wrapped);
+		f->rings[first + i].cpu = k->cpu;
+		f->rings[first + i].closed = true;
+	}
+	return r;
+}
+
 /**
  * dump_copy__run - copy every overwrite ring into a snapshot
  * @c: the copy stage, cap, copiers, budget and resident memory set
@@ -208,7 +227,7 @@ int dump_copy__run(struct dump_copy *c, struct snapshot *s, const char *spill_di
 
 	if (!items)
 		r = -ENOMEM;
-	else if (nr > f->nr_rings)
+	else if (nr + c->nr_kept > f->nr_rings)
 		r = -EINVAL;
 	for (size_t i = 0; r == 0 && i < nr; i++) {
 		items[i].ring = capture__ring(c->cap, true, (int)i);
@@ -257,6 +276,11 @@ int dump_copy__run(struct dump_copy *c, struct snapshot *s, const char *spill_di
 		step = "the spill file";
 		in_dir = spill_dir;
 		r = snapshot__open_spill(s, spill_dir);
+	}
+	if (r == 0 && c->nr_kept) {
+		step = "the snapshot's chunk table";
+		in_dir = NULL;
+		r = add_kept(c, s, f);
 	}
 	if (r < 0)
 		snprintf(f->files.failed, sizeof(f->files.failed), "%s%s%s%s", step,

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 struct capture;
+struct capture_kept;
 struct dump_figures;
 struct ring_copy_pool;
 struct snapshot;
@@ -29,6 +30,9 @@ struct dump_copy {
 	uint64_t budget;		/* bytes of copies held in memory at once */
 	void *resident;			/* the dumper's resident memory, or NULL */
 	size_t resident_size;
+	/* Closed rings' histories (capture__take_kept()): added after the rings. */
+	struct capture_kept *const *kept;
+	size_t nr_kept;
 
 	void *mem; /* the copies of the last round: the snapshot points into it */
 	size_t mem_size;

@@ -23,6 +23,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "dump.h"
+#include "hotplug.h"
 #include "log.h"
 #include "post_command.h"
 #include "procinfo.h"
@@ -149,6 +150,10 @@ static int run(struct daemon *d)
 	}
 	daemon__start_upload(d);
 	daemon__log_recording(d);
+	if (hotplug__new(d, &d->hotplug) < 0) {
+		r = EX_OSERR;
+		goto out;
+	}
 	service__ready(d->status);
 	if (event_base_dispatch(d->base) < 0) {
 		log_error("event loop failed");
@@ -160,6 +165,7 @@ out:
 		event_free(sig_ev);
 	close(sig_fd);
 	service__stop_watchdog();
+	hotplug__delete(d->hotplug);
 	daemon__stop_control(d);
 	daemon__stop_triggers(d);
 	daemon__stop_recording(d);

@@ -8,7 +8,9 @@
 
 #include <perf/cpumap.h>
 #include <perf/evlist.h>
+#include <perf/evsel.h>
 #include <perf/threadmap.h>
+#include <internal/cpumap.h>
 #include <internal/evlist.h>
 #include <internal/evsel.h>
 #include <internal/mmap.h>
@@ -32,6 +34,8 @@ int perf_internals__rings(struct perf_evlist *evlist, int overwrite, struct ring
 	int n = 0;
 
 	perf_evlist__for_each_mmap(evlist, map, overwrite != 0) {
+		if (!map->base)
+			continue; /* its CPU's, closed by perf_internals__close_cpu() */
 		if (n < max) {
 			/* The data area follows the one control page. */
 			size_t page = perf_mmap__mmap_len(map) - ((size_t)map->mask + 1);
@@ -98,4 +102,33 @@ int perf_internals__set_filter(struct perf_evsel *evsel, const char *filter)
 				return -errno;
 		}
 	return 0;
+}
+
+/**
+ * perf_internals__close_cpu - unmap and close one CPU's part of an evlist
+ * @evlist: an opened and mmapped evlist
+ * @cpu: the CPU whose rings and fds go
+ *
+ * libperf closes an evlist only whole; a CPU that went offline takes its
+ * events with it (they never count again), and the other CPUs' rings must
+ * record on. Its rings are unmapped (so perf_internals__rings() and the
+ * evlist's own munmap skip them) and its fds closed, freeing their locked
+ * memory at once.
+ */
+void perf_internals__close_cpu(struct perf_evlist *evlist, int cpu)
+{
+	struct perf_evsel *evsel;
+	struct perf_mmap *map;
+
+	for (int overwrite = 0; overwrite < 2; overwrite++)
+		perf_evlist__for_each_mmap(evlist, map, overwrite) {
+			if (map->base && map->cpu.cpu == cpu)
+				perf_mmap__munmap(map);
+		}
+	perf_evlist__for_each_evsel(evlist, evsel) {
+		int idx = perf_cpu_map__idx(evsel->cpus, (struct perf_cpu){ .cpu = cpu });
+
+		if (idx >= 0 && evsel->fd)
+			perf_evsel__close_cpu(evsel, idx);
+	}
 }

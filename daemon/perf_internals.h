@@ -35,6 +35,9 @@ size_t perf_internals__ids(struct perf_evsel *evsel, const uint64_t **ret_ids);
 /* PERF_EVENT_IOC_SET_FILTER on each of the evsel's fds. Returns 0 or -errno. */
 int perf_internals__set_filter(struct perf_evsel *evsel, const char *filter);
 
+/* Unmaps @cpu's rings of @evlist and closes its fds; the other CPUs record on. */
+void perf_internals__close_cpu(struct perf_evlist *evlist, int cpu);
+
 /* Frees the ids and map references libperf leaves on a closed evsel. */
 void perf_internals__release_evsel(struct perf_evsel *evsel);
 

@@ -209,6 +209,20 @@ int sideband__watch(struct sideband *sb, struct event_base *base)
 }
 
 /**
+ * sideband__unwatch - drain, then stop watching the forward rings
+ * @sb: the side-band, watching or not
+ *
+ * Their records up to now are taken before a ring of them can close.
+ */
+void sideband__unwatch(struct sideband *sb)
+{
+	if (!sb)
+		return;
+	drain(sb);
+	unwatch(sb);
+}
+
+/**
  * sideband__delete - stop watching and free the table and history
  * @sb: the side-band, or NULL
  */

@@ -30,6 +30,12 @@ struct sideband_stats {
 int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struct sideband **ret);
 /* Loop thread: drains the main rings on every wake-up from now on. Returns 0 or -errno. */
 int sideband__watch(struct sideband *sb, struct event_base *base);
+/*
+ * Loop thread: drains the rings one last time and stops watching them,
+ * before the capture's rings change (a CPU's closed or opened);
+ * sideband__watch() then watches the rings there are.
+ */
+void sideband__unwatch(struct sideband *sb);
 void sideband__delete(struct sideband *sb);
 
 /* Loop thread, at dump time: drains the rings, adds the history chunk. */

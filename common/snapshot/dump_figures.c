@@ -101,7 +101,8 @@ uint64_t dump_figures__newest_spread_ns(const struct dump_figures *f)
 	uint64_t lo = UINT64_MAX, hi = 0;
 
 	for (size_t i = 0; i < f->nr_rings; i++) {
-		if (!f->rings[i].has_records)
+		/* A closed ring's newest record is as old as its CPU's going offline. */
+		if (!f->rings[i].has_records || f->rings[i].closed)
 			continue;
 		if (f->rings[i].newest_time < lo)
 			lo = f->rings[i].newest_time;

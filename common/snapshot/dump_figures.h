@@ -39,7 +39,18 @@ struct dump_ring_figures {
 	uint64_t cut_bytes;   /* its oldest bytes the kernel overwrote before their copy */
 	bool has_records;     /* else newest_time means nothing */
 	uint64_t newest_time; /* of its newest record */
+	bool closed;	      /* the history of a ring closed when its CPU went offline */
 };
+
+/* A span a CPU was not recorded (it was offline), in the recording clock. */
+struct dump_offline_span {
+	int cpu;
+	uint64_t from_ns, to_ns; /* 0: not known; to_ns 0 also while it lasts */
+	bool ended;
+};
+
+/* Spans a dump states (the newest). */
+#define DUMP_OFFLINE_MAX 16
 
 /* The files, as snapshot_files writes them. */
 struct dump_file_figures {
@@ -84,6 +95,8 @@ struct dump_figures {
 	unsigned int rounds; /* > 1: the rings did not fit copy_memory at once */
 	int copy_threads;
 	int rt_error; /* the copy could not run at SCHED_FIFO: -errno */
+	struct dump_offline_span offline[DUMP_OFFLINE_MAX]; /* oldest first */
+	size_t nr_offline;
 
 	/* The snapshot. */
 	uint64_t nr_records, record_bytes, lost_events;

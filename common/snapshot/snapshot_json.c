@@ -54,6 +54,36 @@ static void put_events(const struct snapshot *s, FILE *out)
 	fputs("},\n", out);
 }
 
+/* A time of a span: null where it is not known, or has not come yet. */
+static void put_time(FILE *out, const char *name, uint64_t ns)
+{
+	if (ns)
+		fprintf(out, "\"%s\": %" PRIu64, name, ns);
+	else
+		fprintf(out, "\"%s\": null", name);
+}
+
+/* The spans @cpu was offline, if it was. */
+static void put_offline(const struct dump_figures *f, int cpu, FILE *out)
+{
+	bool first = true;
+
+	for (size_t i = 0; cpu >= 0 && i < f->nr_offline; i++) {
+		const struct dump_offline_span *sp = &f->offline[i];
+
+		if (sp->cpu != cpu)
+			continue;
+		fputs(first ? ", \"offline\": [{" : ", {", out);
+		put_time(out, "from_ns", sp->from_ns);
+		fputs(", ", out);
+		put_time(out, "to_ns", sp->ended ? sp->to_ns : 0);
+		fputc('}', out);
+		first = false;
+	}
+	if (!first)
+		fputc(']', out);
+}
+
 static void put_rings(const struct snapshot *s, const struct dump_figures *f, FILE *out)
 {
 	fputs("  \"rings\": [", out);
@@ -70,6 +100,9 @@ static void put_rings(const struct snapshot *s, const struct dump_figures *f, FI
 		if (i < f->nr_rings)
 			fprintf(out, ", \"pause_ns\": %" PRIu64 ", \"copy_cut_bytes\": %" PRIu64,
 				f->rings[i].pause_ns, f->rings[i].cut_bytes);
+		if (i < f->nr_rings && f->rings[i].closed)
+			fputs(", \"closed\": true", out);
+		put_offline(f, c->cpu, out);
 		fputc('}', out);
 	}
 	fputs("\n  ],\n", out);

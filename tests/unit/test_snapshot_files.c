@@ -382,6 +382,45 @@ static void test_sidecar_not_utf8(void **state)
 	snapshot__delete(s);
 }
 
+/*
+ * A CPU that went offline: each of its rings lists the spans it was not
+ * recorded ("offline", to_ns null while it lasts, a time not known null
+ * too), the history kept from before is marked "closed", and a CPU that
+ * never went offline has no "offline".
+ */
+static void test_sidecar_offline_spans(void **state)
+{
+	struct snapshot *s = new_snapshot();
+	struct dump_figures f;
+	char *doc = NULL, *cpu0, *cpu1;
+	size_t size = 0;
+	FILE *json = open_memstream(&doc, &size);
+
+	(void)state;
+	assert_non_null(json);
+	assert_int_equal(dump_figures__init(&f, 2), 0);
+	snprintf(f.stem, sizeof(f.stem), "host-20240101-120000.000-1");
+	f.rings[0].cpu = 0;
+	f.rings[1].cpu = 1;
+	f.rings[1].closed = true;
+	f.offline[f.nr_offline++] = (struct dump_offline_span){ 1, 1500, 2500, true };
+	f.offline[f.nr_offline++] = (struct dump_offline_span){ 1, 0, 0, false };
+	assert_int_equal(snapshot_json__write(s, &f, json), 0);
+	assert_int_equal(fclose(json), 0);
+	cpu0 = strstr(doc, "{\"cpu\": 0,");
+	cpu1 = strstr(doc, "{\"cpu\": 1,");
+	assert_non_null(cpu0);
+	assert_non_null(cpu1);
+	cpu0[strcspn(cpu0, "}")] = '\0';
+	assert_null(strstr(cpu0, "offline"));
+	assert_null(strstr(cpu0, "closed"));
+	assert_non_null(strstr(cpu1, ", \"closed\": true, \"offline\": [{\"from_ns\": 1500, "
+				     "\"to_ns\": 2500}, {\"from_ns\": null, \"to_ns\": null}]}"));
+	free(doc);
+	dump_figures__fini(&f);
+	snapshot__delete(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +432,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_close_fails_named_temporaries, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_sidecar_not_utf8, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sidecar_offline_spans, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * capture-internal: the layout of struct capture, shared by capture.c (open,
+ * start, close, the rings) and capture_cpu.c (a CPU that goes offline and
+ * comes back).
+ */
+#ifndef PERFSNAPD_CAPTURE_INTERNAL_H
+#define PERFSNAPD_CAPTURE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture.h"
+
+struct perf_cpu_map;
+struct perf_evlist;
+struct perf_evsel;
+struct perf_thread_map;
+
+/* Where a CPU's rings are. */
+enum capture_cpu_state {
+	CAPTURE_CPU_NONE,  /* no rings: offline, or closed when it went */
+	CAPTURE_CPU_BASE,  /* in the evlists opened with the capture */
+	CAPTURE_CPU_PATCH, /* in evlists of its own, opened when it came back */
+};
+
+/* One CPU's events opened after the capture: it came online (again). */
+struct capture_patch {
+	int cpu;
+	struct perf_cpu_map *cpus; /* that CPU alone */
+	struct perf_evlist *aux, *main;
+	struct perf_evsel **evsels; /* nr_events, in the capture's event order */
+	bool opened[2];		    /* [0] main, [1] aux */
+};
+
+struct capture {
+	struct perf_cpu_map *wanted; /* the configured CPUs, or every possible one */
+	struct perf_cpu_map *cpus;   /* of the base evlists: those online at open */
+	struct perf_thread_map *threads;
+	struct perf_evlist *aux;  /* overwrite: write_backward rings */
+	struct perf_evlist *main; /* forward rings */
+	struct capture_event *events;
+	struct perf_evsel **evsels;
+	size_t nr_events;
+	uint64_t **ids;		    /* per event, of every fd opened for it, closed ones' too */
+	size_t *nr_ids;		    /* ... how many */
+	size_t *ids_size;	    /* ... room */
+	struct ring_view *rings[2]; /* [0] main, [1] aux: the live rings */
+	int nr_rings[2];
+	bool aux_used, main_used;
+	bool opened[2];
+	bool started;		      /* capture__start() ran: a reopened CPU samples at once */
+	unsigned int ring_pages;      /* of each overwrite ring, see capture__open() */
+	unsigned int main_pages;      /* of each forward ring */
+	bool quiet_mlock;	      /* a refused mmap is retried smaller: not logged */
+	bool mlock_refused;	      /* ... and it was */
+	struct perf_evsel *sideband;  /* the dummy event, or NULL */
+	struct tracing_meta *tracing; /* tracefs metadata of the events, or NULL */
+	char **tracing_names;	      /* the tracepoints it has the formats of */
+	size_t nr_tracing_names;
+	pthread_t warmer;	  /* reads the overwrite rings once, see warm_rings() */
+	bool warming;		  /* warmer was started and is not joined */
+	atomic_bool stop_warming; /* capture__close() asks the warmer to end */
+	atomic_bool warm;	  /* the warmer has ended, see capture__warm() */
+
+	/* Hotplug (capture_cpu.c). */
+	unsigned char *cpu_state; /* enum capture_cpu_state, by CPU number */
+	int nr_cpu_slots;	  /* max wanted CPU + 1 */
+	int max_cpu;		  /* the highest that has had rings */
+	struct capture_patch **patches;
+	size_t nr_patches;
+	struct capture_kept **kept; /* closed rings' history, for the next snapshots */
+	size_t nr_kept;
+	struct capture_offline spans[CAPTURE_OFFLINE_MAX]; /* the newest, oldest first */
+	size_t nr_spans;
+};
+
+struct perfsnapd_config;
+
+/* Sets wanted, cpus and the CPU states (capture_cpu.c). Returns 0 or -errno (logged). */
+int capture__open_cpus(struct capture *c, const struct perfsnapd_config *cfg);
+/* The views of the live rings, again, after a CPU's rings came or went. */
+int capture__refill_rings(struct capture *c);
+/* Appends @evsel's ids to event @idx's. Returns 0 or -ENOMEM. */
+int capture__add_ids(struct capture *c, size_t idx, struct perf_evsel *evsel);
+/* Converts libperf's return into 0 or -errno (see capture.c). */
+int capture__libperf_err(int r, int err);
+/* Frees the hotplug state (capture_cpu.c). */
+void capture__close_cpus(struct capture *c);
+
+#endif

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# A CPU taken offline for a few seconds and brought back while perfsnapd
+# records: the kernel never puts its perf events back, so perfsnapd must
+# notice, keep what the CPU's ring held, and open its events anew. The log
+# says both (one line each); the next snapshot has the CPU's history from
+# before (its closed ring) and its records from after it came back (a new
+# ring), and the sidecar gives the offline span of each of its rings in the
+# records' clock; the snapshot after that has only the new ring, with the
+# span. perf.data, trace.dat and .pftrace stay valid.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/perfetto_lib.sh"
+source "$(dirname "$0")/hotplug_lib.sh"
+require_env
+require_hotplug
+
+FORMATS="perf.data trace.dat perfetto" write_config "$WORK/p.conf" "cpu-clock sched:sched_switch" 1M
+start_daemon "$WORK/p.conf"
+sleep 1 # history before
+
+# Offline for 3 s: perfsnapd looks once a second.
+cpu_offline
+sleep 3
+cpu_back
+sleep 2.5 # records after: it is back within a second
+
+file=$(dump_and_wait)
+stem=${file%.perf.data}
+check_reopened "$file" 2.5e9 10e9
+pftrace_decode "$stem.pftrace" "$WORK/pf.txt"
+pftrace_same_counts "$file" "$WORK/pf.txt"
+
+# The next snapshot: the closed ring's history went to the one before.
+file=$(dump_and_wait)
+stem=${file%.perf.data}
+perf_script_complete "$file"
+sidecar_check "$stem.json" \
+	"len(rings($C)) == 1 and not rings($C, True)" \
+	"len(rings($C)[0]['offline']) == 1 and rings($C)[0]['offline'][0]['to_ns'] is not None"
+check_log_lines
+echo "PASS: cpu$C offline and back: its history kept, recording on it again, both said"
