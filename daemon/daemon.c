@@ -465,6 +465,31 @@ int daemon__start_triggers(struct daemon *d, struct config_diags *diags)
 	return r;
 }
 
+/**
+ * daemon__rearm_triggers - open the triggers anew, on every CPU online now
+ * @d: the daemon, recording
+ *
+ * A CPU that went offline took its trigger events with it, and the kernel
+ * does not put them back: a new set opens on the CPUs online now and takes
+ * the old one's counts. Where it cannot open, the old set stays (logged).
+ */
+void daemon__rearm_triggers(struct daemon *d)
+{
+	struct config_diags diags = { 0 };
+	struct trigger_set *ts = NULL;
+
+	if (!d->cfg->nr_triggers || !d->triggers)
+		return;
+	if (new_triggers(d, d->cfg, &diags, &ts) == 0) {
+		swap_triggers(d, ts);
+		log_info("%zu triggers armed again, on every online CPU", d->cfg->nr_triggers);
+	} else {
+		log_error("the triggers cannot be armed on the CPU back online: they watch the "
+			  "other CPUs only until the next reload");
+	}
+	config_diags__clear(&diags);
+}
+
 void daemon__stop_triggers(struct daemon *d)
 {
 	trigger_set__delete(d->triggers);

@@ -77,6 +77,8 @@ void daemon__stop_upload(struct daemon *d);
  */
 int daemon__start_triggers(struct daemon *d, struct config_diags *diags);
 void daemon__stop_triggers(struct daemon *d);
+/* A CPU came back online: the triggers open anew on every online CPU. */
+void daemon__rearm_triggers(struct daemon *d);
 
 int daemon__start_control(struct daemon *d);
 void daemon__stop_control(struct daemon *d);

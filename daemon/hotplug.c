@@ -246,6 +246,7 @@ static void came_online(struct hotplug *h, int cpu)
 		return;
 	}
 	probe_open(h, cpu);
+	daemon__rearm_triggers(d);
 	if (since)
 		log_notice("cpu%d is back online: recording on it again after %.1f s", cpu,
 			   (double)(monotonic_ns() - since) / 1e9);

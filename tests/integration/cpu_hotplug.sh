@@ -7,7 +7,8 @@
 # before (its closed ring) and its records from after it came back (a new
 # ring), and the sidecar gives the offline span of each of its rings in the
 # records' clock; the snapshot after that has only the new ring, with the
-# span. perf.data, trace.dat and .pftrace stay valid.
+# span. perf.data, trace.dat and .pftrace stay valid. A trigger fires on
+# the CPU once it is back.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/perfetto_lib.sh"
 source "$(dirname "$0")/hotplug_lib.sh"
@@ -15,6 +16,8 @@ require_env
 require_hotplug
 
 FORMATS="perf.data trace.dat perfetto" write_config "$WORK/p.conf" "cpu-clock sched:sched_switch" 1M
+# A trigger on every CPU: a SIGWINCH sent on cpu$C once it is back must fire it.
+printf '[trigger hp]\nevent = signal:signal_generate\nfilter = sig == 28\n' >>"$WORK/p.conf"
 start_daemon "$WORK/p.conf"
 sleep 1 # history before
 
@@ -38,4 +41,11 @@ sidecar_check "$stem.json" \
 	"len(rings($C)) == 1 and not rings($C, True)" \
 	"len(rings($C)[0]['offline']) == 1 and rings($C)[0]['offline'][0]['to_ns'] is not None"
 check_log_lines
-echo "PASS: cpu$C offline and back: its history kept, recording on it again, both said"
+
+# The trigger's events died with the CPU: they were opened anew with it.
+grep -q 'triggers armed again, on every online CPU' "$WORK/daemon.log" || fail "the triggers were not armed again"
+before=$(snapshot_count)
+taskset -c "$C" sh -c 'kill -WINCH $$'
+file=$(wait_snapshot "$before")
+grep -q '"reason": "trigger hp"' "${file%.perf.data}.json" || fail "the snapshot after SIGWINCH on cpu$C is not the trigger's"
+echo "PASS: cpu$C offline and back: its history kept, recording on it again, its triggers too, all said"

@@ -3,13 +3,16 @@
 # A CPU present but offline when perfsnapd starts (cpus = all) is recorded
 # once it comes online: the log says it is offline at start and when it is
 # back, and the next snapshot has its records from then on, its ring's
-# offline span in the sidecar (from the start, to its coming back).
+# offline span in the sidecar (from the start, to its coming back). A
+# trigger opens on the CPUs online at start and fires on it once it is back.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/hotplug_lib.sh"
 require_env
 require_hotplug
 
 FORMATS="perf.data trace.dat" write_config "$WORK/p.conf" "cpu-clock sched:sched_switch" 1M
+# A trigger too: at start it opens on the online CPUs, then on cpu$C as well.
+printf '[trigger hp]\nevent = signal:signal_generate\nfilter = sig == 28\n' >>"$WORK/p.conf"
 cpu_offline
 start_daemon "$WORK/p.conf"
 sleep 1.5
@@ -37,4 +40,8 @@ grep -q "perfsnapd: cpu$C is offline: recording on it starts when it comes onlin
 	fail "no line says cpu$C is offline at start"
 grep -q "perfsnapd: cpu$C is back online: recording on it again after [0-9.]* s$" "$WORK/daemon.log" ||
 	fail "no line says cpu$C is back"
-echo "PASS: cpu$C offline at start is recorded once online"
+before=$(snapshot_count)
+taskset -c "$C" sh -c 'kill -WINCH $$'
+file=$(wait_snapshot "$before")
+grep -q '"reason": "trigger hp"' "${file%.perf.data}.json" || fail "the trigger did not fire on cpu$C"
+echo "PASS: cpu$C offline at start is recorded once online, and its trigger fires"
