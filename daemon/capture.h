@@ -101,6 +101,8 @@ int capture__drain_forward(struct capture *c, capture_record_fn fn, void *ctx);
  * possible one); whether one has live rings now.
  */
 int capture__nr_wanted(const struct capture *c);
+/* A CPU list file of sysfs ("0-3,8"); NULL where it cannot be read. */
+struct perf_cpu_map *capture__read_cpu_file(const char *path);
 int capture__wanted_cpu(const struct capture *c, int idx);
 bool capture__cpu_recorded(const struct capture *c, int cpu);
 /*

@@ -54,8 +54,13 @@ int capture__add_ids(struct capture *c, size_t idx, struct perf_evsel *evsel)
 	return 0;
 }
 
-/* A CPU list file of sysfs ("0-3,8"), or NULL. */
-static struct perf_cpu_map *read_cpu_file(const char *path)
+/**
+ * capture__read_cpu_file - a CPU list file of sysfs ("0-3,8")
+ * @path: e.g. /sys/devices/system/cpu/online
+ *
+ * Returns the map, or NULL where it cannot be read.
+ */
+struct perf_cpu_map *capture__read_cpu_file(const char *path)
 {
 	FILE *f = fopen(path, "re");
 	struct perf_cpu_map *map;
@@ -85,7 +90,7 @@ int capture__open_cpus(struct capture *c, const struct perfsnapd_config *cfg)
 	int idx, r = -ENOMEM;
 
 	c->wanted = cfg->cpus ? perf_cpu_map__new(cfg->cpus) :
-				read_cpu_file("/sys/devices/system/cpu/possible");
+				capture__read_cpu_file("/sys/devices/system/cpu/possible");
 	if (!c->wanted && !cfg->cpus)
 		c->wanted = perf_cpu_map__get(online);
 	if (!c->wanted || !online)

@@ -63,18 +63,6 @@ struct hotplug {
 	int nr_probes;
 };
 
-static struct perf_cpu_map *read_cpus(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	struct perf_cpu_map *map;
-
-	if (!f)
-		return NULL;
-	map = perf_cpu_map__read(f);
-	fclose(f);
-	return map;
-}
-
 /* Now in the recording clock; 0 where it cannot be read (a span says null then). */
 static uint64_t now_ns(struct hotplug *h)
 {
@@ -271,9 +259,9 @@ static void check(struct hotplug *h)
 	first = d->recordings != h->recording;
 	if (first)
 		new_capture(h, d->cap);
-	online = read_cpus("/sys/devices/system/cpu/online");
+	online = capture__read_cpu_file("/sys/devices/system/cpu/online");
 	if (first)
-		present = read_cpus("/sys/devices/system/cpu/present");
+		present = capture__read_cpu_file("/sys/devices/system/cpu/present");
 	for (int i = 0; online && i < capture__nr_wanted(d->cap); i++) {
 		int cpu = capture__wanted_cpu(d->cap, i);
 		bool on = perf_cpu_map__has(online, (struct perf_cpu){ .cpu = cpu });
