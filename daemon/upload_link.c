@@ -26,6 +26,7 @@
 
 #include "child_spawn.h"
 #include "log.h"
+#include "snapshot_name.h"
 #include "upload-internal.h"
 #include "upload_wire.h"
 
@@ -274,11 +275,14 @@ static void drop_idle(struct upload_link *l)
 			    l->socket_path);
 }
 
+/* The snapshot's sidecar goes up as JSON (its Content-Type). */
 static bool is_json(const char *path)
 {
-	size_t n = strlen(path);
+	const char *base = strrchr(path, '/');
+	struct snapshot_name n;
 
-	return n > 5 && !strcmp(path + n - 5, ".json");
+	return snapshot_name__parse(base ? base + 1 : path, &n) == 0 &&
+	       n.file == SNAPSHOT_FILE_JSON;
 }
 
 /**
