@@ -31,6 +31,7 @@ cleanup() {
 	fi
 	# Undo what the test set up outside $WORK (mounts, packages).
 	[ -n "${CLEANUP_HOOK:-}" ] && eval "$CLEANUP_HOOK"
+	[ "$status" = 0 ] && { pftrace_load_all || status=1; }
 	# A clean stop exits 0: a crash, or a leak under LeakSanitizer, does not.
 	if [ "$rc" != 0 ] && [ "$status" = 0 ]; then
 		tail -n 30 "$WORK/daemon.log" >&2
@@ -41,6 +42,45 @@ cleanup() {
 	exit "$status"
 }
 trap cleanup EXIT
+
+# pftrace_load_all: every .pftrace the test wrote loads in Perfetto's own
+# trace processor with no stat of severity error, nor data_loss unless the
+# test causes real loss (PFTRACE_LOSS_OK=1). Run at a passing test's exit, so
+# no test's Perfetto output goes unread; without the binary it is skipped
+# with a note, except under CI, where it must be present.
+pftrace_load_all() {
+	local tp="" c f raw bad severities="'error', 'data_loss'" n=0
+	[ -n "$(find "$WORK" -name '*.pftrace' -print -quit 2>/dev/null)" ] || return 0
+	for c in "${TRACE_PROCESSOR:-}" "${SOURCE_DIR:-}/../shared/tools/trace_processor_shell" \
+		/work/shared/tools/trace_processor_shell; do
+		[ -n "$c" ] && [ -x "$c" ] && { tp=$c; break; }
+	done
+	if [ -z "$tp" ]; then
+		[ "${CI:-}" = true ] && { echo "FAIL: trace_processor_shell missing" >&2; return 1; }
+		note "trace_processor_shell missing: .pftrace files not loaded"
+		return 0
+	fi
+	[ "${PFTRACE_LOSS_OK:-}" = 1 ] && severities="'error'"
+	printf '%s\n' "select name || '[' || ifnull(idx, '') || ']=' || value from stats" \
+		"where value > 0 and severity in ($severities)" >"$WORK/tp-all.sql"
+	while IFS= read -r -d '' f; do
+		raw=$f
+		# This trace processor is built without zstd: read what it would.
+		if [ "$(head -c 4 "$f" | od -An -tx1 | tr -d ' ')" = 28b52ffd ]; then
+			raw=$WORK/tp-all.raw
+			zstd -q -dc "$f" >"$raw" || { echo "FAIL: zstd -d $f" >&2; return 1; }
+		fi
+		if ! bad=$("$tp" -q "$WORK/tp-all.sql" "$raw" 2>"$WORK/tp-all.err"); then
+			tail -5 "$WORK/tp-all.err" >&2
+			echo "FAIL: trace_processor cannot load $f" >&2
+			return 1
+		fi
+		bad=$(tail -n +2 <<<"$bad" | tr -d '"')
+		[ -z "$bad" ] || { echo "FAIL: trace_processor reports for $f: $bad" >&2; return 1; }
+		n=$((n + 1))
+	done < <(find "$WORK" -name '*.pftrace' -print0)
+	note "trace_processor loads all $n .pftrace files without errors"
+}
 
 require_env() {
 	[ "$(id -u)" = 0 ] || prereq_missing "must run as root"
