@@ -7,7 +7,8 @@
 # default configuration's raw_syscalls:sys_enter alone, no syscall slice
 # (nothing would close them: they used to stack up past the importer's
 # depth limit, an error), the enters in the raw table instead; with
-# sys_exit beside it, closed syscall slices, none nested.
+# sys_exit beside it, closed syscall slices, none nested. The shipped
+# configuration gives Runnable spans with their wakers and syscall slices.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/perfetto_lib.sh"
 require_env
@@ -48,4 +49,30 @@ read -r n depth <<<"$(tp_query "$pf" "select count(*), ifnull(max(depth), -1) fr
 [ "$n" -gt 1000 ] || fail "only $n syscall slices with sys_exit recorded"
 [ "$depth" -lt 4 ] || fail "syscall slices nest $depth deep"
 note "sys_enter and sys_exit: $n slices, depth at most $depth"
-echo "PASS: wrapped rings are no loss and say where their data starts; sys_enter alone makes no slice, with sys_exit closed ones"
+# The shipped configuration, as installed, under wakeups and system calls:
+# Runnable spans before the switch-ins (sched_waking), closed syscall slices.
+start_prog /dev/null perf bench sched pipe -l 100000000
+sed -e "s|^directory *=.*|directory = $WORK/out|" -e "s|^socket *=.*|socket = $WORK/control.sock|" \
+	-e "s|^formats *=.*|formats = perf.data perfetto|" -e "s|^compression *=.*|compression = none|" \
+	"$SOURCE_DIR/conf/perfsnapd.conf" >"$WORK/default.conf"
+start_daemon "$WORK/default.conf"
+sleep 2
+file=$(dump_and_wait)
+pf=${file%.perf.data}.pftrace
+tp_no_errors "$pf"
+read -r running from_sleep woken <<<"$(tp_query "$pf" "
+	with s as (select state, waker_utid, lag(state) over (partition by utid order by ts) as prev
+		   from thread_state where utid != 0)
+	select count(*) filter (where state = 'Running'),
+	       count(*) filter (where state = 'Running' and prev = 'S'),
+	       count(*) filter (where state = 'R' and waker_utid is not null) from s" | tr ',' ' ')"
+[ "$running" -gt 100 ] || fail "default config: only $running switch-ins"
+[ "$woken" -gt 50 ] || fail "default config: $woken Runnable spans with a waker (sched_waking not recorded?)"
+[ $((from_sleep * 100)) -le "$running" ] ||
+	fail "default config: $from_sleep of $running switch-ins straight from sleeping to running"
+read -r n depth <<<"$(tp_query "$pf" "select count(*), ifnull(max(depth), -1) from slice" | tr ',' ' ')"
+[ "$n" -gt 1000 ] && [ "$depth" -lt 4 ] || fail "default config: $n syscall slices, depth $depth"
+[ -n "$(tp_query "$pf" "select int_value from metadata where name = 'ftrace_latest_data_start_ns'")" ] ||
+	fail "default config: the importer does not know where the CPUs' data starts"
+note "default config: $running switch-ins, $from_sleep from sleep, $woken woken Runnable spans, $n syscall slices"
+echo "PASS: wrapped rings are no loss and say where their data starts; sys_enter alone makes no slice, with sys_exit closed ones; the default config shows wakeups and syscalls"
