@@ -342,20 +342,38 @@ static bool recorded(const struct snapshot *s, const struct tep_event *e)
 }
 
 /*
- * The importer opens a slice at each sys_enter and closes it at the
- * thread's next sys_exit: without sys_exit recorded nothing closes them,
- * and past 512 deep it drops them, counted as an error. Then sys_enter
- * goes in as a generic event, one row each in the raw table.
+ * Begin/end tracepoints the importer makes slices of: it opens one at
+ * each begin and closes it at the next end of its thread or CPU. Without
+ * the end recorded nothing closes them, and past 512 deep it drops them,
+ * counted as an error (slice_max_depth_exceeded). Then the begin goes in
+ * as a generic event, one row each in the raw table: scheduler.conf
+ * records irq_handler_entry and softirq_entry alone.
  */
-static void syscalls_without_exit(struct perfetto_ftrace *fc, const struct snapshot *s)
-{
-	struct tep_event *enter = tep_find_event_by_name(fc->tep, "raw_syscalls", "sys_enter");
-	struct tep_event *exit = tep_find_event_by_name(fc->tep, "raw_syscalls", "sys_exit");
-	struct tp *tp = enter && enter->id >= 0 && enter->id <= 65535 ? fc->by_type[enter->id] :
-									NULL;
+static const struct {
+	const char *system, *begin, *end;
+} slice_pairs[] = {
+	{ "raw_syscalls", "sys_enter", "sys_exit" },
+	{ "irq", "irq_handler_entry", "irq_handler_exit" },
+	{ "irq", "softirq_entry", "softirq_exit" },
+	{ "ipi", "ipi_entry", "ipi_exit" },
+	{ "workqueue", "workqueue_execute_start", "workqueue_execute_end" },
+	{ "vmscan", "mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end" },
+};
 
-	if (tp && tp->kind == TP_TYPED && !recorded(s, exit))
-		tp->kind = TP_GENERIC, tp->proto = 0;
+static void begins_without_end(struct perfetto_ftrace *fc, const struct snapshot *s)
+{
+	for (size_t i = 0; i < sizeof(slice_pairs) / sizeof(slice_pairs[0]); i++) {
+		struct tep_event *begin = tep_find_event_by_name(fc->tep, slice_pairs[i].system,
+								 slice_pairs[i].begin);
+		struct tep_event *end = tep_find_event_by_name(fc->tep, slice_pairs[i].system,
+							       slice_pairs[i].end);
+		struct tp *tp = begin && begin->id >= 0 && begin->id <= 65535 ?
+					fc->by_type[begin->id] :
+					NULL;
+
+		if (tp && tp->kind == TP_TYPED && !recorded(s, end))
+			tp->kind = TP_GENERIC, tp->proto = 0;
+	}
 }
 
 int perfetto_ftrace__new(const struct snapshot *s, struct perfetto_ftrace **ret)
@@ -401,7 +419,7 @@ int perfetto_ftrace__new(const struct snapshot *s, struct perfetto_ftrace **ret)
 		r = resolve(tp, events);
 	}
 	if (!r)
-		syscalls_without_exit(fc, s);
+		begins_without_end(fc, s);
 	for (size_t i = 0; !r && i < snapshot__nr_chunks(s); i++) {
 		const struct snapshot_chunk_info *c = snapshot__chunk(s, i);
 		struct bundle *b = c->overwritten && c->cpu >= 0 ? bundle_of(fc, (uint32_t)c->cpu) :

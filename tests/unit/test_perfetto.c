@@ -584,6 +584,63 @@ static void test_typed_events(void **state)
 	test_records__fini(&rec);
 }
 
+/*
+ * irq_handler_entry without irq_handler_exit recorded: the importer would
+ * open irq slices nothing closes, so the entries stay generic.
+ */
+static void test_begin_without_end(void **state)
+{
+	static const char *const names[] = { "irq:irq_handler_entry" };
+	struct perfetto_meta meta = { .compression = PFTRACE_COMPRESS_NONE };
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT,
+				     .config = ID_ENTRY,
+				     .size = sizeof(a),
+				     .sample_type = TP_TYPE,
+				     .sample_id_all = 1 };
+	uint32_t loc = (uint32_t)6 << 16 | 16;
+	struct snapshot *s = snapshot__new();
+	struct tracing_meta *m = NULL;
+	struct perfetto_result res;
+	struct test_records rec;
+	uint64_t id = ID_ENTRY;
+	uint8_t body[16] = { 19 }, trace[4096];
+	bool cpu_1024 = false;
+	struct ev evs[4];
+	struct raw r;
+	ssize_t got;
+	int fd;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(tracing_meta__read(tp_dir, names, 1, &m), 0);
+	snapshot__set_tracing(s, m);
+	tracing_meta__put(m);
+	assert_int_equal(snapshot__add_event(s, &a, names[0], &id, 1), 0);
+	memcpy(body + 4, &loc, 4);
+	memcpy(body + 8, "eth0", 4);
+	r = raw_of(ID_ENTRY, 7, body, sizeof(body));
+	test_records__init(&rec, TP_TYPE);
+	test_records__sample(&rec, &(struct test_sample){ .id = id,
+							  .pid = 7,
+							  .tid = 7,
+							  .time = 1000,
+							  .cpu = 0,
+							  .raw = r.b,
+							  .raw_size = r.size });
+	assert_int_equal(snapshot__add_chunk_memory(s, 0, false, rec.data, rec.len, false), 0);
+	assert_int_equal(snapshot__seal(s), 0);
+	fd = memfd_create("pftrace", 0);
+	assert_true(fd >= 0);
+	assert_int_equal(snapshot_perfetto__write(s, fd, &meta, &res), 0);
+	got = pread(fd, trace, sizeof(trace), 0);
+	assert_true(got > 0 && (size_t)got < sizeof(trace));
+	assert_int_equal(events_of(trace, (size_t)got, evs, 4, &cpu_1024), 1);
+	assert_int_equal(evs[0].number, 327);
+	close(fd);
+	snapshot__delete(s);
+	test_records__fini(&rec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -596,6 +653,7 @@ int main(void)
 		cmocka_unit_test(test_out_error),
 		cmocka_unit_test(test_schema_table),
 		cmocka_unit_test_setup_teardown(test_typed_events, tp_setup, tp_teardown),
+		cmocka_unit_test_setup_teardown(test_begin_without_end, tp_setup, tp_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
