@@ -504,6 +504,10 @@ static int convert(const struct convert_options *o, int in_fd)
 			printf(PROG ": %" PRIu64 " events were lost while recording; %" PRIu64
 				    " CPU bundles are marked lost_events\n",
 			       res.perfetto.lost_events, res.perfetto.nr_lost_marks);
+		if (res.perfetto.nr_cpu_skipped)
+			printf(PROG ": left out %" PRIu64 " tracepoint events of CPUs 1024 and up "
+				    "(trace processor refuses the whole trace at such a CPU)\n",
+			       res.perfetto.nr_cpu_skipped);
 		if (snapshot__stats(s)->nr_dropped || res.perfetto.nr_invalid)
 			printf(PROG ": also left out %" PRIu64 " records without a time stamp and "
 				    "%" PRIu64 " samples that could not be decoded\n",

@@ -4,7 +4,9 @@
  * bundle per CPU, written when it grows past BUNDLE_BYTES or its CPU
  * lost data. Fields are found by name in the formats libtraceevent
  * parsed, once per tracepoint, so a kernel that moved or dropped a field
- * still converts (a missing field is left out).
+ * still converts (a missing field is left out). Which tracepoints have a
+ * typed message, and its fields, comes from Perfetto's schema
+ * (ftrace_schema.h, generated at build time).
  */
 #include <errno.h>
 #include <event-parse.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ftrace_schema.h"
 #include "intern.h"
 #include "perf_record.h"
 #include "pb.h"
@@ -23,9 +26,13 @@
 #include "snapshot.h"
 #include "tracing_meta.h"
 
-#define BUNDLE_BYTES (64 * 1024)
-#define MAX_CPUS     65536
-#define MAX_FIELDS   8
+#define BUNDLE_BYTES	(64 * 1024)
+/*
+ * Trace processor refuses the whole trace at a bundle of CPU 1024 or more
+ * (kMaxCpuCount, importers/ftrace/ftrace_tokenizer.cc): such CPUs' events
+ * are left out and counted.
+ */
+#define IMPORT_MAX_CPUS 1024
 
 /* FtraceEventBundle / FtraceEvent / CompactSched / GenericFtraceEvent fields */
 #define BUNDLE_CPU	1
@@ -37,6 +44,8 @@
 #define EVENT_PID	2
 #define EVENT_GENERIC	327
 #define EVENT_SYS_ENTER 329
+#define EVENT_SWITCH	4
+#define EVENT_WAKING	20
 #define GENERIC_NAME	1
 #define GENERIC_FIELD	2
 #define FIELD_NAME	1
@@ -47,66 +56,6 @@
 
 enum tp_kind { TP_GENERIC, TP_TYPED, TP_SWITCH, TP_WAKING };
 
-/* A tracepoint with a message of its own in FtraceEvent: proto field per format field. */
-struct known_event {
-	const char *system, *name;
-	uint32_t proto;
-	struct {
-		uint32_t proto;
-		const char *name;
-	} f[MAX_FIELDS];
-};
-
-static const struct known_event known[] = {
-	{ "sched",
-	  "sched_switch",
-	  4,
-	  { { 1, "prev_comm" },
-	    { 2, "prev_pid" },
-	    { 3, "prev_prio" },
-	    { 4, "prev_state" },
-	    { 5, "next_comm" },
-	    { 6, "next_pid" },
-	    { 7, "next_prio" } } },
-	{ "sched",
-	  "sched_wakeup",
-	  17,
-	  { { 1, "comm" }, { 2, "pid" }, { 3, "prio" }, { 4, "success" }, { 5, "target_cpu" } } },
-	{ "sched",
-	  "sched_waking",
-	  20,
-	  { { 1, "comm" }, { 2, "pid" }, { 3, "prio" }, { 4, "success" }, { 5, "target_cpu" } } },
-	{ "sched",
-	  "sched_wakeup_new",
-	  114,
-	  { { 1, "comm" }, { 2, "pid" }, { 3, "prio" }, { 4, "success" }, { 5, "target_cpu" } } },
-	{ "task",
-	  "task_newtask",
-	  235,
-	  { { 1, "pid" }, { 2, "comm" }, { 3, "clone_flags" }, { 4, "oom_score_adj" } } },
-	{ "task",
-	  "task_rename",
-	  236,
-	  { { 1, "pid" }, { 2, "oldcomm" }, { 3, "newcomm" }, { 4, "oom_score_adj" } } },
-	{ "sched",
-	  "sched_process_exec",
-	  237,
-	  { { 1, "filename" }, { 2, "pid" }, { 3, "old_pid" } } },
-	{ "sched",
-	  "sched_process_exit",
-	  238,
-	  { { 1, "comm" }, { 2, "pid" }, { 3, "tgid" }, { 4, "prio" } } },
-	{ "sched",
-	  "sched_process_fork",
-	  239,
-	  { { 1, "parent_comm" }, { 2, "parent_pid" }, { 3, "child_comm" }, { 4, "child_pid" } } },
-	{ "sched", "sched_process_free", 240, { { 1, "comm" }, { 2, "pid" }, { 3, "prio" } } },
-	{ "sched", "sched_process_hang", 241, { { 1, "comm" }, { 2, "pid" } } },
-	{ "sched", "sched_process_wait", 242, { { 1, "comm" }, { 2, "pid" }, { 3, "prio" } } },
-	{ "raw_syscalls", "sys_enter", EVENT_SYS_ENTER, { { 1, "id" } } },
-	{ "raw_syscalls", "sys_exit", 330, { { 1, "id" }, { 2, "ret" } } },
-};
-
 /* The compact encoding's columns, in the order of compact_fields[] below. */
 static const char *const switch_fields[] = { "prev_state", "next_pid", "next_prio", "next_comm" };
 static const char *const waking_fields[] = { "pid", "target_cpu", "prio", "comm" };
@@ -114,13 +63,20 @@ static const char *const waking_fields[] = { "pid", "target_cpu", "prio", "comm"
 static const uint32_t switch_proto[] = { 1, 2, 3, 4, 6 };
 static const uint32_t waking_proto[] = { 7, 8, 9, 10, 11, 12 };
 
+/* A typed message's field, fed from the format field of the same name. */
+struct tp_field {
+	struct tep_format_field *f;
+	uint32_t proto;
+	enum ftrace_schema_type type;
+};
+
 struct tp {
 	struct tep_event *e;
 	enum tp_kind kind;
-	uint32_t proto;
-	uint32_t field_proto[MAX_FIELDS];
-	struct tep_format_field *field[MAX_FIELDS];
-	int nr_fields;
+	uint32_t proto;			 /* its typed message in FtraceEvent, 0: none */
+	struct tep_format_field *col[4]; /* TP_SWITCH, TP_WAKING: the compact columns */
+	struct tp_field *fields;
+	size_t nr_fields;
 	struct tep_format_field *args; /* sys_enter */
 };
 
@@ -148,6 +104,7 @@ struct perfetto_ftrace {
 	struct bundle *bundles;
 	size_t nr_bundles;
 	uint64_t nr_lost_marks;
+	uint64_t nr_cpu_skipped; /* events of CPUs >= IMPORT_MAX_CPUS */
 	struct pb_buf pkt;
 };
 
@@ -155,7 +112,7 @@ static struct bundle *bundle_of(struct perfetto_ftrace *fc, uint32_t cpu)
 {
 	struct bundle *b;
 
-	if (cpu >= MAX_CPUS)
+	if (cpu >= IMPORT_MAX_CPUS)
 		return NULL;
 	if (cpu >= fc->nr_bundles) {
 		size_t n = cpu + 1 > fc->nr_bundles * 2 ? cpu + 1 : fc->nr_bundles * 2;
@@ -187,8 +144,11 @@ void perfetto_ftrace__delete(struct perfetto_ftrace *fc)
 	for (size_t i = 0; i < fc->nr_bundles; i++)
 		bundle_fini(&fc->bundles[i]);
 	free(fc->bundles);
-	for (size_t i = 0; fc->by_type && i < 65536; i++)
+	for (size_t i = 0; fc->by_type && i < 65536; i++) {
+		if (fc->by_type[i])
+			free(fc->by_type[i]->fields);
 		free(fc->by_type[i]);
+	}
 	free(fc->by_type);
 	pb_buf__fini(&fc->pkt);
 	if (fc->tep)
@@ -293,41 +253,81 @@ static int add_format(struct perfetto_ftrace *fc, const char *system, const char
 	return r;
 }
 
-static void resolve(struct tp *tp)
+static int schema_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct ftrace_schema_event *)elem)->name);
+}
+
+/*
+ * The schema's message for @e: by system and name where the schema's
+ * group is @e's system; by name alone where it is not (a message's group
+ * is the stem of the schema file that defines it, not always the
+ * kernel's system), and then only if no other tracepoint of the
+ * recording has that name, so that no two tracepoints share a message.
+ */
+static const struct ftrace_schema_event *schema_event(const struct tep_event *e,
+						      struct tep_event **events)
+{
+	const struct ftrace_schema_event *se = bsearch(
+		e->name, ftrace_schema_events, ftrace_schema_nr_events, sizeof(*se), schema_cmp);
+
+	if (!se || !strcmp(se->group, e->system))
+		return se;
+	for (size_t i = 0; events[i]; i++)
+		if (events[i] != e && !strcmp(events[i]->name, e->name))
+			return NULL;
+	return se;
+}
+
+static bool is_number(const struct tep_format_field *f);
+
+/*
+ * Whether format field @f can feed a proto field of type @t: strings from
+ * strings, bytes from arrays, numbers from numbers; anything else is left out.
+ */
+static bool fits(const struct tep_format_field *f, enum ftrace_schema_type t)
+{
+	if (t == FTRACE_SCHEMA_STRING)
+		return f->flags & TEP_FIELD_IS_STRING;
+	if (t == FTRACE_SCHEMA_BYTES)
+		return f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_STRING);
+	return is_number(f);
+}
+
+static int resolve(struct tp *tp, struct tep_event **events)
 {
 	struct tep_event *e = tp->e;
+	const struct ftrace_schema_event *se = schema_event(e, events);
 	const char *const *names = NULL;
 
-	if (!strcmp(e->system, "sched") && !strcmp(e->name, "sched_switch"))
-		names = switch_fields, tp->kind = TP_SWITCH;
-	else if (!strcmp(e->system, "sched") && !strcmp(e->name, "sched_waking"))
-		names = waking_fields, tp->kind = TP_WAKING;
-	if (names) {
-		for (int i = 0; i < 4; i++)
-			if (!(tp->field[i] = tep_find_field(e, names[i])))
-				tp->kind = TP_GENERIC;
-		if (tp->kind != TP_GENERIC)
-			return;
-	}
-	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++) {
-		if (strcmp(e->system, known[k].system) || strcmp(e->name, known[k].name))
-			continue;
-		tp->kind = TP_TYPED;
-		tp->proto = known[k].proto;
-		tp->nr_fields = 0;
-		for (int i = 0; i < MAX_FIELDS && known[k].f[i].name; i++) {
-			struct tep_format_field *f = tep_find_field(e, known[k].f[i].name);
-
-			if (f) {
-				tp->field[tp->nr_fields] = f;
-				tp->field_proto[tp->nr_fields++] = known[k].f[i].proto;
-			}
-		}
-		if (tp->proto == EVENT_SYS_ENTER)
-			tp->args = tep_find_field(e, "args");
-		return;
-	}
 	tp->kind = TP_GENERIC;
+	if (!se)
+		return 0;
+	tp->fields = calloc(se->nr_fields ? se->nr_fields : 1, sizeof(*tp->fields));
+	if (!tp->fields)
+		return -ENOMEM;
+	tp->kind = TP_TYPED;
+	tp->proto = se->number;
+	for (size_t i = 0; i < se->nr_fields; i++) {
+		struct tep_format_field *f = tep_find_field(e, se->fields[i].name);
+
+		if (f && fits(f, se->fields[i].type))
+			tp->fields[tp->nr_fields++] = (struct tp_field){ f, se->fields[i].number,
+									 se->fields[i].type };
+	}
+	if (tp->proto == EVENT_SYS_ENTER)
+		tp->args = tep_find_field(e, "args");
+	/* The compact encoding where every column is there, else the typed message. */
+	if (tp->proto == EVENT_SWITCH && !strcmp(e->system, "sched"))
+		names = switch_fields;
+	else if (tp->proto == EVENT_WAKING && !strcmp(e->system, "sched"))
+		names = waking_fields;
+	for (int i = 0; names && i < 4; i++)
+		if (!(tp->col[i] = tep_find_field(e, names[i])))
+			names = NULL;
+	if (names)
+		tp->kind = names == switch_fields ? TP_SWITCH : TP_WAKING;
+	return 0;
 }
 
 static bool recorded(const struct snapshot *s, const struct tep_event *e)
@@ -342,20 +342,38 @@ static bool recorded(const struct snapshot *s, const struct tep_event *e)
 }
 
 /*
- * The importer opens a slice at each sys_enter and closes it at the
- * thread's next sys_exit: without sys_exit recorded nothing closes them,
- * and past 512 deep it drops them, counted as an error. Then sys_enter
- * goes in as a generic event, one row each in the raw table.
+ * Begin/end tracepoints the importer makes slices of: it opens one at
+ * each begin and closes it at the next end of its thread or CPU. Without
+ * the end recorded nothing closes them, and past 512 deep it drops them,
+ * counted as an error (slice_max_depth_exceeded). Then the begin goes in
+ * as a generic event, one row each in the raw table: scheduler.conf
+ * records irq_handler_entry and softirq_entry alone.
  */
-static void syscalls_without_exit(struct perfetto_ftrace *fc, const struct snapshot *s)
-{
-	struct tep_event *enter = tep_find_event_by_name(fc->tep, "raw_syscalls", "sys_enter");
-	struct tep_event *exit = tep_find_event_by_name(fc->tep, "raw_syscalls", "sys_exit");
-	struct tp *tp = enter && enter->id >= 0 && enter->id <= 65535 ? fc->by_type[enter->id] :
-									NULL;
+static const struct {
+	const char *system, *begin, *end;
+} slice_pairs[] = {
+	{ "raw_syscalls", "sys_enter", "sys_exit" },
+	{ "irq", "irq_handler_entry", "irq_handler_exit" },
+	{ "irq", "softirq_entry", "softirq_exit" },
+	{ "ipi", "ipi_entry", "ipi_exit" },
+	{ "workqueue", "workqueue_execute_start", "workqueue_execute_end" },
+	{ "vmscan", "mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end" },
+};
 
-	if (tp && tp->kind == TP_TYPED && !recorded(s, exit))
-		tp->kind = TP_GENERIC;
+static void begins_without_end(struct perfetto_ftrace *fc, const struct snapshot *s)
+{
+	for (size_t i = 0; i < sizeof(slice_pairs) / sizeof(slice_pairs[0]); i++) {
+		struct tep_event *begin = tep_find_event_by_name(fc->tep, slice_pairs[i].system,
+								 slice_pairs[i].begin);
+		struct tep_event *end = tep_find_event_by_name(fc->tep, slice_pairs[i].system,
+							       slice_pairs[i].end);
+		struct tp *tp = begin && begin->id >= 0 && begin->id <= 65535 ?
+					fc->by_type[begin->id] :
+					NULL;
+
+		if (tp && tp->kind == TP_TYPED && !recorded(s, end))
+			tp->kind = TP_GENERIC, tp->proto = 0;
+	}
 }
 
 int perfetto_ftrace__new(const struct snapshot *s, struct perfetto_ftrace **ret)
@@ -397,11 +415,11 @@ int perfetto_ftrace__new(const struct snapshot *s, struct perfetto_ftrace **ret)
 			break;
 		}
 		tp->e = events[i];
-		resolve(tp);
 		fc->by_type[events[i]->id] = tp;
+		r = resolve(tp, events);
 	}
 	if (!r)
-		syscalls_without_exit(fc, s);
+		begins_without_end(fc, s);
 	for (size_t i = 0; !r && i < snapshot__nr_chunks(s); i++) {
 		const struct snapshot_chunk_info *c = snapshot__chunk(s, i);
 		struct bundle *b = c->overwritten && c->cpu >= 0 ? bundle_of(fc, (uint32_t)c->cpu) :
@@ -414,7 +432,7 @@ int perfetto_ftrace__new(const struct snapshot *s, struct perfetto_ftrace **ret)
 		 */
 		if (b)
 			b->overwritten = true;
-		else if (c->overwritten && c->cpu >= 0)
+		else if (c->overwritten && c->cpu >= 0 && c->cpu < IMPORT_MAX_CPUS)
 			r = -ENOMEM;
 	}
 	if (r) {
@@ -434,6 +452,9 @@ static bool field_bytes(const struct tep_format_field *f, const uint8_t *d, size
 
 	if (f->offset < 0 || f->size < 0 || off + len > size)
 		return false;
+	/* A flexible array (ftrace:print's "char buf[]"): the rest of the record. */
+	if ((f->flags & TEP_FIELD_IS_ARRAY) && !(f->flags & TEP_FIELD_IS_DYNAMIC) && !len)
+		len = size - off;
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
 		if (len != 4)
 			return false;
@@ -488,19 +509,45 @@ static uint64_t number(const struct perfetto_ftrace *fc, const struct tep_format
 	return v;
 }
 
-/* A field as a protobuf value: a string (up to its NUL) or a varint. */
-static void put_field(struct perfetto_ftrace *fc, struct pb_buf *b, uint32_t proto,
-		      const struct tep_format_field *f, const uint8_t *d, size_t size)
+/*
+ * A field as its proto type: strings up to their NUL, numbers as the
+ * format field's value (sign-extended where the format says signed)
+ * converted as a C cast to the proto type would: int32 from the low 32
+ * bits, sign-extended to the 64-bit varint protobuf wants; sint zigzag.
+ */
+static void put_field(struct perfetto_ftrace *fc, struct pb_buf *b, const struct tp_field *tf,
+		      const uint8_t *d, size_t size)
 {
 	const uint8_t *p;
+	uint64_t v;
 	size_t len;
+	int64_t n;
 
-	if (!field_bytes(f, d, size, &p, &len))
+	if (!field_bytes(tf->f, d, size, &p, &len))
 		return;
-	if (f->flags & TEP_FIELD_IS_STRING)
-		pb__bytes(b, proto, p, strnlen((const char *)p, len));
-	else if (is_number(f))
-		pb__varint(b, proto, number(fc, f, p));
+	if (tf->type == FTRACE_SCHEMA_STRING) {
+		pb__bytes(b, tf->proto, p, strnlen((const char *)p, len));
+		return;
+	}
+	if (tf->type == FTRACE_SCHEMA_BYTES) {
+		pb__bytes(b, tf->proto, p, len);
+		return;
+	}
+	v = number(fc, tf->f, p);
+	if (tf->type == FTRACE_SCHEMA_INT32) {
+		v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+	} else if (tf->type == FTRACE_SCHEMA_UINT32) {
+		v = (uint32_t)v;
+	} else if (tf->type == FTRACE_SCHEMA_SINT32) {
+		n = (int32_t)(uint32_t)v;
+		v = (uint32_t)((uint32_t)n << 1 ^ (n < 0 ? ~0u : 0));
+	} else if (tf->type == FTRACE_SCHEMA_SINT64) {
+		n = (int64_t)v;
+		v = v << 1 ^ (n < 0 ? ~0ull : 0);
+	} else if (tf->type == FTRACE_SCHEMA_BOOL) {
+		v = v != 0;
+	} /* INT64 and UINT64 as they are */
+	pb__varint(b, tf->proto, v);
 }
 
 static void put_generic_field(struct perfetto_ftrace *fc, struct pb_buf *b,
@@ -593,16 +640,16 @@ static int compact(struct perfetto_ftrace *fc, struct bundle *b, const struct tp
 	bool is_new;
 
 	for (int i = 0; i < 4; i++)
-		if (!field_bytes(tp->field[i], d, info->raw_size, &p, &len) ||
-		    (i < 3 && !is_number(tp->field[i])))
+		if (!field_bytes(tp->col[i], d, info->raw_size, &p, &len) ||
+		    (i < 3 && !is_number(tp->col[i])))
 			return 1;
 	pb__varint_raw(&col[0], info->time - b->last_ts[k]);
 	b->last_ts[k] = info->time;
 	for (int i = 0; i < 3; i++) {
-		field_bytes(tp->field[i], d, info->raw_size, &p, &len);
-		pb__varint_raw(&col[i + 1], number(fc, tp->field[i], p));
+		field_bytes(tp->col[i], d, info->raw_size, &p, &len);
+		pb__varint_raw(&col[i + 1], number(fc, tp->col[i], p));
 	}
-	field_bytes(tp->field[3], d, info->raw_size, &p, &len);
+	field_bytes(tp->col[3], d, info->raw_size, &p, &len);
 	len = strnlen((const char *)p, len);
 	iid = intern_table__get(&b->comms, p, len, &is_new);
 	if (!iid)
@@ -629,8 +676,8 @@ static void typed(struct perfetto_ftrace *fc, struct pb_buf *ev, const struct tp
 		for (struct tep_format_field *f = tp->e->format.fields; f; f = f->next)
 			put_generic_field(fc, ev, f, d, info->raw_size);
 	} else {
-		for (int i = 0; i < tp->nr_fields; i++)
-			put_field(fc, ev, tp->field_proto[i], tp->field[i], d, info->raw_size);
+		for (size_t i = 0; i < tp->nr_fields; i++)
+			put_field(fc, ev, &tp->fields[i], d, info->raw_size);
 		/* SysEnterFtraceEvent.args (2), one per unsigned long of the array */
 		if (tp->args && tp->args->elementsize > 0 &&
 		    field_bytes(tp->args, d, info->raw_size, &p, &len))
@@ -660,9 +707,13 @@ int perfetto_ftrace__sample(struct perfetto_ftrace *fc, struct pftrace_out *o,
 	tp = fc->by_type[type];
 	if (!tp)
 		return 1;
+	if (info->cpu >= IMPORT_MAX_CPUS) {
+		fc->nr_cpu_skipped++;
+		return PERFETTO_FTRACE_SKIPPED;
+	}
 	b = bundle_of(fc, info->cpu);
 	if (!b)
-		return info->cpu >= MAX_CPUS ? 1 : -ENOMEM;
+		return -ENOMEM;
 	b->used = true;
 	if (!b->first_ts)
 		b->first_ts = info->time;
@@ -695,7 +746,7 @@ int perfetto_ftrace__lost(struct perfetto_ftrace *fc, struct pftrace_out *o, uin
 	int r = 0;
 
 	if (!b)
-		return cpu >= MAX_CPUS ? 0 : -ENOMEM;
+		return cpu >= IMPORT_MAX_CPUS ? 0 : -ENOMEM;
 	if (has_events(b))
 		r = flush(fc, o, cpu, b);
 	b->lost = true;
@@ -703,7 +754,7 @@ int perfetto_ftrace__lost(struct perfetto_ftrace *fc, struct pftrace_out *o, uin
 }
 
 int perfetto_ftrace__finish(struct perfetto_ftrace *fc, struct pftrace_out *o,
-			    uint64_t *nr_lost_marks)
+			    uint64_t *nr_lost_marks, uint64_t *nr_cpu_skipped)
 {
 	int r = 0;
 
@@ -714,5 +765,6 @@ int perfetto_ftrace__finish(struct perfetto_ftrace *fc, struct pftrace_out *o,
 			r = flush(fc, o, (uint32_t)i, b);
 	}
 	*nr_lost_marks = fc->nr_lost_marks;
+	*nr_cpu_skipped = fc->nr_cpu_skipped;
 	return r;
 }

@@ -274,6 +274,8 @@ static int record(struct writer *w, const struct perf_event_header *h)
 	tracepoint = ev->attr.type == PERF_TYPE_TRACEPOINT;
 	if (tracepoint) {
 		r = perfetto_ftrace__sample(w->fc, w->o, &info);
+		if (r == PERFETTO_FTRACE_SKIPPED)
+			return 0; /* counted in nr_cpu_skipped */
 		if (r > 0)
 			w->res.nr_invalid++;
 		if (r)
@@ -400,7 +402,7 @@ int snapshot_perfetto__write(const struct snapshot *s, int fd, const struct perf
 	}
 	snapshot_cursor__delete(cur);
 	if (!r)
-		r = perfetto_ftrace__finish(w.fc, w.o, &w.res.nr_lost_marks);
+		r = perfetto_ftrace__finish(w.fc, w.o, &w.res.nr_lost_marks, &w.res.nr_cpu_skipped);
 	if (!r)
 		r = process_tree(&w);
 	if (!r)

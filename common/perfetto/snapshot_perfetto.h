@@ -7,9 +7,11 @@
  *
  * - Tracepoint samples become ftrace events in an FtraceEventBundle per
  *   CPU: sched_switch and sched_waking in the compact encoding, the other
- *   sched, raw_syscalls and task events as their typed messages, anything
- *   else as a GenericFtraceEvent with every field by name (libtraceevent
- *   parses the formats). A PERF_RECORD_LOST, or a ring that had wrapped,
+ *   tracepoints Perfetto's schema has a message for as that typed
+ *   message, anything else as a GenericFtraceEvent with every field by
+ *   name (libtraceevent parses the formats). Trace processor refuses a
+ *   bundle of CPU 1024 or more: those CPUs' tracepoints are left out,
+ *   counted. A PERF_RECORD_LOST, or a ring that had wrapped,
  *   sets lost_events on the next bundle of its CPU.
  * - Other samples become StackSample packets, one sequence per event,
  *   with interned function names, mappings, frames and callstacks; names
@@ -50,6 +52,7 @@ struct perfetto_result {
 	uint64_t nr_invalid;	       /* samples that could not be decoded */
 	uint64_t lost_events;	       /* sum of PERF_RECORD_LOST counts */
 	uint64_t nr_lost_marks;	       /* bundles marked lost_events */
+	uint64_t nr_cpu_skipped;       /* tracepoint samples of CPUs >= 1024, left out */
 	uint64_t nr_tasks;	       /* threads in the ProcessTree */
 };
 

@@ -26,8 +26,9 @@ convert_ok() { # OUT ARGS...: must succeed with nothing on stderr (not a termina
 	cat conv.out
 }
 
-# 1. Scheduling, syscalls, process events and a generic tracepoint, system
-#    wide, while a short-lived program runs and exits.
+# 1. Scheduling, syscalls, process events and a timer tracepoint (a typed
+#    message from the schema since issue #35, no longer a generic one),
+#    system wide, while a short-lived program runs and exits.
 perf record -q -e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup_new \
 	-e sched:sched_process_fork -e sched:sched_process_exit -e sched:sched_process_exec \
 	-e raw_syscalls:sys_enter -e raw_syscalls:sys_exit -e timer:hrtimer_start -a -m 8M -o tp.data \

@@ -21,18 +21,16 @@ pftrace_decode() {
 }
 
 # pftrace_count DECODED TYPE: events of tracepoint TYPE ("sched:sched_switch")
-# in the decoded trace: compact rows, typed messages or generic events.
+# in the decoded trace: compact rows, typed messages (an event's message,
+# "irq_handler_entry {", in packet > ftrace_events > event) or generic
+# events (event_name), whichever the writer chose.
 pftrace_count() {
-	local name=${2#*:}
+	local name=${2#*:} compact=0
 	case "$name" in
-	sched_switch) grep -c '^ *switch_timestamp:' "$1" ;;
-	sched_waking) grep -c '^ *waking_timestamp:' "$1" ;;
-	# Without sys_exit recorded, sys_enter is a generic event (no slice to close).
-	sys_enter) grep -cE "^      sys_enter \{|^ *event_name: \"sys_enter\"" "$1" ;;
-	sched_wakeup | sched_wakeup_new | sched_process_* | sys_exit | task_newtask | task_rename)
-		grep -c "^      $name {" "$1" ;;
-	*) grep -c "^ *event_name: \"$name\"" "$1" ;;
+	sched_switch) compact=$(grep -c '^ *switch_timestamp:' "$1") ;;
+	sched_waking) compact=$(grep -c '^ *waking_timestamp:' "$1") ;;
 	esac
+	echo $((compact + $(grep -cE "^      $name \{|^ *event_name: \"$name\"" "$1")))
 }
 
 # pftrace_same_counts DATA DECODED: every tracepoint type perf script shows in

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests for the Perfetto layer's pieces: protobuf wire encoding (pb),
- * interning (intern) and the compressed output stream (pftrace_out). The
- * whole writer is checked against Perfetto's schema by the integration
- * tests (protoc --decode).
+ * interning (intern), the compressed output stream (pftrace_out), and the
+ * ftrace events: the schema's generated table and the typed messages
+ * written for hand-made formats. The whole writer is checked against
+ * Perfetto's schema by the integration tests (protoc --decode).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,14 +16,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 #include <cmocka.h>
 
+#include "ftrace_schema.h"
 #include "intern.h"
 #include "pb.h"
 #include "pftrace_out.h"
+#include "snapshot.h"
+#include "snapshot_perfetto.h"
+#include "test_dir.h"
+#include "test_records.h"
+#include "tracing_meta.h"
 
 static void test_varints(void **state)
 {
@@ -207,13 +215,445 @@ static void test_out_error(void **state)
 	close(fd);
 }
 
+/* The generated table: the schema's numbers, groups and field types. */
+static const struct ftrace_schema_event *schema(const char *name)
+{
+	for (size_t i = 0; i < ftrace_schema_nr_events; i++)
+		if (!strcmp(ftrace_schema_events[i].name, name))
+			return &ftrace_schema_events[i];
+	return NULL;
+}
+
+static void test_schema_table(void **state)
+{
+	const struct ftrace_schema_event *e;
+
+	(void)state;
+	e = schema("irq_handler_entry");
+	assert_non_null(e);
+	assert_string_equal(e->group, "irq");
+	assert_int_equal(e->number, 36);
+	assert_true(e->nr_fields >= 2);
+	assert_string_equal(e->fields[0].name, "irq");
+	assert_int_equal(e->fields[0].number, 1);
+	assert_int_equal(e->fields[0].type, FTRACE_SCHEMA_INT32);
+	assert_string_equal(e->fields[1].name, "name");
+	assert_int_equal(e->fields[1].number, 2);
+	assert_int_equal(e->fields[1].type, FTRACE_SCHEMA_STRING);
+	e = schema("print");
+	assert_non_null(e);
+	assert_string_equal(e->group, "ftrace");
+	assert_int_equal(e->number, 3);
+	e = schema("sched_switch");
+	assert_non_null(e);
+	assert_int_equal(e->number, 4);
+	assert_int_equal(schema("sys_enter")->number, 329);
+	assert_string_equal(schema("signal_generate")->group, "signal");
+	assert_string_equal(schema("cpu_frequency")->group, "power");
+	/* Not a tracepoint's message: the generic event is written by hand. */
+	assert_null(schema("generic"));
+	for (size_t i = 1; i < ftrace_schema_nr_events; i++)
+		assert_true(strcmp(ftrace_schema_events[i - 1].name, ftrace_schema_events[i].name) <
+			    0);
+}
+
+/* Tracepoint formats as tracefs writes them, for a snapshot written whole. */
+#define COMMON                                                                         \
+	"format:\n"                                                                    \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"         \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"         \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+enum { ID_ENTRY = 100, ID_EXIT, ID_PRINT, ID_FOO, ID_SWITCH };
+
+static const struct {
+	const char *path, *text;
+} formats[] = {
+	{ "irq/irq_handler_entry",
+	  "name: irq_handler_entry\nID: 100\n" COMMON
+	  "\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+	  "\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:1;\n\n"
+	  "print fmt: \"irq=%d name=%s\", REC->irq, __get_str(name)\n" },
+	{ "irq/irq_handler_exit", "name: irq_handler_exit\nID: 101\n" COMMON
+				  "\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+				  "\tfield:int ret;\toffset:12;\tsize:4;\tsigned:1;\n\n"
+				  "print fmt: \"irq=%d ret=%d\", REC->irq, REC->ret\n" },
+	{ "ftrace/print", "name: print\nID: 102\n" COMMON
+			  "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+			  "\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:1;\n\n"
+			  "print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n" },
+	{ "foo/foo_event",
+	  "name: foo_event\nID: 103\n" COMMON "\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+	  "print fmt: \"x=%d\", REC->x\n" },
+	{ "sched/sched_switch", "name: sched_switch\nID: 104\n" COMMON
+				"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+				"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+				"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+				"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+				"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+				"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+				"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
+				"print fmt: \"prev_comm=%s\", REC->prev_comm\n" },
+};
+
+#define TP_TYPE                                                                          \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
+	 PERF_SAMPLE_RAW)
+
+static char tp_dir[64];
+
+static void put_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static int tp_setup(void **state)
+{
+	char path[256];
+
+	(void)state;
+	snprintf(tp_dir, sizeof(tp_dir), "/tmp/test_perfetto.XXXXXX");
+	if (!mkdtemp(tp_dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/events", tp_dir);
+	if (mkdir(path, 0700))
+		return -1;
+	snprintf(path, sizeof(path), "%s/events/header_page", tp_dir);
+	put_text(path, "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		       "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+		       "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+		       "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n");
+	snprintf(path, sizeof(path), "%s/events/header_event", tp_dir);
+	put_text(path, "# compressed entry header\n\ttype_len    :    5 bits\n"
+		       "\ttime_delta  :   27 bits\n\tarray       :   32 bits\n");
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		char sys[64];
+
+		snprintf(sys, sizeof(sys), "%s", formats[i].path);
+		*strchr(sys, '/') = 0;
+		snprintf(path, sizeof(path), "%s/events/%s", tp_dir, sys);
+		(void)mkdir(path, 0700);
+		snprintf(path, sizeof(path), "%s/events/%s", tp_dir, formats[i].path);
+		if (mkdir(path, 0700))
+			return -1;
+		snprintf(path, sizeof(path), "%s/events/%s/format", tp_dir, formats[i].path);
+		put_text(path, formats[i].text);
+	}
+	return 0;
+}
+
+static int tp_teardown(void **state)
+{
+	(void)state;
+	return test_dir__remove(tp_dir);
+}
+
+/* A raw tracepoint record: common fields, then @size bytes of @body. */
+struct raw {
+	uint8_t b[64];
+	uint32_t size;
+};
+
+static struct raw raw_of(uint16_t type, int32_t pid, const void *body, size_t size)
+{
+	struct raw r = { .size = (uint32_t)(8 + size) };
+
+	memcpy(r.b, &type, 2);
+	memcpy(r.b + 4, &pid, 4);
+	memcpy(r.b + 8, body, size);
+	return r;
+}
+
+/* One ftrace event as written: its bundle's CPU, its message's number and bytes. */
+struct ev {
+	uint32_t cpu, number;
+	const uint8_t *msg;
+	size_t len;
+};
+
+/* The next field of [*p, end): varint (wire 0) or length-delimited (wire 2). */
+static bool pb_next(const uint8_t **p, const uint8_t *end, uint32_t *field, uint64_t *v,
+		    const uint8_t **data, size_t *len)
+{
+	uint64_t key = 0, x = 0;
+
+	for (int sh = 0; *p < end; sh += 7) {
+		key |= (uint64_t)(**p & 0x7f) << sh;
+		if (!(*(*p)++ & 0x80))
+			break;
+	}
+	if (*p >= end && !key)
+		return false;
+	for (int sh = 0; *p < end; sh += 7) {
+		x |= (uint64_t)(**p & 0x7f) << sh;
+		if (!(*(*p)++ & 0x80))
+			break;
+	}
+	*field = (uint32_t)(key >> 3);
+	*v = x;
+	*data = NULL;
+	*len = 0;
+	if ((key & 7) == 2) {
+		assert_true(x <= (uint64_t)(end - *p));
+		*data = *p;
+		*len = (size_t)x;
+		*p += x;
+	} else {
+		assert_int_equal(key & 7, 0);
+	}
+	return true;
+}
+
+/* The varint or bytes of field @want in message [m, m + len); false if absent. */
+static bool pb_find(const uint8_t *m, size_t len, uint32_t want, uint64_t *v, const uint8_t **data,
+		    size_t *dlen)
+{
+	const uint8_t *p = m, *end = m + len;
+	uint32_t f;
+
+	while (p < end && pb_next(&p, end, &f, v, data, dlen))
+		if (f == want)
+			return true;
+	return false;
+}
+
+static size_t events_of(const uint8_t *trace, size_t size, struct ev *evs, size_t max,
+			bool *cpu_1024)
+{
+	const uint8_t *p = trace, *end = trace + size, *pkt, *bun, *ev;
+	size_t n = 0, plen, blen, elen;
+	uint32_t f, g, h;
+	uint64_t v;
+
+	while (p < end && pb_next(&p, end, &f, &v, &pkt, &plen)) {
+		const uint8_t *q, *qe;
+		uint32_t cpu = 0;
+
+		if (f != 1 || !pb_find(pkt, plen, 1, &v, &bun, &blen) || !bun)
+			continue;
+		/* A packet's ftrace_events: its bundle's cpu, then each event. */
+		q = bun, qe = bun + blen;
+		while (q < qe && pb_next(&q, qe, &g, &v, &ev, &elen))
+			if (g == 1)
+				cpu = (uint32_t)v;
+		if (cpu >= 1024)
+			*cpu_1024 = true;
+		q = bun;
+		while (q < qe && pb_next(&q, qe, &g, &v, &ev, &elen)) {
+			const uint8_t *r = ev, *re = ev + elen, *msg;
+			size_t mlen;
+
+			if (g != 2)
+				continue;
+			while (r < re && pb_next(&r, re, &h, &v, &msg, &mlen))
+				if (msg && n < max)
+					evs[n++] = (struct ev){ cpu, h, msg, mlen };
+		}
+	}
+	return n;
+}
+
+static void test_typed_events(void **state)
+{
+	static const char *const names[] = { "irq:irq_handler_entry", "irq:irq_handler_exit",
+					     "ftrace:print", "foo:foo_event",
+					     "sched:sched_switch" };
+	struct perfetto_meta meta = { .compression = PFTRACE_COMPRESS_NONE };
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT,
+				     .size = sizeof(a),
+				     .sample_type = TP_TYPE,
+				     .sample_id_all = 1 };
+	uint8_t entry[8], exit_[8], print[8 + 6], foo[4], sw[32];
+	struct snapshot *s = snapshot__new();
+	struct tracing_meta *m = NULL;
+	struct perfetto_result res;
+	struct test_records rec;
+	uint8_t trace[8192];
+	struct ev evs[16];
+	bool cpu_1024 = false;
+	const uint8_t *d;
+	uint64_t v, ip = 0xffffffff81000000ull;
+	int32_t irq = 19, ret = -5, x = -7;
+	uint32_t loc = (uint32_t)6 << 16 | 16; /* "eth0\0" + pad, after the fixed fields */
+	size_t n, len;
+	ssize_t got;
+	int fd;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(tracing_meta__read(tp_dir, names, 5, &m), 0);
+	snapshot__set_tracing(s, m);
+	tracing_meta__put(m);
+	for (uint64_t id = ID_ENTRY; id <= ID_SWITCH; id++) {
+		a.config = id;
+		assert_int_equal(snapshot__add_event(s, &a, names[id - ID_ENTRY], &id, 1), 0);
+	}
+	test_records__init(&rec, TP_TYPE);
+	memcpy(entry, &irq, 4);
+	memcpy(entry + 4, &loc, 4);
+	memcpy(exit_, &irq, 4);
+	memcpy(exit_ + 4, &ret, 4);
+	memcpy(print, &ip, 8);
+	memcpy(print + 8, "hello\0", 6);
+	memcpy(foo, &x, 4);
+	memset(sw, 0, sizeof(sw));
+	memcpy(sw, "prev", 4);
+	memcpy(sw + 16, &(int32_t){ 42 }, 4);
+	memcpy(sw + 20, &(int32_t){ 120 }, 4);
+	{
+		struct raw r[6];
+		uint8_t e16[16];
+
+		memcpy(e16, entry, 8);
+		memcpy(e16 + 8, "eth0\0\0\0\0", 8);
+		r[0] = raw_of(ID_ENTRY, 7, e16, 16);
+		r[1] = raw_of(ID_EXIT, 7, exit_, 8);
+		r[2] = raw_of(ID_PRINT, 7, print, sizeof(print));
+		r[3] = raw_of(ID_FOO, 7, foo, 4);
+		/* Cut after prev_state: the compact encoding refuses it. */
+		r[4] = raw_of(ID_SWITCH, 7, sw, 32);
+		r[5] = raw_of(ID_ENTRY, 7, e16, 16);
+		for (int i = 0; i < 6; i++)
+			test_records__sample(
+				&rec, &(struct test_sample){
+					      .id = (uint64_t)(i == 5 ? ID_ENTRY : ID_ENTRY + i),
+					      .pid = 7,
+					      .tid = 7,
+					      .time = 1000 + (uint64_t)i,
+					      .cpu = i == 5 ? 1024 : 1,
+					      .raw = r[i].b,
+					      .raw_size = r[i].size,
+				      });
+		assert_int_equal(snapshot__add_chunk_memory(s, 0, false, rec.data, rec.len, false),
+				 0);
+	}
+	assert_int_equal(snapshot__seal(s), 0);
+
+	fd = memfd_create("pftrace", 0);
+	assert_true(fd >= 0);
+	assert_int_equal(snapshot_perfetto__write(s, fd, &meta, &res), 0);
+	assert_int_equal(res.nr_cpu_skipped, 1);
+	assert_int_equal(res.nr_ftrace, 5);
+	got = pread(fd, trace, sizeof(trace), 0);
+	assert_true(got > 0 && (size_t)got < sizeof(trace));
+	n = events_of(trace, (size_t)got, evs, 16, &cpu_1024);
+	assert_false(cpu_1024);
+	assert_int_equal(n, 5);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(evs[i].cpu, 1);
+	/* irq_handler_entry: irq (int32) 1, name (string) 2. */
+	assert_int_equal(evs[0].number, 36);
+	assert_true(pb_find(evs[0].msg, evs[0].len, 1, &v, &d, &len));
+	assert_int_equal(v, 19);
+	assert_true(pb_find(evs[0].msg, evs[0].len, 2, &v, &d, &len));
+	assert_int_equal(len, 4);
+	assert_memory_equal(d, "eth0", 4);
+	/* irq_handler_exit: a negative int32 is a 64-bit two's complement varint. */
+	assert_int_equal(evs[1].number, 37);
+	assert_true(pb_find(evs[1].msg, evs[1].len, 2, &v, &d, &len));
+	assert_int_equal((int64_t)v, -5);
+	/* print: ip (uint64) 1 and the flexible array buf (string) 2. */
+	assert_int_equal(evs[2].number, 3);
+	assert_true(pb_find(evs[2].msg, evs[2].len, 1, &v, &d, &len));
+	assert_true(v == ip);
+	assert_true(pb_find(evs[2].msg, evs[2].len, 2, &v, &d, &len));
+	assert_int_equal(len, 5);
+	assert_memory_equal(d, "hello", 5);
+	/* Not in the schema: GenericFtraceEvent, x signed (int_value 4). */
+	assert_int_equal(evs[3].number, 327);
+	assert_true(pb_find(evs[3].msg, evs[3].len, 1, &v, &d, &len));
+	assert_int_equal(len, 9);
+	assert_memory_equal(d, "foo_event", 9);
+	/* sched_switch refused by the compact encoding: a SchedSwitchFtraceEvent. */
+	assert_int_equal(evs[4].number, 4);
+	assert_true(pb_find(evs[4].msg, evs[4].len, 1, &v, &d, &len));
+	assert_int_equal(len, 4);
+	assert_memory_equal(d, "prev", 4);
+	assert_true(pb_find(evs[4].msg, evs[4].len, 2, &v, &d, &len));
+	assert_int_equal(v, 42);
+	assert_true(pb_find(evs[4].msg, evs[4].len, 3, &v, &d, &len));
+	assert_int_equal(v, 120);
+	assert_false(pb_find(evs[4].msg, evs[4].len, 6, &v, &d, &len));
+	close(fd);
+	snapshot__delete(s);
+	test_records__fini(&rec);
+}
+
+/*
+ * irq_handler_entry without irq_handler_exit recorded: the importer would
+ * open irq slices nothing closes, so the entries stay generic.
+ */
+static void test_begin_without_end(void **state)
+{
+	static const char *const names[] = { "irq:irq_handler_entry" };
+	struct perfetto_meta meta = { .compression = PFTRACE_COMPRESS_NONE };
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT,
+				     .config = ID_ENTRY,
+				     .size = sizeof(a),
+				     .sample_type = TP_TYPE,
+				     .sample_id_all = 1 };
+	uint32_t loc = (uint32_t)6 << 16 | 16;
+	struct snapshot *s = snapshot__new();
+	struct tracing_meta *m = NULL;
+	struct perfetto_result res;
+	struct test_records rec;
+	uint64_t id = ID_ENTRY;
+	uint8_t body[16] = { 19 }, trace[4096];
+	bool cpu_1024 = false;
+	struct ev evs[4];
+	struct raw r;
+	ssize_t got;
+	int fd;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(tracing_meta__read(tp_dir, names, 1, &m), 0);
+	snapshot__set_tracing(s, m);
+	tracing_meta__put(m);
+	assert_int_equal(snapshot__add_event(s, &a, names[0], &id, 1), 0);
+	memcpy(body + 4, &loc, 4);
+	memcpy(body + 8, "eth0", 4);
+	r = raw_of(ID_ENTRY, 7, body, sizeof(body));
+	test_records__init(&rec, TP_TYPE);
+	test_records__sample(&rec, &(struct test_sample){ .id = id,
+							  .pid = 7,
+							  .tid = 7,
+							  .time = 1000,
+							  .cpu = 0,
+							  .raw = r.b,
+							  .raw_size = r.size });
+	assert_int_equal(snapshot__add_chunk_memory(s, 0, false, rec.data, rec.len, false), 0);
+	assert_int_equal(snapshot__seal(s), 0);
+	fd = memfd_create("pftrace", 0);
+	assert_true(fd >= 0);
+	assert_int_equal(snapshot_perfetto__write(s, fd, &meta, &res), 0);
+	got = pread(fd, trace, sizeof(trace), 0);
+	assert_true(got > 0 && (size_t)got < sizeof(trace));
+	assert_int_equal(events_of(trace, (size_t)got, evs, 4, &cpu_1024), 1);
+	assert_int_equal(evs[0].number, 327);
+	close(fd);
+	snapshot__delete(s);
+	test_records__fini(&rec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_varints),	  cmocka_unit_test(test_nested),
-		cmocka_unit_test(test_intern),	  cmocka_unit_test(test_out_plain),
-		cmocka_unit_test(test_out_gzip),  cmocka_unit_test(test_out_zstd),
+		cmocka_unit_test(test_varints),
+		cmocka_unit_test(test_nested),
+		cmocka_unit_test(test_intern),
+		cmocka_unit_test(test_out_plain),
+		cmocka_unit_test(test_out_gzip),
+		cmocka_unit_test(test_out_zstd),
 		cmocka_unit_test(test_out_error),
+		cmocka_unit_test(test_schema_table),
+		cmocka_unit_test_setup_teardown(test_typed_events, tp_setup, tp_teardown),
+		cmocka_unit_test_setup_teardown(test_begin_without_end, tp_setup, tp_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Typed ftrace events as Perfetto's own importer reads them
+# (trace_processor_shell): irq, softirq and signal tracepoints, which have
+# messages in Perfetto's schema, become irq and softirq slices on the
+# CPUs' tracks and signal instants on the threads'; as generic events
+# (before issue #35) they were rows of the raw table only. The decoded
+# trace holds as many events of each tracepoint as perf script shows, and
+# the importer reports no error or data loss.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/perfetto_lib.sh"
+require_env
+find_trace_processor
+
+# No sched events: their volume only slows the test (perfetto_import and
+# snapshot_perfetto cover them).
+events="irq:irq_handler_entry irq:irq_handler_exit irq:softirq_entry irq:softirq_exit
+	signal:signal_generate signal:signal_deliver"
+# scheduler.conf's power events where the kernel has them (a VM may not).
+for e in power:cpu_frequency power:cpu_idle; do
+	[ -d "/sys/kernel/tracing/events/${e%%:*}/${e#*:}" ] && events="$events
+	$e"
+done
+FORMATS="perf.data perfetto" write_config "$WORK/p.conf" "$events" 1M "compression = none"
+start_daemon "$WORK/p.conf"
+
+# Signals: a shell that catches SIGUSR1, sent 100 of them.
+start_prog "$WORK/catcher.out" bash -c 'trap "n=\$((n + 1))" USR1; echo ready; while :; do sleep 0.05 & wait; done'
+catcher=$LAST_PID
+wait_for_line "$WORK/catcher.out" ready || fail "the signal catcher did not start"
+for _ in $(seq 1 100); do
+	kill -USR1 "$catcher"
+	sleep 0.002
+done
+# Hard IRQs from the disk (direct writes, each one completes with an
+# interrupt), softirqs from those and the timers.
+dd if=/dev/zero of="$WORK/disk" bs=64k count=200 oflag=direct 2>/dev/null ||
+	fail "dd to $WORK/disk"
+file=$(dump_and_wait)
+stem=${file%.perf.data}
+pf=$stem.pftrace
+
+pftrace_decode "$pf" "$WORK/decoded.txt"
+pftrace_same_counts "$file" "$WORK/decoded.txt"
+tp_no_errors "$pf"
+# One load of the trace for all four counts.
+read -r irq softirq generate deliver <<<"$(tp_query "$pf" "select
+	(select count(*) from slice s join track t on s.track_id = t.id where t.type = 'cpu_irq'),
+	(select count(*) from slice s join track t on s.track_id = t.id where t.type = 'cpu_softirq'),
+	(select count(*) from slice where name = 'signal_generate'),
+	(select count(*) from slice where name = 'signal_deliver')" | tr ',' ' ')"
+note "slices: $irq irq, $softirq softirq; instants: $generate signal_generate, $deliver signal_deliver"
+[ "$irq" -gt 0 ] || fail "no irq slices"
+[ "$softirq" -gt 0 ] || fail "no softirq slices"
+[ "$generate" -gt 0 ] || fail "no signal_generate instants"
+[ "$deliver" -gt 0 ] || fail "no signal_deliver instants"
+# The typed events are not in the raw table as generic ones.
+generic=$(grep -c '^ *event_name: "\(irq_handler_entry\|softirq_entry\|signal_generate\)"' "$WORK/decoded.txt" || true)
+[ "$generic" = 0 ] || fail "$generic irq or signal events are still generic"
+echo "PASS: irq, softirq and signal tracepoints are typed: slices and instants in trace processor"
