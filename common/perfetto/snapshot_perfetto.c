@@ -46,7 +46,9 @@
 struct task_name {
 	int32_t tid; /* 0: free */
 	int32_t pid;
+	int32_t ppid; /* a process's parent, from its FORK; 0: unknown */
 	char comm[16];
+	const struct snapshot_cmdline *cmdline; /* a process's, if the dump read it */
 };
 
 struct writer {
@@ -214,6 +216,13 @@ static int sideband(struct writer *w, const struct perf_event_header *h)
 			if (comm[0])
 				memcpy(t->comm, comm, sizeof(comm));
 		}
+		/* A new process's parent (a new thread's is its own process). */
+		if (ids[0] == ids[2] && ids[1] > 0 && ids[1] != ids[0]) {
+			t = task_get(w, ids[2], ids[0]);
+			if (!t)
+				return -ENOMEM;
+			t->ppid = ids[1];
+		}
 		return ids[0] != ids[1] ? symbols__fork(w->syms, ids[0], ids[1]) : 0;
 	case PERF_RECORD_MMAP: /* pid, tid, addr, len, pgoff, filename */
 		if (body <= 32 || (h->misc & PERF_RECORD_MISC_MMAP_DATA))
@@ -296,6 +305,29 @@ static int record(struct writer *w, const struct perf_event_header *h)
 	return r;
 }
 
+/*
+ * A process: its parent and its command line, as /proc gave it at the dump
+ * (else, like Perfetto's own probes for a kernel thread, its name, marked
+ * cmdline_is_comm).
+ */
+static void process_entry(struct pb_buf *p, const struct task_name *t, const char *name)
+{
+	const struct snapshot_cmdline *c = t->cmdline;
+	pb_nested e = pb__begin(p, 1);
+
+	pb__varint(p, 1, (uint64_t)(int64_t)t->pid);
+	if (t->ppid > 0)
+		pb__varint(p, 2, (uint64_t)(int64_t)t->ppid);
+	if (c) {
+		for (size_t at = 0; at < c->len; at += strlen(c->args + at) + 1)
+			pb__str(p, 3, c->args + at);
+	} else if (name[0]) {
+		pb__str(p, 3, name);
+		pb__varint(p, 9, 1); /* cmdline_is_comm */
+	}
+	pb__end(p, e);
+}
+
 /* Every task the snapshot saw, named: processes (tid == pid) and threads. */
 static int process_tree(struct writer *w)
 {
@@ -314,6 +346,14 @@ static int process_tree(struct writer *w)
 		if (st->pid > 0 && st->pid != st->tid && !task_get(w, st->pid, st->pid))
 			return -ENOMEM;
 	}
+	/* Only for the processes the tree lists. */
+	for (size_t i = 0; i < snapshot__nr_cmdlines(w->s); i++) {
+		const struct snapshot_cmdline *c = snapshot__cmdline(w->s, i);
+		struct task_name *t = task_find(w, c->pid);
+
+		if (t && (!t->pid || t->pid == t->tid))
+			t->cmdline = c;
+	}
 	n = pb__begin(p, PKT_PROCESS_TREE);
 	for (size_t i = 0; i < w->cap_tasks; i++) {
 		struct task_name *t = &w->tasks[i];
@@ -327,15 +367,8 @@ static int process_tree(struct writer *w)
 			name = snapshot__comm(w->s, t->tid);
 		if (!name)
 			name = "";
-		if (t->tid == t->pid) {
-			e = pb__begin(p, 1);
-			pb__varint(p, 1, (uint64_t)(int64_t)t->pid);
-			if (name[0]) {
-				pb__str(p, 3, name);
-				pb__varint(p, 9, 1); /* cmdline_is_comm */
-			}
-			pb__end(p, e);
-		}
+		if (t->tid == t->pid)
+			process_entry(p, t, name);
 		e = pb__begin(p, 2);
 		pb__varint(p, 1, (uint64_t)(int64_t)t->tid);
 		pb__varint(p, 3, (uint64_t)(int64_t)t->pid);
