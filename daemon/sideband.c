@@ -391,16 +391,18 @@ static int add_cmdlines(struct snapshot *s, const struct proc_name *procs, size_
  * sideband__name_tasks - add to a sealed snapshot what names its tasks
  * @sb: the side-band
  * @s: the sealed snapshot (worker thread)
+ * @cmdlines: whether to read its processes' command lines
  * @ret_added: number of records merged in
  * @ret_unknown: tasks of the snapshot the table does not know
  *
- * Also keeps with @s the command lines of its processes that still run
- * (snapshot__set_cmdline()), for the writers that carry them.
+ * With @cmdlines, also keeps with @s the command lines of its processes
+ * that still run (snapshot__set_cmdline()), for the Perfetto writer: on a
+ * busy machine reading them can take longer than the rest of this.
  *
  * Returns 0 or -errno.
  */
-int sideband__name_tasks(struct sideband *sb, struct snapshot *s, uint64_t *ret_added,
-			 uint64_t *ret_unknown)
+int sideband__name_tasks(struct sideband *sb, struct snapshot *s, bool cmdlines,
+			 uint64_t *ret_added, uint64_t *ret_unknown)
 {
 	const struct snapshot_stats *st = snapshot__stats(s);
 	struct procinfo_stamp stamp = {
@@ -419,7 +421,7 @@ int sideband__name_tasks(struct sideband *sb, struct snapshot *s, uint64_t *ret_
 				  &unknown);
 	if (r == 0 && unknown)
 		r = unknown_tasks(sb, s, &missing, &nr_missing);
-	if (r == 0)
+	if (r == 0 && cmdlines)
 		r = process_names(sb, s, &procs, &nr_procs);
 	pthread_mutex_unlock(&sb->lock);
 	if (r == 0 && nr_missing)
