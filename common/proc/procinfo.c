@@ -229,7 +229,7 @@ ssize_t procinfo__read_cmdline(pid_t pid, char *buf, size_t size)
 {
 	char path[64];
 	size_t len = 0;
-	ssize_t n;
+	ssize_t n = 0;
 	int fd, r = 0;
 
 	if (!size)
