@@ -268,8 +268,10 @@ static void write_files(struct dump_job *job)
 	if (r == 0)
 		newest_records(job);
 	if (r == 0 && job->sb)
-		r = sideband__name_tasks(job->sb, job->snap, &f->nr_synthesized,
-					 &f->nr_tasks_unnamed);
+		r = sideband__name_tasks(job->sb, job->snap,
+					 job->cfg->formats &
+						 SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_PERFETTO),
+					 &f->nr_synthesized, &f->nr_tasks_unnamed);
 	f->named_at_ns = monotonic_ns();
 	f->nr_records = snapshot__stats(job->snap)->nr_records;
 	f->record_bytes = snapshot__stats(job->snap)->bytes;

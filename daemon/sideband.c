@@ -309,17 +309,100 @@ static int name_from_proc(const struct snapshot *s, const struct snapshot_task *
 	return 0;
 }
 
+/* perf keeps no command line; a ProcessTree's is cut here, as Perfetto's UI shows one line. */
+#define CMDLINE_MAX 4096
+
+struct proc_name {
+	pid_t pid;
+	char comm[16]; /* the table's name at the snapshot's end */
+};
+
+static int proc_name_cmp(const void *a, const void *b)
+{
+	pid_t x = ((const struct proc_name *)a)->pid, y = ((const struct proc_name *)b)->pid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Under the lock: the snapshot's processes, each once, with their names at its end. */
+static int process_names(struct sideband *sb, const struct snapshot *s, struct proc_name **ret,
+			 size_t *ret_nr)
+{
+	uint64_t end = snapshot__stats(s)->last_time;
+	struct proc_name *v;
+	size_t nr = 0, out = 0;
+
+	*ret = NULL;
+	*ret_nr = 0;
+	if (!snapshot__nr_tasks(s))
+		return 0;
+	v = calloc(snapshot__nr_tasks(s), sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < snapshot__nr_tasks(s); i++) {
+		const struct snapshot_task *t = snapshot__task(s, i);
+		const char *name = t->pid > 0 ? proc_table__comm_at(sb->table, t->pid, end) : NULL;
+
+		if (!name)
+			continue;
+		v[nr].pid = t->pid;
+		snprintf(v[nr++].comm, sizeof(v->comm), "%s", name);
+	}
+	if (nr)
+		qsort(v, nr, sizeof(*v), proc_name_cmp);
+	for (size_t i = 0; i < nr; i++)
+		if (!out || v[i].pid != v[out - 1].pid)
+			v[out++] = v[i];
+	*ret = v;
+	*ret_nr = out;
+	return 0;
+}
+
+/*
+ * Outside the lock: each process's command line from /proc, now, if it
+ * still has the name the snapshot ends with (else it exec'd since, or the
+ * pid is another process's: better none than a wrong one). A kernel
+ * thread has none. Returns 0 or -ENOMEM.
+ */
+static int add_cmdlines(struct snapshot *s, const struct proc_name *procs, size_t nr)
+{
+	_cleanup_free_ char *buf = malloc(CMDLINE_MAX);
+	char comm[16];
+	ssize_t len;
+	int r;
+
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		if (procinfo__read_comm(procs[i].pid, procs[i].pid, comm, sizeof(comm)) < 0 ||
+		    strcmp(comm, procs[i].comm))
+			continue;
+		len = procinfo__read_cmdline(procs[i].pid, buf, CMDLINE_MAX);
+		if (len <= 0)
+			continue;
+		r = snapshot__set_cmdline(s, procs[i].pid, buf, (size_t)len);
+		if (r == -ENOMEM)
+			return r;
+	}
+	return 0;
+}
+
 /**
  * sideband__name_tasks - add to a sealed snapshot what names its tasks
  * @sb: the side-band
  * @s: the sealed snapshot (worker thread)
+ * @cmdlines: whether to read its processes' command lines
  * @ret_added: number of records merged in
  * @ret_unknown: tasks of the snapshot the table does not know
  *
+ * With @cmdlines, also keeps with @s the command lines of its processes
+ * that still run (snapshot__set_cmdline()), for the Perfetto writer: on a
+ * busy machine reading them can take longer than the rest of this.
+ *
  * Returns 0 or -errno.
  */
-int sideband__name_tasks(struct sideband *sb, struct snapshot *s, uint64_t *ret_added,
-			 uint64_t *ret_unknown)
+int sideband__name_tasks(struct sideband *sb, struct snapshot *s, bool cmdlines,
+			 uint64_t *ret_added, uint64_t *ret_unknown)
 {
 	const struct snapshot_stats *st = snapshot__stats(s);
 	struct procinfo_stamp stamp = {
@@ -328,7 +411,8 @@ int sideband__name_tasks(struct sideband *sb, struct snapshot *s, uint64_t *ret_
 	};
 	struct byte_buffer b = { 0 };
 	_cleanup_free_ struct snapshot_task *missing = NULL;
-	size_t unknown = 0, nr_missing = 0;
+	_cleanup_free_ struct proc_name *procs = NULL;
+	size_t unknown = 0, nr_missing = 0, nr_procs = 0;
 	int r;
 
 	pthread_mutex_lock(&sb->lock);
@@ -337,9 +421,13 @@ int sideband__name_tasks(struct sideband *sb, struct snapshot *s, uint64_t *ret_
 				  &unknown);
 	if (r == 0 && unknown)
 		r = unknown_tasks(sb, s, &missing, &nr_missing);
+	if (r == 0 && cmdlines)
+		r = process_names(sb, s, &procs, &nr_procs);
 	pthread_mutex_unlock(&sb->lock);
 	if (r == 0 && nr_missing)
 		r = name_from_proc(s, missing, nr_missing, &stamp, &b, &unknown);
+	if (r == 0)
+		r = add_cmdlines(s, procs, nr_procs);
 	if (r == 0)
 		r = snapshot__add_records(s, b.data, b.len);
 	*ret_added = 0;

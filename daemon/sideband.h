@@ -11,6 +11,7 @@
 #define PERFSNAPD_SIDEBAND_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -43,10 +44,12 @@ int sideband__collect(struct sideband *sb, struct snapshot *s);
 
 /*
  * Worker thread: merges into the sealed @s the COMM/FORK/MMAP2/EXIT records
- * that were true during its span for every task in it. Returns 0 or -errno.
+ * that were true during its span for every task in it; with @cmdlines, keeps
+ * with @s its processes' command lines from /proc too (for a Perfetto
+ * trace). Returns 0 or -errno.
  */
-int sideband__name_tasks(struct sideband *sb, struct snapshot *s, uint64_t *ret_added,
-			 uint64_t *ret_unknown);
+int sideband__name_tasks(struct sideband *sb, struct snapshot *s, bool cmdlines,
+			 uint64_t *ret_added, uint64_t *ret_unknown);
 
 /* Loop thread: drains the rings, then the name of @tid at @time into @buf ("" if unknown). */
 void sideband__comm_now(struct sideband *sb, pid_t tid, uint64_t time, char *buf, size_t size);

@@ -46,7 +46,10 @@
 struct task_name {
 	int32_t tid; /* 0: free */
 	int32_t pid;
+	int32_t ppid;	   /* a process's parent, from its FORK; 0: unknown */
+	uint64_t named_at; /* time of the last COMM or FORK that named it */
 	char comm[16];
+	const struct snapshot_cmdline *cmdline; /* a process's, if the dump read it */
 };
 
 struct writer {
@@ -174,8 +177,8 @@ static void set_comm(struct task_name *t, const char *comm, size_t max)
 	snprintf(t->comm, sizeof(t->comm), "%.*s", (int)strnlen(comm, max), comm);
 }
 
-/* COMM/FORK/MMAP: names and maps, as of this point in time. */
-static int sideband(struct writer *w, const struct perf_event_header *h)
+/* COMM/FORK/MMAP: names and maps, as of this point in time (@time). */
+static int sideband(struct writer *w, const struct perf_event_header *h, uint64_t time)
 {
 	const uint8_t *p = (const uint8_t *)(h + 1);
 	size_t body = h->size - sizeof(*h);
@@ -195,6 +198,7 @@ static int sideband(struct writer *w, const struct perf_event_header *h)
 		if (!t)
 			return -ENOMEM;
 		set_comm(t, (const char *)p + 8, body - 8);
+		t->named_at = time;
 		return 0;
 	case PERF_RECORD_FORK: /* pid, ppid, tid, ptid */
 		if (body < 16)
@@ -213,6 +217,15 @@ static int sideband(struct writer *w, const struct perf_event_header *h)
 				return -ENOMEM;
 			if (comm[0])
 				memcpy(t->comm, comm, sizeof(comm));
+			t->named_at = time;
+		}
+		/* A new process's parent (a new thread's is its own process). */
+		if (ids[0] == ids[2] && ids[1] > 0 && ids[1] != ids[0]) {
+			t = task_get(w, ids[2], ids[0]);
+			if (!t)
+				return -ENOMEM;
+			t->ppid = ids[1];
+			t->named_at = time;
 		}
 		return ids[0] != ids[1] ? symbols__fork(w->syms, ids[0], ids[1]) : 0;
 	case PERF_RECORD_MMAP: /* pid, tid, addr, len, pgoff, filename */
@@ -263,8 +276,11 @@ static int record(struct writer *w, const struct perf_event_header *h)
 		return perfetto_ftrace__lost(w->fc, w->o,
 					     ev->attr.sample_type & PERF_SAMPLE_CPU ? info.cpu : 0);
 	}
-	if (h->type != PERF_RECORD_SAMPLE)
-		return sideband(w, h);
+	if (h->type != PERF_RECORD_SAMPLE) {
+		if (perf_record__parse_id_trailer(h, ev->attr.sample_type, &info) < 0)
+			info.time = 0;
+		return sideband(w, h, info.time);
+	}
 	if (perf_record__parse_sample(h, ev->attr.sample_type, &info) < 0) {
 		w->res.nr_invalid++;
 		return 0;
@@ -298,11 +314,80 @@ static int record(struct writer *w, const struct perf_event_header *h)
 	return r;
 }
 
-/* Every task the snapshot saw, named: processes (tid == pid) and threads. */
-static int process_tree(struct writer *w)
+/*
+ * A process: its parent and its command line, as /proc gave it at the dump
+ * (else, like Perfetto's own probes for a kernel thread, its name, marked
+ * cmdline_is_comm).
+ */
+static void process_entry(struct pb_buf *p, const struct task_name *t, const char *name)
+{
+	const struct snapshot_cmdline *c = t->cmdline;
+	pb_nested e = pb__begin(p, 1);
+
+	pb__varint(p, 1, (uint64_t)(int64_t)t->pid);
+	if (t->ppid > 0)
+		pb__varint(p, 2, (uint64_t)(int64_t)t->ppid);
+	if (c) {
+		for (size_t at = 0; at < c->len; at += strlen(c->args + at) + 1)
+			pb__str(p, 3, c->args + at);
+	} else if (name[0]) {
+		pb__str(p, 3, name);
+		pb__varint(p, 9, 1); /* cmdline_is_comm */
+	}
+	pb__end(p, e);
+}
+
+static int by_named_at(const void *a, const void *b)
+{
+	const struct task_name *x = *(const struct task_name *const *)a;
+	const struct task_name *y = *(const struct task_name *const *)b;
+
+	return x->named_at < y->named_at ? -1 : x->named_at > y->named_at;
+}
+
+/* One ProcessTree of @nr tasks, stamped @time. */
+static int tree_packet(struct writer *w, struct task_name **tasks, size_t nr, uint64_t time)
 {
 	struct pb_buf *p = &w->pkt;
-	pb_nested n, e;
+	pb_nested n = pb__begin(p, PKT_PROCESS_TREE), e;
+
+	for (size_t i = 0; i < nr; i++) {
+		struct task_name *t = tasks[i];
+		const char *name = t->comm;
+
+		if (!name[0])
+			name = snapshot__comm(w->s, t->tid);
+		if (!name)
+			name = "";
+		if (t->tid == t->pid)
+			process_entry(p, t, name);
+		e = pb__begin(p, 2);
+		pb__varint(p, 1, (uint64_t)(int64_t)t->tid);
+		pb__varint(p, 3, (uint64_t)(int64_t)t->pid);
+		if (name[0])
+			pb__str(p, 2, name);
+		pb__end(p, e);
+		w->res.nr_tasks++;
+	}
+	pb__end(p, n);
+	pb__varint(p, PKT_TIMESTAMP, time);
+	pb__varint(p, PKT_TIMESTAMP_CLOCK_ID, w->clock_id);
+	return pftrace_out__emit(w->o, p);
+}
+
+/*
+ * Every task the snapshot saw, named: processes (tid == pid) and threads.
+ * Each is stamped when its last COMM or FORK named it (no earlier than the
+ * snapshot's start): a process forked in the span must not appear before
+ * its fork, or trace processor, seeing its task_newtask later, makes it a
+ * second process of the same pid. So one tree per such time, in order.
+ */
+static int process_tree(struct writer *w)
+{
+	uint64_t t0 = snapshot__stats(w->s)->first_time;
+	struct task_name **v;
+	size_t nr = 0;
+	int r = 0;
 
 	for (size_t i = 0; i < snapshot__nr_tasks(w->s); i++) {
 		const struct snapshot_task *st = snapshot__task(w->s, i);
@@ -316,40 +401,38 @@ static int process_tree(struct writer *w)
 		if (st->pid > 0 && st->pid != st->tid && !task_get(w, st->pid, st->pid))
 			return -ENOMEM;
 	}
-	n = pb__begin(p, PKT_PROCESS_TREE);
+	/* Only for the processes the tree lists. */
+	for (size_t i = 0; i < snapshot__nr_cmdlines(w->s); i++) {
+		const struct snapshot_cmdline *c = snapshot__cmdline(w->s, i);
+		struct task_name *t = task_find(w, c->pid);
+
+		if (t && (!t->pid || t->pid == t->tid))
+			t->cmdline = c;
+	}
+	v = calloc(w->nr_tasks ? w->nr_tasks : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
 	for (size_t i = 0; i < w->cap_tasks; i++) {
 		struct task_name *t = &w->tasks[i];
-		const char *name = t->comm;
 
 		if (!t->tid)
 			continue;
 		if (!t->pid)
 			t->pid = t->tid;
-		if (!name[0])
-			name = snapshot__comm(w->s, t->tid);
-		if (!name)
-			name = "";
-		if (t->tid == t->pid) {
-			e = pb__begin(p, 1);
-			pb__varint(p, 1, (uint64_t)(int64_t)t->pid);
-			if (name[0]) {
-				pb__str(p, 3, name);
-				pb__varint(p, 9, 1); /* cmdline_is_comm */
-			}
-			pb__end(p, e);
-		}
-		e = pb__begin(p, 2);
-		pb__varint(p, 1, (uint64_t)(int64_t)t->tid);
-		pb__varint(p, 3, (uint64_t)(int64_t)t->pid);
-		if (name[0])
-			pb__str(p, 2, name);
-		pb__end(p, e);
-		w->res.nr_tasks++;
+		if (t->named_at < t0)
+			t->named_at = t0;
+		v[nr++] = t;
 	}
-	pb__end(p, n);
-	pb__varint(p, PKT_TIMESTAMP, snapshot__stats(w->s)->first_time);
-	pb__varint(p, PKT_TIMESTAMP_CLOCK_ID, w->clock_id);
-	return pftrace_out__emit(w->o, p);
+	qsort(v, nr, sizeof(*v), by_named_at);
+	for (size_t i = 0, j; i < nr && !r; i = j) {
+		for (j = i + 1; j < nr && v[j]->named_at == v[i]->named_at;)
+			j++;
+		r = tree_packet(w, v + i, j - i, v[i]->named_at);
+	}
+	if (!nr && !r)
+		r = tree_packet(w, v, 0, t0);
+	free(v);
+	return r;
 }
 
 /**

@@ -20,6 +20,7 @@
 
 #define PT_FORKED 0x1 /* its FORK was seen: born, ppid and ptid are real */
 #define PT_EXITED 0x2 /* its EXIT was seen, not just implied by a reused tid */
+#define PT_PARENT 0x4 /* not forked while recording: ppid and ptid are /proc's */
 
 /* Record layouts up to the name (or trailer), as the kernel writes them. */
 struct pt_comm_rec {
@@ -75,7 +76,7 @@ struct pt_comm {
 struct pt_task {
 	struct pt_task *hnext;	     /* hash chain */
 	struct pt_task *prev, *next; /* age list */
-	pid_t pid, tid, ppid, ptid;  /* ppid, ptid: from the FORK */
+	pid_t pid, tid, ppid, ptid;  /* ppid, ptid: from the FORK, else /proc (PT_PARENT) */
 	pid_t exit_ppid, exit_ptid;
 	uint32_t flags;
 	uint64_t born;		 /* fork time, else first seen */

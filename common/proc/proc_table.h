@@ -44,7 +44,8 @@ int proc_table__set_history_limits(struct proc_table *t, size_t max_comms, size_
 
 /*
  * Adds every thread in /proc that the table does not hold alive yet: its
- * comm and, for a thread group leader, its executable mappings, valid from
+ * comm (as ftrace names it), its parent (a thread's is its leader, as perf
+ * has it) and, for a thread group leader, its executable mappings, valid from
  * @now (0: since before recording). One known only from a COMM or MMAP
  * gets the name or mappings it lacks. Returns the number of tasks added or
  * -errno if /proc cannot be read.
@@ -71,8 +72,9 @@ const char *proc_table__comm_at(const struct proc_table *t, pid_t tid, uint64_t 
 /*
  * Emits, in time order, for every task of @tasks alive in [@start, @end]
  * (else the incarnation in effect at @start, if its EXIT came before: a
- * task's last events follow its EXIT): its state at @start (COMM and, for
- * its process, the executable MMAP2s) stamped @start - 1, then each COMM,
+ * task's last events follow its EXIT): its state at @start (a FORK naming
+ * its parent, if known, COMM and, for its process, the executable MMAP2s)
+ * stamped @start - 1, then each COMM,
  * MMAP2, FORK and EXIT inside the span. Trailers carry @stamp's sample_type
  * and id (not its time). Sets *@ret_unknown (if not NULL) to the number of
  * tasks the table cannot name. Returns 0, the emitter's error, or -errno.

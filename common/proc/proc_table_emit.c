@@ -121,8 +121,15 @@ static int collect_task(struct emitter *e, const struct pick *pk)
 	uint64_t before = e->start ? e->start - 1 : 0;
 	int r = 0;
 
+	/*
+	 * Forked before the span (or before recording), it gets the FORK perf
+	 * record synthesizes for a task that already runs, before its COMM:
+	 * the parent is on record (Perfetto's ProcessTree needs it).
+	 */
 	if (pk->full && p->flags & PT_FORKED && in_span(e, p->born))
 		r = add_item(e, p, ITEM_FORK, 0, p->born, false);
+	else if (pk->full && initial && p->flags & (PT_FORKED | PT_PARENT) && p->ppid > 0)
+		r = add_item(e, p, ITEM_FORK, 0, before, true);
 	if (pk->full && r >= 0)
 		r = collect_comms(e, p, initial);
 	for (uint32_t i = 0; i < p->nr_maps && r >= 0; i++) {
@@ -231,8 +238,10 @@ static int emit_task(struct emitter *e, const struct item *it)
 {
 	const struct pt_task *p = it->task;
 	bool fork = it->kind == ITEM_FORK;
+	/* perf's mark for a FORK of a task already there: no maps to copy from the parent. */
+	uint16_t misc = fork && it->initial ? PERF_RECORD_MISC_FORK_EXEC : 0;
 	struct pt_task_rec f = {
-		.header = { .type = fork ? PERF_RECORD_FORK : PERF_RECORD_EXIT },
+		.header = { .type = fork ? PERF_RECORD_FORK : PERF_RECORD_EXIT, .misc = misc },
 		.pid = (uint32_t)p->pid,
 		.ppid = (uint32_t)(fork ? p->ppid : p->exit_ppid),
 		.tid = (uint32_t)p->tid,
@@ -372,8 +381,10 @@ static size_t picks_unique(struct pick *picks, size_t n)
  *	incarnation with a name covers in the span
  *
  * For every incarnation of a listed tid alive in [@start, @end], in one
- * time order: its state at @start, stamped @start - 1 (the COMM in effect,
- * and the process's executable MMAP2s, oldest first), unless its FORK is
+ * time order: its state at @start, stamped @start - 1 (a FORK with its
+ * parent, marked PERF_RECORD_MISC_FORK_EXEC as perf marks the ones it
+ * synthesizes, when the FORK or /proc gave one; the COMM in effect; the
+ * process's executable MMAP2s, oldest first), unless its FORK is
  * in the span; then its FORK, COMM changes (PERF_RECORD_MISC_COMM_EXEC for
  * an exec), MMAP2s and EXIT at their own times. A tid with no incarnation
  * alive in the span gets the one whose EXIT came before @start, if any: a

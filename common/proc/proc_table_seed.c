@@ -52,7 +52,7 @@ static int seed_map(void *ctx, const struct procinfo_map *pm)
 static int seed_thread(struct proc_table *t, pid_t pid, pid_t tid, uint64_t now)
 {
 	struct seed_ctx s = { .t = t, .now = now };
-	char comm[PT_COMM_LEN];
+	struct procinfo_stat st;
 	bool added = false;
 	int r;
 
@@ -61,7 +61,7 @@ static int seed_thread(struct proc_table *t, pid_t pid, pid_t tid, uint64_t now)
 		s.p = NULL;
 	if (s.p && s.p->flags & PT_FORKED)
 		return 0;
-	if (procinfo__read_comm(pid, tid, comm, sizeof(comm)) < 0)
+	if (procinfo__read_stat(pid, tid, &st) < 0)
 		return 0;
 	if (!s.p) {
 		s.p = pt_task_new(t, pid, tid, now);
@@ -69,7 +69,11 @@ static int seed_thread(struct proc_table *t, pid_t pid, pid_t tid, uint64_t now)
 			return -ENOMEM;
 		added = true;
 	}
-	r = s.p->nr_comms ? 0 : pt_comm_insert(t, s.p, now, comm, false);
+	/* As perf synthesizes it: a thread comes from its leader. */
+	s.p->ppid = pid == tid ? st.ppid : pid;
+	s.p->ptid = s.p->ppid;
+	s.p->flags |= PT_PARENT;
+	r = s.p->nr_comms ? 0 : pt_comm_insert(t, s.p, now, st.comm, false);
 	if (r < 0)
 		return r;
 	/* A process may go, or hide its maps from us; its name is still worth having. */

@@ -100,40 +100,157 @@ static struct perf_event_header *build_record(struct rec_buf *buf, const void *f
 	return hdr;
 }
 
+/* include/linux/sched.h: the task is a workqueue worker. */
+#define PF_WQ_WORKER 0x00000020
+
+/*
+ * /proc shows a workqueue worker as "kworker/1:1-events": the kernel adds
+ * what it last ran ("-desc", "+desc" while running) to the worker's own
+ * name, which is what ftrace and perf's COMM show. A rescuer's own name is
+ * "kworker/R-<workqueue>" and has no such part.
+ */
+static void strip_worker_desc(char *comm)
+{
+	char *p;
+
+	if (strncmp(comm, "kworker/", 8) || !strncmp(comm, "kworker/R-", 10))
+		return;
+	p = comm + 8 + strcspn(comm + 8, "-+");
+	*p = '\0';
+}
+
 /**
- * procinfo__read_comm - the name of a thread, as perf keeps it
+ * procinfo__parse_stat - the fields of a /proc/<pid>/stat line perfsnapd uses
+ * @line: the line, NUL-terminated
+ * @ret: receives the parent, the flags and the name ftrace gives the task
+ *
+ * The name sits between the first '(' and the last ')' (it may hold both).
+ * It is cut to 15 characters, and a workqueue worker's description is
+ * dropped (see strip_worker_desc()).
+ *
+ * Returns 0 or -EINVAL for a line that does not parse.
+ */
+int procinfo__parse_stat(const char *line, struct procinfo_stat *ret)
+{
+	const char *open = strchr(line, '('), *close = strrchr(line, ')');
+	struct procinfo_stat st = { 0 };
+	unsigned long long v[5];
+	long long tpgid;
+	char state;
+	size_t len;
+
+	if (!open || !close || close < open)
+		return -EINVAL;
+	/* state ppid pgrp session tty_nr tpgid flags */
+	if (sscanf(close + 1, " %c %llu %llu %llu %llu %lld %llu", &state, &v[0], &v[1], &v[2],
+		   &v[3], &tpgid, &v[4]) != 7)
+		return -EINVAL;
+	len = (size_t)(close - open - 1);
+	if (len > COMM_MAX)
+		len = COMM_MAX;
+	memcpy(st.comm, open + 1, len);
+	st.comm[len] = '\0';
+	st.ppid = v[0] <= INT32_MAX ? (pid_t)v[0] : 0;
+	st.flags = (uint32_t)v[4];
+	if (st.flags & PF_WQ_WORKER)
+		strip_worker_desc(st.comm);
+	*ret = st;
+	return 0;
+}
+
+/**
+ * procinfo__read_stat - a thread's parent, flags and name, from /proc
+ * @pid: thread group id
+ * @tid: the thread
+ * @ret: set on success
+ *
+ * Reads /proc/<pid>/task/<tid>/stat (see procinfo__parse_stat()).
+ *
+ * Returns 0, -ESRCH if the thread is gone, or -errno.
+ */
+int procinfo__read_stat(pid_t pid, pid_t tid, struct procinfo_stat *ret)
+{
+	char path[64], line[512];
+	ssize_t n;
+	int fd, r;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	/* A thread that died since the open reads as -ESRCH. */
+	n = read(fd, line, sizeof(line) - 1);
+	r = n < 0 ? -errno : 0;
+	close(fd);
+	if (r < 0)
+		return r;
+	line[n] = '\0';
+	return procinfo__parse_stat(line, ret);
+}
+
+/**
+ * procinfo__read_comm - the name of a thread, as ftrace and perf give it
  * @pid: thread group id
  * @tid: the thread
  * @comm: receives the name, NUL-terminated, at most 15 characters
  * @size: bytes at @comm, at least 16
  *
- * Reads /proc/<pid>/task/<tid>/comm.
+ * From /proc/<pid>/task/<tid>/stat: its comm file shows the same name
+ * with a workqueue worker's description added (procinfo__parse_stat()).
  *
  * Returns 0, -ESRCH if the thread is gone, or -errno.
  */
 int procinfo__read_comm(pid_t pid, pid_t tid, char *comm, size_t size)
 {
-	char path[64];
-	ssize_t n;
-	int fd, r;
+	struct procinfo_stat st;
+	int r;
 
 	if (size <= COMM_MAX)
 		return -EINVAL;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	r = procinfo__read_stat(pid, tid, &st);
+	if (r < 0)
+		return r;
+	memcpy(comm, st.comm, sizeof(st.comm));
+	return 0;
+}
+
+/**
+ * procinfo__read_cmdline - a process's command line, as /proc gives it
+ * @pid: the process
+ * @buf: receives the arguments, each NUL-terminated, one after the other
+ * @size: bytes at @buf
+ *
+ * Longer command lines are cut at @size (the last argument NUL-terminated
+ * there). A kernel thread, or a process past its exit, has none: 0.
+ *
+ * Returns the bytes stored, -ESRCH if the process is gone, or -errno.
+ */
+ssize_t procinfo__read_cmdline(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	size_t len = 0;
+	ssize_t n = 0;
+	int fd, r = 0;
+
+	if (!size)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
-	/* A thread that died since the open reads as -ESRCH. */
-	n = read(fd, comm, size - 1);
-	r = n < 0 ? -errno : 0;
+	while (len < size && (n = read(fd, buf + len, size - len)) > 0)
+		len += (size_t)n;
+	if (len < size && n < 0)
+		r = -errno;
 	close(fd);
 	if (r < 0)
 		return r;
-	comm[n] = '\0';
-	comm[strcspn(comm, "\n")] = '\0';
-	/* Kernel threads may show a longer name here; perf keeps 15 bytes. */
-	comm[COMM_MAX] = '\0';
-	return 0;
+	if (len && buf[len - 1] != '\0') {
+		if (len == size)
+			len--;
+		buf[len++] = '\0';
+	}
+	return (ssize_t)len;
 }
 
 static int emit_comm(pid_t pid, pid_t tid, const struct procinfo_stamp *stamp,

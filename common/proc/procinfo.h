@@ -62,9 +62,29 @@ int procinfo__for_each_exec_map(pid_t pid, procinfo_map_fn fn, void *ctx);
 
 /*
  * Reads the name of thread @tid of process @pid into @comm (@size >= 16),
- * cut to perf's 15 characters. Returns 0, -ESRCH if it is gone, or -errno.
+ * as ftrace and perf's COMM give it: cut to 15 characters, without the
+ * description /proc adds to a workqueue worker's name. Returns 0, -ESRCH
+ * if it is gone, or -errno.
  */
 int procinfo__read_comm(pid_t pid, pid_t tid, char *comm, size_t size);
+
+/* What /proc/<pid>/task/<tid>/stat says of a thread, as far as perfsnapd needs it. */
+struct procinfo_stat {
+	pid_t ppid;	/* its process's parent; 0 for init and kthreadd */
+	uint32_t flags; /* PF_* */
+	char comm[16];	/* the name ftrace gives it (see procinfo__read_comm()) */
+};
+
+/* Parses one stat line. Returns 0 or -EINVAL. */
+int procinfo__parse_stat(const char *line, struct procinfo_stat *ret);
+/* Reads thread @tid of process @pid. Returns 0, -ESRCH if it is gone, or -errno. */
+int procinfo__read_stat(pid_t pid, pid_t tid, struct procinfo_stat *ret);
+/*
+ * Reads process @pid's command line (NUL-separated arguments) into @buf,
+ * cut at @size. Returns its length (0 for a kernel thread), -ESRCH if the
+ * process is gone, or -errno.
+ */
+ssize_t procinfo__read_cmdline(pid_t pid, char *buf, size_t size);
 
 /*
  * Reads the kernel's addresses from /proc/kallsyms once, now (they are

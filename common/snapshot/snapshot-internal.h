@@ -64,6 +64,8 @@ struct snapshot {
 	size_t nr_names, cap_names;
 	struct snapshot_comm *comms; /* by tid */
 	size_t nr_comms;
+	struct snapshot_cmdline *cmdlines; /* in the order set */
+	size_t nr_cmdlines, cap_cmdlines;
 	struct snapshot_stats stats;
 	struct tracing_meta *tracing; /* a reference, or NULL */
 	unsigned int index_threads;   /* snapshot__set_index_threads() */

@@ -67,6 +67,9 @@ void snapshot__delete(struct snapshot *s)
 	free(s->tasks);
 	free(s->names);
 	free(s->comms);
+	for (size_t i = 0; i < s->nr_cmdlines; i++)
+		free(s->cmdlines[i].args);
+	free(s->cmdlines);
 	tracing_meta__put(s->tracing);
 	free(s);
 }
@@ -519,6 +522,51 @@ const char *snapshot__comm(const struct snapshot *s, pid_t tid)
 	const struct snapshot_comm *c = snapshot_comm__find(s->comms, s->nr_comms, tid);
 
 	return c ? c->comm : NULL;
+}
+
+/**
+ * snapshot__set_cmdline - keep a process's command line with the snapshot
+ * @s: the snapshot
+ * @pid: the process
+ * @args: its arguments, each NUL-terminated (as /proc/<pid>/cmdline)
+ * @len: bytes at @args, the last one a NUL
+ *
+ * Returns 0, -EINVAL for an empty or unterminated @args, or -ENOMEM.
+ */
+int snapshot__set_cmdline(struct snapshot *s, pid_t pid, const char *args, size_t len)
+{
+	struct snapshot_cmdline *c;
+
+	if (!s || pid <= 0 || !args || !len || args[len - 1])
+		return -EINVAL;
+	if (s->nr_cmdlines == s->cap_cmdlines) {
+		size_t cap = s->cap_cmdlines ? s->cap_cmdlines * 2 : 64;
+
+		c = reallocarray(s->cmdlines, cap, sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		s->cmdlines = c;
+		s->cap_cmdlines = cap;
+	}
+	c = &s->cmdlines[s->nr_cmdlines];
+	c->args = malloc(len);
+	if (!c->args)
+		return -ENOMEM;
+	memcpy(c->args, args, len);
+	c->pid = pid;
+	c->len = len;
+	s->nr_cmdlines++;
+	return 0;
+}
+
+size_t snapshot__nr_cmdlines(const struct snapshot *s)
+{
+	return s->nr_cmdlines;
+}
+
+const struct snapshot_cmdline *snapshot__cmdline(const struct snapshot *s, size_t idx)
+{
+	return idx < s->nr_cmdlines ? &s->cmdlines[idx] : NULL;
 }
 
 /**

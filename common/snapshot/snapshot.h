@@ -47,6 +47,13 @@ struct snapshot_task {
 	pid_t pid, tid;
 };
 
+/* A process's command line, as the dump found it (see snapshot__set_cmdline()). */
+struct snapshot_cmdline {
+	pid_t pid;
+	size_t len;
+	char *args; /* @len bytes: the arguments, each NUL-terminated, one after another */
+};
+
 /* A task's name as the snapshot's records leave it at its end. */
 struct snapshot_comm {
 	pid_t tid;
@@ -143,6 +150,18 @@ size_t snapshot__nr_comms(const struct snapshot *s);
 const struct snapshot_comm *snapshot__comm_entry(const struct snapshot *s, size_t idx);
 /* The name of @tid at the snapshot's end, or NULL. */
 const char *snapshot__comm(const struct snapshot *s, pid_t tid);
+
+/*
+ * The command lines of the snapshot's processes. perf.data has no record
+ * for them: the dump reads them from /proc beside the records that name
+ * the tasks, and a writer that can carry them (Perfetto's ProcessTree)
+ * takes them from here. A snapshot read back from a file has none.
+ * __set_cmdline copies @len bytes (the last one NUL); returns 0, -EINVAL
+ * or -ENOMEM.
+ */
+int snapshot__set_cmdline(struct snapshot *s, pid_t pid, const char *args, size_t len);
+size_t snapshot__nr_cmdlines(const struct snapshot *s);
+const struct snapshot_cmdline *snapshot__cmdline(const struct snapshot *s, size_t idx);
 
 /*
  * The tracepoint metadata of the capture the snapshot comes from (formats,

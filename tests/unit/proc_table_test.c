@@ -109,6 +109,11 @@ int collect(void *ctx, const struct perf_event_header *rec)
 
 	if (c->fail_at && c->nr + 1 == c->fail_at)
 		return c->fail_err;
+	if (rec->type == PERF_RECORD_FORK && rec->misc & PERF_RECORD_MISC_FORK_EXEC) {
+		c->nr_initial_forks++;
+		if (!c->keep_initial_forks)
+			return 0;
+	}
 	if (c->nr == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 64;
 		c->rec = realloc(c->rec, c->cap * sizeof(*c->rec));

@@ -12,12 +12,18 @@
 #define ST	 (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 #define STAMP_ID 777
 
-/* Copies of emitted records; fails with fail_err at record fail_at (1-based). */
+/*
+ * Copies of emitted records; fails with fail_err at record fail_at (1-based).
+ * The FORKs that state a task's parent at the start (PERF_RECORD_MISC_FORK_EXEC)
+ * are only counted, unless keep_initial_forks: most tests are about the rest.
+ */
 struct collector {
 	struct perf_event_header **rec;
 	size_t nr, cap;
 	size_t fail_at;
 	int fail_err;
+	bool keep_initial_forks;
+	size_t nr_initial_forks;
 };
 
 /*

@@ -52,6 +52,50 @@ static void test_lifecycle_comm_at(void **state)
 	proc_table__delete(t);
 }
 
+/*
+ * Forked before the span, a task's state at the start begins with its FORK
+ * (perf's synthesized kind): the parent is on record. A task whose FORK was
+ * never seen and whose parent /proc did not give (bash here) has none.
+ */
+static void test_emit_initial_fork(void **state)
+{
+	struct proc_table *t = lifecycle();
+	struct snapshot_task tasks[] = { { 200, 200 }, { 100, 100 }, { 100, 101 } };
+	struct collector c = { .keep_initial_forks = true };
+	size_t forks = 0;
+
+	(void)state;
+	do_fork(t, 100, 100, 101, 100, 5); /* a thread of bash */
+	assert_int_equal(emit(t, tasks, 3, 25, 35, &c, NULL), 0);
+	assert_int_equal(c.nr_initial_forks, 2);
+	for (size_t i = 0; i < c.nr; i++) {
+		const struct perf_record_fork *f = (const void *)c.rec[i];
+
+		if (f->header.type != PERF_RECORD_FORK)
+			continue;
+		assert_int_equal(f->header.misc, PERF_RECORD_MISC_FORK_EXEC);
+		if (f->tid == 200)
+			expect_task(&c, i, PERF_RECORD_FORK, 200, 100, 200, 100, 24);
+		else
+			expect_task(&c, i, PERF_RECORD_FORK, 100, 100, 101, 100, 24);
+		/* Before the task's COMM, which must win over the name a FORK passes on. */
+		assert_true(i + 1 < c.nr);
+		assert_int_equal(c.rec[i + 1]->type, PERF_RECORD_COMM);
+		assert_int_equal(((const struct perf_record_comm *)c.rec[i + 1])->tid, f->tid);
+		forks++;
+	}
+	assert_int_equal(forks, 2);
+	collector_free(&c);
+
+	/* Inside the span the real FORK goes out at its time, and no other. */
+	c.keep_initial_forks = true;
+	assert_int_equal(emit(t, tasks, 1, 5, 100, &c, NULL), 0);
+	assert_int_equal(c.nr_initial_forks, 0);
+	expect_task(&c, 0, PERF_RECORD_FORK, 200, 100, 200, 100, 10);
+	collector_free(&c);
+	proc_table__delete(t);
+}
+
 /* The whole life inside the span: FORK, inherited state, changes, EXIT. */
 static void test_emit_whole_life(void **state)
 {
@@ -515,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_lifecycle_comm_at),
 		cmocka_unit_test(test_emit_whole_life),
 		cmocka_unit_test(test_emit_state_at_start),
+		cmocka_unit_test(test_emit_initial_fork),
 		cmocka_unit_test(test_emit_exit_tail),
 		cmocka_unit_test(test_prctl_rename),
 		cmocka_unit_test(test_thread),

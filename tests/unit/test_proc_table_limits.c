@@ -196,6 +196,25 @@ static void test_seed_self(void **state)
 	}
 	assert_true(found);
 	collector_free(&c);
+
+	/* /proc gave the parents: ours, and kthreadd (2) for a kernel thread. */
+	c.keep_initial_forks = true;
+	assert_int_equal(emit(t, tasks, 1, 100, 200, &c, NULL), 0);
+	expect_task(&c, 0, PERF_RECORD_FORK, getpid(), getppid(), getpid(), getppid(), 99);
+	expect_comm(&c, 1, getpid(), getpid(), "pt-seed-test", false, 99);
+	collector_free(&c);
+	for (pid_t k = 3; k < 200; k++) {
+		struct snapshot_task kt = { k, k };
+		struct procinfo_stat st;
+
+		if (procinfo__read_stat(k, k, &st) < 0 || st.ppid != 2)
+			continue;
+		c.keep_initial_forks = true;
+		assert_int_equal(emit(t, &kt, 1, 100, 200, &c, NULL), 0);
+		expect_task(&c, 0, PERF_RECORD_FORK, k, 2, k, 2, 99);
+		collector_free(&c);
+		break;
+	}
 	proc_table__delete(t);
 }
 

@@ -424,12 +424,71 @@ static void test_kernel_mmap(void **state)
 	free(c);
 }
 
+/* Stat lines as this machine's kernel (6.18) writes them; flags 0x4208060 has PF_WQ_WORKER. */
+static void test_parse_stat(void **state)
+{
+	struct procinfo_stat st;
+
+	(void)state;
+	assert_int_equal(
+		procinfo__parse_stat("502 (kworker/0:0-events) I 2 0 0 0 -1 69238880 0 0", &st), 0);
+	assert_string_equal(st.comm, "kworker/0:0");
+	assert_int_equal(st.ppid, 2);
+	assert_int_equal(st.flags, 69238880);
+	assert_int_equal(
+		procinfo__parse_stat(
+			"6288 (kworker/u8:0-ext4-rsv-conversion) I 2 0 0 0 -1 69238880 0", &st),
+		0);
+	assert_string_equal(st.comm, "kworker/u8:0");
+	assert_int_equal(procinfo__parse_stat("9 (kworker/1:2+events) R 2 0 0 0 -1 69238880", &st),
+			 0);
+	assert_string_equal(st.comm, "kworker/1:2");
+	/* A rescuer's name is its own; only the 15 characters the kernel keeps. */
+	assert_int_equal(procinfo__parse_stat(
+				 "6 (kworker/R-kvfree_rcu_reclaim) I 2 0 0 0 -1 69238880 0", &st),
+			 0);
+	assert_string_equal(st.comm, "kworker/R-kvfre");
+	assert_int_equal(procinfo__parse_stat("2 (kthreadd) S 0 0 0 0 -1 2129984 0", &st), 0);
+	assert_string_equal(st.comm, "kthreadd");
+	assert_int_equal(st.ppid, 0);
+	/* Not a worker: a user task may call itself anything, ')' and '-' included. */
+	assert_int_equal(procinfo__parse_stat("77 (kworker/x-y) z)) S 76 77 1 0 -1 4194560 0", &st),
+			 0);
+	assert_string_equal(st.comm, "kworker/x-y) z)");
+	assert_int_equal(st.ppid, 76);
+	assert_int_equal(procinfo__parse_stat("1 (init S 0", &st), -EINVAL);
+	assert_int_equal(procinfo__parse_stat("1 (init) S", &st), -EINVAL);
+}
+
+static void test_read_stat_cmdline(void **state)
+{
+	struct procinfo_stat st;
+	char buf[4096], small[6];
+	ssize_t n;
+
+	(void)state;
+	assert_int_equal(procinfo__read_stat(getpid(), getpid(), &st), 0);
+	assert_int_equal(st.ppid, getppid());
+	n = procinfo__read_cmdline(getpid(), buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_int_equal(buf[n - 1], '\0');
+	assert_non_null(strstr(buf, "test_procinfo"));
+	/* Cut, and still NUL-terminated. */
+	n = procinfo__read_cmdline(getpid(), small, sizeof(small));
+	assert_int_equal(n, (ssize_t)sizeof(small));
+	assert_int_equal(small[sizeof(small) - 1], '\0');
+	/* kthreadd: no command line. */
+	assert_int_equal(procinfo__read_cmdline(2, buf, sizeof(buf)), 0);
+	assert_int_equal(procinfo__read_cmdline(-5, buf, sizeof(buf)), -ESRCH);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_self),	      cmocka_unit_test(test_special_maps),
 		cmocka_unit_test(test_thread),	      cmocka_unit_test(test_gone),
 		cmocka_unit_test(test_emitter_error), cmocka_unit_test(test_kernel_mmap),
+		cmocka_unit_test(test_parse_stat),    cmocka_unit_test(test_read_stat_cmdline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
