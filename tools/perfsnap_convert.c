@@ -513,7 +513,7 @@ static int convert(const struct convert_options *o, int in_fd)
 		       res.perfetto.nr_ftrace, res.perfetto.nr_samples, in_name, o->output);
 		if (res.perfetto.nr_tracepoint_stacks)
 			printf(PROG ": %" PRIu64 " of the tracepoint events have their callstacks "
-				    "as StackSamples too\n",
+				    "as samples too\n",
 			       res.perfetto.nr_tracepoint_stacks);
 		printf(PROG ": named %" PRIu64 " threads; %" PRIu64 " samples outside --time\n",
 		       res.perfetto.nr_tasks, st->nr_out_of_range);
