@@ -57,7 +57,8 @@ int perfdata_convert__write_tracedat(const struct snapshot *s, const struct perf
  * else this machine's;
  * user symbols from the mapped files on this machine, as perf script does;
  * the SystemInfo from its OSRELEASE and ARCH (none without them:
- * this machine's would name the wrong syscall table).
+ * this machine's would name the wrong syscall table); wall-clock time from
+ * its CLOCK_DATA (perf record -k), never this machine's clocks.
  * Returns 0 or -errno.
  */
 int perfdata_convert__write_perfetto(const struct snapshot *s, const struct perfdata_reader *r,
@@ -69,6 +70,10 @@ int perfdata_convert__write_perfetto(const struct snapshot *s, const struct perf
 		.compression = o ? o->compression : PFTRACE_COMPRESS_NONE,
 		.samples = o ? o->samples : PERFETTO_SAMPLE_PERF,
 		.system = { .release = host->release, .machine = host->machine },
+		.clock_ref = { .valid = host->has_clock_ref,
+			       .clockid = host->clockid,
+			       .clock_ns = host->clock_ref_ns,
+			       .realtime_ns = host->realtime_ref_ns },
 		.progress = o ? o->progress : NULL,
 		.progress_ctx = o ? o->progress_ctx : NULL,
 	};

@@ -317,7 +317,7 @@ static void header_string(const uint8_t *data, size_t size, char *out, size_t ou
  * @offset: input offset, for messages
  *
  * Features other than TRACING_DATA, NRCPUS, EVENT_DESC, HOSTNAME,
- * OSRELEASE and ARCH are ignored.
+ * OSRELEASE, ARCH and CLOCK_DATA are ignored.
  * Returns 0 or -errno.
  */
 int reader_process_feature(struct perfdata_reader *r, uint64_t feat, const uint8_t *data,
@@ -355,6 +355,14 @@ int reader_process_feature(struct perfdata_reader *r, uint64_t feat, const uint8
 		return 0;
 	case FEAT_ARCH:
 		header_string(data, size, r->host.machine, sizeof(r->host.machine));
+		return 0;
+	case FEAT_CLOCK_DATA: /* u32 version (1), u32 clockid, u64 wall-clock ns, u64 clockid ns */
+		if (size < 24 || data[0] != 1)
+			return 0; /* informative only: a layout we do not know is skipped */
+		memcpy(&r->host.clockid, data + 4, 4);
+		memcpy(&r->host.realtime_ref_ns, data + 8, 8);
+		memcpy(&r->host.clock_ref_ns, data + 16, 8);
+		r->host.has_clock_ref = true;
 		return 0;
 	default:
 		return 0;
@@ -440,7 +448,8 @@ static int read_file_feature(struct perfdata_reader *r, uint64_t feat, const str
 	int err;
 
 	if (feat != FEAT_TRACING_DATA && feat != FEAT_NRCPUS && feat != FEAT_EVENT_DESC &&
-	    feat != FEAT_HOSTNAME && feat != FEAT_OSRELEASE && feat != FEAT_ARCH)
+	    feat != FEAT_HOSTNAME && feat != FEAT_OSRELEASE && feat != FEAT_ARCH &&
+	    feat != FEAT_CLOCK_DATA)
 		return 0;
 	err = check_section(r, sec, "feature", table_offset);
 	if (err)

@@ -135,9 +135,34 @@ static struct task_name *task_get(struct writer *w, int32_t tid, int32_t pid)
 
 static int system_info(struct writer *w);
 
+/*
+ * Wall-clock time at @t (the snapshot's clock), from the recording's own
+ * reference pair (meta clock_ref): only when that pair was read in the
+ * events' clock, and the events' clock is not REALTIME itself.
+ */
+static bool realtime_at(const struct writer *w, uint64_t t, uint64_t *ret)
+{
+	const struct perfetto_clock_ref *ref = &w->m->clock_ref;
+	int clockid = -1;
+
+	for (size_t i = 0; i < snapshot__nr_events(w->s); i++) {
+		const struct perf_event_attr *a = &snapshot__event(w->s, i)->attr;
+
+		if (a->use_clockid) {
+			clockid = a->clockid;
+			break;
+		}
+	}
+	if (!ref->valid || clockid < 0 || clockid != ref->clockid ||
+	    w->clock_id == CLOCK_ID_REALTIME)
+		return false;
+	*ret = ref->realtime_ns + (t - ref->clock_ns); /* modulo 2^64: t may be earlier */
+	return true;
+}
+
 static int clock_snapshot(struct writer *w)
 {
-	uint64_t t0 = snapshot__stats(w->s)->first_time;
+	uint64_t t0 = snapshot__stats(w->s)->first_time, wall;
 	struct pb_buf *p = &w->pkt;
 	pb_nested n, c;
 
@@ -150,6 +175,12 @@ static int clock_snapshot(struct writer *w)
 		c = pb__begin(p, 1);
 		pb__varint(p, 1, CLOCK_ID_BOOTTIME);
 		pb__varint(p, 2, t0);
+		pb__end(p, c);
+	}
+	if (realtime_at(w, t0, &wall)) {
+		c = pb__begin(p, 1);
+		pb__varint(p, 1, CLOCK_ID_REALTIME);
+		pb__varint(p, 2, wall);
 		pb__end(p, c);
 	}
 	pb__varint(p, 2, w->clock_id); /* primary_trace_clock */

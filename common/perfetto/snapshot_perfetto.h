@@ -29,6 +29,7 @@
 #ifndef PERFSNAPD_SNAPSHOT_PERFETTO_H
 #define PERFSNAPD_SNAPSHOT_PERFETTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -46,8 +47,20 @@ struct perfetto_system {
 	const char *machine; /* picks the syscall table of sys_enter ids */
 };
 
+/*
+ * One instant read on the recording machine in the events' clock and in
+ * CLOCK_REALTIME (perf.data's HEADER_CLOCK_DATA): the ClockSnapshot then
+ * also places the trace in wall-clock time. valid false: none.
+ */
+struct perfetto_clock_ref {
+	bool valid;
+	int clockid; /* of the events' clock (attr.clockid) */
+	uint64_t clock_ns, realtime_ns;
+};
+
 struct perfetto_meta {
 	enum pftrace_compression compression;
+	struct perfetto_clock_ref clock_ref;
 	enum perfetto_sample_kind samples;
 	struct perfetto_system system; /* all unknown: no SystemInfo */
 	/* A kallsyms text over the snapshot's and this machine's; NULL: none. */

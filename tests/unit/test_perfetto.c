@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -278,14 +279,19 @@ static bool find_field(const uint8_t *data, size_t len, uint32_t num, struct pb_
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
 
-/* cpu-clock samples with callchains on CPU 1, and a LOST on their (forward) ring. */
-static struct snapshot *sampling_snapshot(void)
+/*
+ * cpu-clock samples with callchains on CPU 1 at 100, 110 and 120, and a LOST
+ * on their (forward) ring; in CLOCK_MONOTONIC if @monotonic, else perf's clock.
+ */
+static struct snapshot *sampling_snapshot_in(bool monotonic)
 {
 	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE,
 				     .config = PERF_COUNT_SW_CPU_CLOCK,
 				     .sample_period = 10000,
 				     .sample_type = SAMPLE_TYPE,
-				     .sample_id_all = 1 };
+				     .sample_id_all = 1,
+				     .use_clockid = monotonic,
+				     .clockid = monotonic ? CLOCK_MONOTONIC : 0 };
 	uint64_t ids[] = { EV_ID }, chain[] = { (uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402000 };
 	struct snapshot *s = snapshot__new();
 	struct test_records r;
@@ -315,11 +321,18 @@ static struct snapshot *sampling_snapshot(void)
 	return s;
 }
 
+static struct snapshot *sampling_snapshot(void)
+{
+	return sampling_snapshot_in(false);
+}
+
 struct packet_counts {
 	size_t perf_samples, perf_sample_stacks, lost_marks, stack_samples, ftrace, system_info;
 	uint64_t lost, lost_cpu;
 	uint64_t perf_defaults; /* sequences whose defaults name a PerfSample timebase */
 	char release[65], machine[65];
+	bool has_realtime;
+	uint64_t realtime; /* the ClockSnapshot's CLOCK_REALTIME reading */
 };
 
 static void count_packets(const uint8_t *file, size_t size, struct packet_counts *c)
@@ -350,6 +363,16 @@ static void count_packets(const uint8_t *file, size_t size, struct packet_counts
 		    find_field(g.data, g.len, 1, &h) && find_field(h.data, h.len, 10, &h) &&
 		    h.len == strlen("cpu-clock") && !memcmp(h.data, "cpu-clock", h.len))
 			c->perf_defaults++;
+		if (find_field(pkt.data, pkt.len, 6, &f)) { /* ClockSnapshot */
+			const uint8_t *q = f.data;
+
+			while (next_field(&q, f.data + f.len, &g))
+				if (g.num == 1 && find_field(g.data, g.len, 1, &h) && h.v == 1) {
+					assert_true(find_field(g.data, g.len, 2, &h));
+					c->has_realtime = true;
+					c->realtime = h.v;
+				}
+		}
 		if (find_field(pkt.data, pkt.len, 45, &f)) {
 			c->system_info++;
 			assert_true(find_field(f.data, f.len, 1, &g));
@@ -457,6 +480,32 @@ static void test_system_info(void **state)
 	snapshot__delete(s);
 }
 
+/*
+ * The recording's wall-clock reference (perf.data's CLOCK_DATA) puts
+ * CLOCK_REALTIME in the ClockSnapshot, only for the clock it was read in.
+ */
+static void test_clock_ref(void **state)
+{
+	struct snapshot *s = sampling_snapshot_in(true);
+	struct perfetto_meta m = { .clock_ref = { .valid = true,
+						  .clockid = CLOCK_MONOTONIC,
+						  .clock_ns = 90,
+						  .realtime_ns = 1764892800000000000ull } };
+	struct packet_counts c;
+
+	(void)state;
+	write_and_count(s, &m, &c);
+	assert_true(c.has_realtime);
+	assert_int_equal(c.realtime, 1764892800000000010ull); /* first record at 100 */
+	m.clock_ref.clockid = CLOCK_BOOTTIME;
+	write_and_count(s, &m, &c);
+	assert_false(c.has_realtime);
+	m.clock_ref = (struct perfetto_clock_ref){ 0 };
+	write_and_count(s, &m, &c);
+	assert_false(c.has_realtime);
+	snapshot__delete(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,7 +514,7 @@ int main(void)
 		cmocka_unit_test(test_out_gzip),     cmocka_unit_test(test_out_zstd),
 		cmocka_unit_test(test_out_error),    cmocka_unit_test(test_perf_sample),
 		cmocka_unit_test(test_stack_sample), cmocka_unit_test(test_sample_loss),
-		cmocka_unit_test(test_system_info),
+		cmocka_unit_test(test_system_info),  cmocka_unit_test(test_clock_ref),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
