@@ -260,6 +260,8 @@ static void write_files(struct dump_job *job)
 			      .clock_res_ns = 1,
 			      .synthesize_from_proc = job->sb == NULL },
 		.nr_cpus = capture__max_cpu(job->cap) + 1,
+		.perfetto_samples = job->cfg->perfetto_samples,
+		.perfetto_zstd = job->cfg->compression == CONFIG_COMPRESSION_ZSTD,
 	};
 	int r;
 

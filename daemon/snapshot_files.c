@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,14 +72,30 @@ static int write_tracedat(const struct snapshot *s, const struct snapshot_files_
 	return snapshot_tracedat__write(s, fd, &tmeta, &tres);
 }
 
+/*
+ * The .pftrace: samples as the configuration says (auto: PerfSample, which
+ * every Perfetto version reads), gzip unless zstd was asked for by name
+ * (Perfetto opens whole-file zstd only from v58), and the SystemInfo of
+ * this machine, the recording one.
+ */
 static int write_perfetto(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
 			  const struct dump_figures *f)
 {
 	struct perfetto_meta pfmeta = {
-		.compression = f->compressed ? PFTRACE_COMPRESS_ZSTD : PFTRACE_COMPRESS_NONE,
+		.compression = !f->compressed	? PFTRACE_COMPRESS_NONE :
+			       p->perfetto_zstd ? PFTRACE_COMPRESS_ZSTD :
+						  PFTRACE_COMPRESS_GZIP,
+		.samples = p->perfetto_samples == CONFIG_PERFETTO_SAMPLES_STACK_SAMPLE ?
+				   PERFETTO_SAMPLE_STACK :
+				   PERFETTO_SAMPLE_PERF,
 	};
+	struct utsname u;
 
-	(void)p;
+	if (uname(&u) == 0)
+		pfmeta.system = (struct perfetto_system){ .sysname = u.sysname,
+							  .version = u.version,
+							  .release = u.release,
+							  .machine = u.machine };
 	return snapshot_perfetto__write(s, fd, &pfmeta, NULL);
 }
 

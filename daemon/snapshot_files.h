@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "config.h"
 #include "snapshot_name.h"
 #include "snapshot_perfdata.h"
 
@@ -28,11 +29,17 @@ struct snapshot;
 struct snapshot_files_params {
 	struct perfdata_meta perfdata;
 	int nr_cpus;
+	enum config_perfetto_samples perfetto_samples;
+	/*
+	 * The .pftrace of a compressed dump: zstd only when asked for by name
+	 * (compression = zstd), else gzip, which every Perfetto version opens.
+	 */
+	bool perfetto_zstd;
 };
 
 /*
  * Writes the files of @f->formats and the sidecar for stem @f->stem in
- * @f->directory, with zstd if @f->compressed. Returns 0 or -errno; @f->files
+ * @f->directory, compressed if @f->compressed (the .pftrace as @p says). Returns 0 or -errno; @f->files
  * says what was written, in place (paths) or not (failed).
  */
 int snapshot_files__write(const struct snapshot *s, const struct snapshot_files_params *p,

@@ -49,6 +49,7 @@ struct convert_options {
 	bool open;
 	const char *origin;
 	enum pftrace_compression compression;
+	enum perfetto_sample_kind samples;
 	uint64_t time_start, time_end;
 };
 
@@ -69,6 +70,7 @@ static void usage(FILE *out)
 		"usage: " PROG " --to-trace-dat OUT [-i INPUT] [--compression none|zstd]\n"
 		"                        [--time START,END] [--force]\n"
 		"       " PROG " --to-perfetto OUT [-i INPUT] [--compression none|gzip|zstd]\n"
+		"                        [--samples perf_sample|stack_sample]\n"
 		"                        [--open [--origin URL]] [--time START,END] [--force]\n"
 		"\n"
 		"Converts a perf.data file into a trace.dat for trace-cmd and KernelShark\n"
@@ -78,6 +80,10 @@ static void usage(FILE *out)
 		"  -o, --to-trace-dat OUT  the trace.dat to write\n"
 		"  -p, --to-perfetto OUT   the Perfetto trace to write (e.g. x.pftrace)\n"
 		"  -c, --compression C     none (default), gzip (Perfetto only) or zstd\n"
+		"                          (a zstd .pftrace opens only in Perfetto v58 on)\n"
+		"      --samples KIND      Perfetto: samples as perf_sample (default; every\n"
+		"                          Perfetto version reads them) or stack_sample\n"
+		"                          (StackSample, read from Perfetto v58 on)\n"
 		"      --open              serve OUT on 127.0.0.1:9001 to the Perfetto UI,\n"
 		"                          print the URL to open, exit once it is fetched\n"
 		"      --origin URL        the UI allowed to fetch it (default\n"
@@ -155,6 +161,7 @@ static int parse_options(int argc, char **argv, struct convert_options *o)
 		{ "to-trace-dat", required_argument, NULL, 'o' },
 		{ "to-perfetto", required_argument, NULL, 'p' },
 		{ "compression", required_argument, NULL, 'c' },
+		{ "samples", required_argument, NULL, 'S' },
 		{ "open", no_argument, NULL, 'O' },
 		{ "origin", required_argument, NULL, 'R' },
 		{ "input", required_argument, NULL, 'i' },
@@ -187,6 +194,15 @@ static int parse_options(int argc, char **argv, struct convert_options *o)
 				o->compression = PFTRACE_COMPRESS_ZSTD;
 			else
 				return error("bad --compression '%s': want none, gzip or zstd",
+					     optarg);
+			break;
+		case 'S':
+			if (!strcmp(optarg, "perf_sample"))
+				o->samples = PERFETTO_SAMPLE_PERF;
+			else if (!strcmp(optarg, "stack_sample"))
+				o->samples = PERFETTO_SAMPLE_STACK;
+			else
+				return error("bad --samples '%s': want perf_sample or stack_sample",
 					     optarg);
 			break;
 		case 'O':
@@ -432,6 +448,7 @@ static int write_output(const struct convert_options *o, const struct snapshot *
 {
 	struct perfdata_convert_opts opts = {
 		.compression = o->compression,
+		.samples = o->samples,
 		.progress = on_progress,
 		.progress_ctx = p,
 	};
@@ -496,7 +513,7 @@ static int convert(const struct convert_options *o, int in_fd)
 		       res.perfetto.nr_ftrace, res.perfetto.nr_samples, in_name, o->output);
 		if (res.perfetto.nr_tracepoint_stacks)
 			printf(PROG ": %" PRIu64 " of the tracepoint events have their callstacks "
-				    "as StackSamples too\n",
+				    "as samples too\n",
 			       res.perfetto.nr_tracepoint_stacks);
 		printf(PROG ": named %" PRIu64 " threads; %" PRIu64 " samples outside --time\n",
 		       res.perfetto.nr_tasks, st->nr_out_of_range);

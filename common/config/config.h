@@ -32,6 +32,13 @@ enum config_compression {
 	CONFIG_COMPRESSION_AUTO, /* zstd where the last dumps say it costs less */
 };
 
+/* [snapshot] perfetto_samples: the packet a sample becomes in the .pftrace. */
+enum config_perfetto_samples {
+	CONFIG_PERFETTO_SAMPLES_AUTO,	     /* the one every Perfetto version reads: perf_sample */
+	CONFIG_PERFETTO_SAMPLES_PERF_SAMPLE, /* PerfSample (TracePacket field 66) */
+	CONFIG_PERFETTO_SAMPLES_STACK_SAMPLE, /* StackSample (field 135): Perfetto v58 on */
+};
+
 /* One perf event, resolved from its config text. */
 struct event_spec {
 	char *name;		     /* "sched:sched_switch", "cpu-clock" */
@@ -106,6 +113,7 @@ struct perfsnapd_config {
 
 	/* [snapshot], continued */
 	enum config_compression compression;
+	enum config_perfetto_samples perfetto_samples;
 	unsigned int max_snapshots;	  /* 0: unlimited */
 	uint64_t max_total_size;	  /* bytes; 0: unlimited */
 	uint64_t min_interval_ms;	  /* between snapshots; 0: none */

@@ -55,20 +55,33 @@ int perfdata_convert__write_tracedat(const struct snapshot *s, const struct perf
  * Tracepoint formats come from the input's TRACING_DATA (which the reader
  * attached to @s), kernel symbols from its kallsyms when it carries them,
  * else this machine's;
- * user symbols from the mapped files on this machine, as perf script does.
+ * user symbols from the mapped files on this machine, as perf script does;
+ * the SystemInfo from its OSRELEASE and ARCH (none without them:
+ * this machine's would name the wrong syscall table); wall-clock time from
+ * its CLOCK_DATA (perf record -k), never this machine's clocks.
  * Returns 0 or -errno.
  */
 int perfdata_convert__write_perfetto(const struct snapshot *s, const struct perfdata_reader *r,
 				     int fd, const struct perfdata_convert_opts *o,
 				     struct perfetto_result *res)
 {
+	const struct perfdata_host *host = perfdata_reader__host(r);
 	struct perfetto_meta meta = {
 		.compression = o ? o->compression : PFTRACE_COMPRESS_NONE,
+		.samples = o ? o->samples : PERFETTO_SAMPLE_PERF,
+		.system = { .release = host->release, .machine = host->machine },
+		.clock_ref = { .valid = host->has_clock_ref,
+			       .clockid = host->clockid,
+			       .clock_ns = host->clock_ref_ns,
+			       .realtime_ns = host->realtime_ref_ns },
 		.progress = o ? o->progress : NULL,
 		.progress_ctx = o ? o->progress_ctx : NULL,
 	};
 
-	(void)r; /* the snapshot carries the input's TRACING_DATA */
+	/* perf writes no sysname: a perf.data is Linux's */
+	if (host->release[0] || host->machine[0])
+		meta.system.sysname = "Linux";
+	/* the snapshot carries the input's TRACING_DATA */
 	if (o && o->kallsyms) {
 		meta.kallsyms = o->kallsyms;
 		meta.kallsyms_size = o->kallsyms_size;

@@ -17,6 +17,7 @@ struct snapshot;
 /* Optional hooks of a conversion. */
 struct perfdata_convert_opts {
 	enum pftrace_compression compression; /* Perfetto only */
+	enum perfetto_sample_kind samples;    /* Perfetto only */
 	/* Perfetto: a kallsyms text to use over the input's and this machine's */
 	const char *kallsyms;
 	size_t kallsyms_size;

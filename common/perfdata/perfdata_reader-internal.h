@@ -44,6 +44,10 @@ enum {
 /* Feature bits (tools/perf/util/header.h). */
 enum {
 	FEAT_TRACING_DATA = 1,
+	FEAT_HOSTNAME = 3,
+	FEAT_OSRELEASE = 4,
+	FEAT_ARCH = 6,
+	FEAT_CLOCK_DATA = 29,
 	FEAT_NRCPUS = 7,
 	FEAT_EVENT_DESC = 12,
 	FEAT_BITS = 256,
@@ -111,6 +115,7 @@ struct perfdata_reader {
 
 	struct tracing_meta *tracing; /* the input's TRACING_DATA, or NULL */
 	uint32_t nr_cpus;
+	struct perfdata_host host; /* HOSTNAME, OSRELEASE, ARCH */
 	uint64_t time_start, time_end;
 	struct perfdata_reader_stats stats;
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);

@@ -612,6 +612,18 @@ uint32_t perfdata_reader__nr_cpus(const struct perfdata_reader *r)
 }
 
 /**
+ * perfdata_reader__host - the recording machine's names
+ * @r: the reader, after __read
+ *
+ * Returns the HOSTNAME, OSRELEASE and ARCH features' strings, each ""
+ * where the input had none (or one too long for a utsname field).
+ */
+const struct perfdata_host *perfdata_reader__host(const struct perfdata_reader *r)
+{
+	return &r->host;
+}
+
+/**
  * perfdata_reader__stats - what the reader kept and left out
  * @r: the reader
  *

@@ -63,6 +63,20 @@ const char *perfdata_reader__error(const struct perfdata_reader *r);
 bool perfdata_reader__is_pipe(const struct perfdata_reader *r);
 /* The parsed TRACING_DATA, or NULL if the input had none. */
 const struct tracing_data_info *perfdata_reader__tracing_data(const struct perfdata_reader *r);
+/* The recording machine as the header names it; "" where it does not. */
+struct perfdata_host {
+	char hostname[65]; /* HEADER_HOSTNAME (utsname.nodename) */
+	char release[65];  /* HEADER_OSRELEASE */
+	char machine[65];  /* HEADER_ARCH (utsname.machine) */
+	/*
+	 * HEADER_CLOCK_DATA (perf record -k): one instant read in the events'
+	 * clock (clockid) and in CLOCK_REALTIME; has_clock_ref when present.
+	 */
+	bool has_clock_ref;
+	int32_t clockid;
+	uint64_t clock_ref_ns, realtime_ref_ns;
+};
+const struct perfdata_host *perfdata_reader__host(const struct perfdata_reader *r);
 /* CPUs online when recorded (NRCPUS feature, at most 65536), or 0 if unknown. */
 uint32_t perfdata_reader__nr_cpus(const struct perfdata_reader *r);
 const struct perfdata_reader_stats *perfdata_reader__stats(const struct perfdata_reader *r);

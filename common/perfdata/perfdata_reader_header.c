@@ -285,6 +285,29 @@ int reader_set_tracing_data(struct perfdata_reader *r, uint8_t *data, size_t siz
 	return 0;
 }
 
+/*
+ * A perf header string (u32 length, then that many bytes, NUL-padded) into
+ * @out; one that does not fit, or is no string, leaves it "" (the name is
+ * only informative: no reason to refuse the file).
+ */
+static void header_string(const uint8_t *data, size_t size, char *out, size_t out_size)
+{
+	uint32_t len;
+	size_t n;
+
+	out[0] = '\0';
+	if (size < sizeof(len))
+		return;
+	memcpy(&len, data, sizeof(len));
+	if (len > size - sizeof(len))
+		return;
+	n = strnlen((const char *)data + sizeof(len), len);
+	if (n >= out_size)
+		return;
+	memcpy(out, data + sizeof(len), n);
+	out[n] = '\0';
+}
+
 /**
  * reader_process_feature - take in one feature section
  * @r: the reader
@@ -293,7 +316,8 @@ int reader_set_tracing_data(struct perfdata_reader *r, uint8_t *data, size_t siz
  * @size: their size
  * @offset: input offset, for messages
  *
- * Features other than TRACING_DATA, NRCPUS and EVENT_DESC are ignored.
+ * Features other than TRACING_DATA, NRCPUS, EVENT_DESC, HOSTNAME,
+ * OSRELEASE, ARCH and CLOCK_DATA are ignored.
  * Returns 0 or -errno.
  */
 int reader_process_feature(struct perfdata_reader *r, uint64_t feat, const uint8_t *data,
@@ -323,6 +347,23 @@ int reader_process_feature(struct perfdata_reader *r, uint64_t feat, const uint8
 		return 0;
 	case FEAT_EVENT_DESC:
 		return parse_event_desc(r, data, size, offset);
+	case FEAT_HOSTNAME:
+		header_string(data, size, r->host.hostname, sizeof(r->host.hostname));
+		return 0;
+	case FEAT_OSRELEASE:
+		header_string(data, size, r->host.release, sizeof(r->host.release));
+		return 0;
+	case FEAT_ARCH:
+		header_string(data, size, r->host.machine, sizeof(r->host.machine));
+		return 0;
+	case FEAT_CLOCK_DATA: /* u32 version (1), u32 clockid, u64 wall-clock ns, u64 clockid ns */
+		if (size < 24 || data[0] != 1)
+			return 0; /* informative only: a layout we do not know is skipped */
+		memcpy(&r->host.clockid, data + 4, 4);
+		memcpy(&r->host.realtime_ref_ns, data + 8, 8);
+		memcpy(&r->host.clock_ref_ns, data + 16, 8);
+		r->host.has_clock_ref = true;
+		return 0;
 	default:
 		return 0;
 	}
@@ -406,7 +447,9 @@ static int read_file_feature(struct perfdata_reader *r, uint64_t feat, const str
 	uint8_t *data;
 	int err;
 
-	if (feat != FEAT_TRACING_DATA && feat != FEAT_NRCPUS && feat != FEAT_EVENT_DESC)
+	if (feat != FEAT_TRACING_DATA && feat != FEAT_NRCPUS && feat != FEAT_EVENT_DESC &&
+	    feat != FEAT_HOSTNAME && feat != FEAT_OSRELEASE && feat != FEAT_ARCH &&
+	    feat != FEAT_CLOCK_DATA)
 		return 0;
 	err = check_section(r, sec, "feature", table_offset);
 	if (err)

@@ -18,6 +18,7 @@
 #define PKT_SYSTEM_INFO	       45
 #define PKT_TIMESTAMP_CLOCK_ID 58
 #define PKT_DEFAULTS	       59
+#define PKT_PERF_SAMPLE	       66
 #define PKT_STACK_SAMPLE       135
 
 #define SEQ_INCREMENTAL_STATE_CLEARED 1

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * perfetto_stacks: samples as StackSample packets, the format trace
- * processor imports for any sampling profiler (stack_sample.proto). One
- * packet sequence per event, so each is its own stream with its own
- * counter descriptor; everything that repeats (function names, mapping
- * paths, mappings, frames, callstacks, task and execution contexts) is
- * interned per sequence and defined in the InternedData of the first
- * packet that uses it.
+ * perfetto_stacks: samples as PerfSample packets (profile_packet.proto,
+ * what Perfetto's own perf profiler writes and every trace processor
+ * reads) or StackSample packets (stack_sample.proto, for any sampling
+ * profiler, read from Perfetto v58 on). One packet sequence per event, so
+ * each is its own stream (PerfSample: a perf session, with a counter track
+ * per CPU named after the event; StackSample: its own counter
+ * descriptor); everything that repeats (function names, mapping paths,
+ * mappings, frames, callstacks; for StackSample task and execution
+ * contexts too) is interned per sequence and defined in the InternedData
+ * of the first packet that uses it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,10 +33,13 @@
 #define INT_TASKS	   48
 #define INT_EXECS	   49
 
-#define MODE_USER   1
-#define MODE_KERNEL 2
-#define KIND_NATIVE 1
-#define KIND_KERNEL 2
+#define MODE_USER	1
+#define MODE_KERNEL	2
+/* PerfSample's Profiling.CpuMode numbers them the other way round. */
+#define CPU_MODE_KERNEL 1
+#define CPU_MODE_USER	2
+#define KIND_NATIVE	1
+#define KIND_KERNEL	2
 
 #define MAX_FRAMES     1024
 #define MAX_PATH_PARTS 64
@@ -50,6 +56,7 @@ struct perfetto_stacks {
 	const struct snapshot *s;
 	struct symbols *syms;
 	uint32_t clock_id;
+	enum perfetto_sample_kind kind;
 	struct seq *seqs; /* per event */
 	size_t nr_seqs;
 	struct pb_buf pkt;
@@ -57,7 +64,7 @@ struct perfetto_stacks {
 };
 
 struct perfetto_stacks *perfetto_stacks__new(const struct snapshot *s, struct symbols *syms,
-					     uint32_t clock_id)
+					     uint32_t clock_id, enum perfetto_sample_kind kind)
 {
 	struct perfetto_stacks *sc = calloc(1, sizeof(*sc));
 
@@ -66,6 +73,7 @@ struct perfetto_stacks *perfetto_stacks__new(const struct snapshot *s, struct sy
 	sc->s = s;
 	sc->syms = syms;
 	sc->clock_id = clock_id;
+	sc->kind = kind;
 	sc->nr_seqs = snapshot__nr_events(s);
 	sc->seqs = calloc(sc->nr_seqs ? sc->nr_seqs : 1, sizeof(*sc->seqs));
 	if (!sc->seqs) {
@@ -120,23 +128,57 @@ static uint32_t unit_of(const struct perf_event_attr *a)
 	return 9; /* UNIT_COUNT */
 }
 
+/*
+ * PerfSampleDefaults.timebase: the event by name (trace processor names the
+ * stream's per-CPU counter tracks after it) and its sampling interval.
+ */
+static void perf_sample_defaults(struct pb_buf *p, const struct snapshot_event *ev)
+{
+	pb_nested sd, tb, tp;
+
+	sd = pb__begin(p, 12); /* perf_sample_defaults */
+	tb = pb__begin(p, 1);  /* timebase */
+	if (ev->attr.freq)
+		pb__varint(p, 2, ev->attr.sample_freq);
+	else
+		pb__varint(p, 1, ev->attr.sample_period);
+	if (ev->attr.type == PERF_TYPE_TRACEPOINT) {
+		tp = pb__begin(p, 3);
+		pb__str(p, 1, ev->name);
+		pb__end(p, tp);
+	}
+	pb__str(p, 10, ev->name);
+	pb__end(p, tb);
+	pb__end(p, sd);
+}
+
+static void stack_sample_defaults(struct pb_buf *p, const struct snapshot_event *ev)
+{
+	pb_nested sd, pd;
+
+	sd = pb__begin(p, 100);	     /* stack_sample_defaults */
+	pb__str(p, 1, "linux.perf"); /* source */
+	pd = pb__begin(p, 2);	     /* primary_descriptor */
+	pb__str(p, 2, ev->name);
+	pb__varint(p, 3, unit_of(&ev->attr));
+	pb__end(p, pd);
+	pb__end(p, sd);
+}
+
 static int start_seq(struct perfetto_stacks *sc, struct pftrace_out *o, size_t idx,
 		     const struct snapshot_event *ev)
 {
 	struct pb_buf *p = &sc->pkt;
-	pb_nested d, sd, pd;
+	pb_nested d;
 
 	pb__varint(p, PKT_SEQ_ID, idx + 1);
 	pb__varint(p, PKT_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
 	d = pb__begin(p, PKT_DEFAULTS);
 	pb__varint(p, 58, sc->clock_id); /* timestamp_clock_id */
-	sd = pb__begin(p, 100);		 /* stack_sample_defaults */
-	pb__str(p, 1, "linux.perf");	 /* source */
-	pd = pb__begin(p, 2);		 /* primary_descriptor */
-	pb__str(p, 2, ev->name);
-	pb__varint(p, 3, unit_of(&ev->attr));
-	pb__end(p, pd);
-	pb__end(p, sd);
+	if (sc->kind == PERFETTO_SAMPLE_PERF)
+		perf_sample_defaults(p, ev);
+	else
+		stack_sample_defaults(p, ev);
 	pb__end(p, d);
 	sc->seqs[idx].started = true;
 	return pftrace_out__emit(o, p);
@@ -270,12 +312,46 @@ static size_t walk(struct perfetto_stacks *sc, struct seq *q, const struct perf_
 	return nr;
 }
 
+/* The task and execution contexts a StackSample refers to, interned. */
+static void stack_sample_contexts(struct seq *q, const struct perf_record_info *info, uint64_t st,
+				  bool leaf_kernel, uint64_t *ret_task, uint64_t *ret_exec)
+{
+	uint64_t key[2];
+	bool is_new;
+	pb_nested n;
+
+	*ret_task = 0;
+	if (st & PERF_SAMPLE_TID) {
+		key[0] = info->pid;
+		key[1] = info->tid;
+		*ret_task = intern(q, T_TASKS, key, sizeof(key), &is_new);
+		if (is_new) {
+			n = pb__begin(&q->pending, INT_TASKS);
+			pb__varint(&q->pending, 1, *ret_task);
+			pb__varint(&q->pending, 2, info->pid);
+			pb__varint(&q->pending, 3, info->tid);
+			pb__end(&q->pending, n);
+		}
+	}
+	key[0] = st & PERF_SAMPLE_CPU ? info->cpu + 1ull : 0;
+	key[1] = leaf_kernel ? MODE_KERNEL : MODE_USER;
+	*ret_exec = intern(q, T_EXECS, key, sizeof(key), &is_new);
+	if (is_new) {
+		n = pb__begin(&q->pending, INT_EXECS);
+		pb__varint(&q->pending, 1, *ret_exec);
+		if (key[0])
+			pb__varint(&q->pending, 2, info->cpu);
+		pb__varint(&q->pending, 3, key[1]);
+		pb__end(&q->pending, n);
+	}
+}
+
 int perfetto_stacks__sample(struct perfetto_stacks *sc, struct pftrace_out *o, size_t ev_idx,
 			    const struct snapshot_event *ev, const struct perf_record_info *info,
 			    uint16_t misc)
 {
 	struct seq *q = &sc->seqs[ev_idx];
-	uint64_t st = ev->attr.sample_type, key[2], task = 0, exec = 0, stack = 0;
+	uint64_t st = ev->attr.sample_type, task = 0, exec = 0, stack = 0;
 	bool sample_kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
 			     (misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 				     PERF_RECORD_MISC_GUEST_KERNEL;
@@ -287,18 +363,6 @@ int perfetto_stacks__sample(struct perfetto_stacks *sc, struct pftrace_out *o, s
 
 	if (!q->started && (r = start_seq(sc, o, ev_idx, ev)))
 		return r;
-	if (st & PERF_SAMPLE_TID) {
-		key[0] = info->pid;
-		key[1] = info->tid;
-		task = intern(q, T_TASKS, key, sizeof(key), &is_new);
-		if (is_new) {
-			n = pb__begin(&q->pending, INT_TASKS);
-			pb__varint(&q->pending, 1, task);
-			pb__varint(&q->pending, 2, info->pid);
-			pb__varint(&q->pending, 3, info->tid);
-			pb__end(&q->pending, n);
-		}
-	}
 	nr = (st & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)) ?
 		     walk(sc, q, info, sample_kernel, &leaf_kernel) :
 		     0;
@@ -314,17 +378,8 @@ int perfetto_stacks__sample(struct perfetto_stacks *sc, struct pftrace_out *o, s
 	} else {
 		leaf_kernel = sample_kernel;
 	}
-	key[0] = st & PERF_SAMPLE_CPU ? info->cpu + 1ull : 0;
-	key[1] = leaf_kernel ? MODE_KERNEL : MODE_USER;
-	exec = intern(q, T_EXECS, key, sizeof(key), &is_new);
-	if (is_new) {
-		n = pb__begin(&q->pending, INT_EXECS);
-		pb__varint(&q->pending, 1, exec);
-		if (key[0])
-			pb__varint(&q->pending, 2, info->cpu);
-		pb__varint(&q->pending, 3, key[1]);
-		pb__end(&q->pending, n);
-	}
+	if (sc->kind == PERFETTO_SAMPLE_STACK)
+		stack_sample_contexts(q, info, st, leaf_kernel, &task, &exec);
 	if (q->pending.err)
 		return q->pending.err;
 
@@ -335,6 +390,19 @@ int perfetto_stacks__sample(struct perfetto_stacks *sc, struct pftrace_out *o, s
 		pb_buf__reset(&q->pending);
 	}
 	pb__varint(p, PKT_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	if (sc->kind == PERFETTO_SAMPLE_PERF) {
+		n = pb__begin(p, PKT_PERF_SAMPLE);
+		pb__varint(p, 1, st & PERF_SAMPLE_CPU ? info->cpu : 0);
+		if (st & PERF_SAMPLE_TID) {
+			pb__varint(p, 2, info->pid);
+			pb__varint(p, 3, info->tid);
+		}
+		if (stack)
+			pb__varint(p, 4, stack);
+		pb__varint(p, 5, leaf_kernel ? CPU_MODE_KERNEL : CPU_MODE_USER);
+		pb__end(p, n);
+		return pftrace_out__emit(o, p);
+	}
 	n = pb__begin(p, PKT_STACK_SAMPLE);
 	if (task)
 		pb__varint(p, 2, task);
@@ -343,6 +411,35 @@ int perfetto_stacks__sample(struct perfetto_stacks *sc, struct pftrace_out *o, s
 		pb__varint(p, 6, stack);
 	if (st & PERF_SAMPLE_PERIOD)
 		pb__varint(p, 11, info->period);
+	pb__end(p, n);
+	return pftrace_out__emit(o, p);
+}
+
+/**
+ * perfetto_stacks__lost - mark records lost on a sampling ring
+ * @sc: the stack writer
+ * @o: the output
+ * @cpu: the ring's CPU
+ * @time: when (the PERF_RECORD_LOST's time)
+ * @lost: how many records
+ *
+ * A PerfSample carrying only cpu and kernel_records_lost, on a sequence of
+ * its own (after the events'): it needs no interned state and no stream.
+ * Written for StackSample output too, whose schema has no loss field.
+ * Returns 0 or -errno.
+ */
+int perfetto_stacks__lost(struct perfetto_stacks *sc, struct pftrace_out *o, uint32_t cpu,
+			  uint64_t time, uint64_t lost)
+{
+	struct pb_buf *p = &sc->pkt;
+	pb_nested n;
+
+	pb__varint(p, PKT_TIMESTAMP, time);
+	pb__varint(p, PKT_TIMESTAMP_CLOCK_ID, sc->clock_id);
+	pb__varint(p, PKT_SEQ_ID, sc->nr_seqs + 1);
+	n = pb__begin(p, PKT_PERF_SAMPLE);
+	pb__varint(p, 1, cpu);
+	pb__varint(p, 17, lost); /* kernel_records_lost */
 	pb__end(p, n);
 	return pftrace_out__emit(o, p);
 }

@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 
 #include "perf_record.h"
@@ -62,6 +61,8 @@ struct writer {
 	struct task_name *tasks; /* open addressing by tid */
 	size_t cap_tasks, nr_tasks;
 	uint32_t clock_id;
+	/* What each kind of ring carries ([1]: write_backward, [0]: forward). */
+	bool ring_tracepoints[2], ring_samples[2];
 	struct pb_buf pkt;
 	struct perfetto_result res;
 };
@@ -135,12 +136,38 @@ static struct task_name *task_get(struct writer *w, int32_t tid, int32_t pid)
 	return t;
 }
 
+static int system_info(struct writer *w);
+
+/*
+ * Wall-clock time at @t (the snapshot's clock), from the recording's own
+ * reference pair (meta clock_ref): only when that pair was read in the
+ * events' clock, and the events' clock is not REALTIME itself.
+ */
+static bool realtime_at(const struct writer *w, uint64_t t, uint64_t *ret)
+{
+	const struct perfetto_clock_ref *ref = &w->m->clock_ref;
+	int clockid = -1;
+
+	for (size_t i = 0; i < snapshot__nr_events(w->s); i++) {
+		const struct perf_event_attr *a = &snapshot__event(w->s, i)->attr;
+
+		if (a->use_clockid) {
+			clockid = a->clockid;
+			break;
+		}
+	}
+	if (!ref->valid || clockid < 0 || clockid != ref->clockid ||
+	    w->clock_id == CLOCK_ID_REALTIME)
+		return false;
+	*ret = ref->realtime_ns + (t - ref->clock_ns); /* modulo 2^64: t may be earlier */
+	return true;
+}
+
 static int clock_snapshot(struct writer *w)
 {
-	uint64_t t0 = snapshot__stats(w->s)->first_time;
+	uint64_t t0 = snapshot__stats(w->s)->first_time, wall;
 	struct pb_buf *p = &w->pkt;
 	pb_nested n, c;
-	struct utsname u;
 
 	n = pb__begin(p, PKT_CLOCK_SNAPSHOT);
 	c = pb__begin(p, 1);
@@ -153,20 +180,51 @@ static int clock_snapshot(struct writer *w)
 		pb__varint(p, 2, t0);
 		pb__end(p, c);
 	}
+	if (realtime_at(w, t0, &wall)) {
+		c = pb__begin(p, 1);
+		pb__varint(p, 1, CLOCK_ID_REALTIME);
+		pb__varint(p, 2, wall);
+		pb__end(p, c);
+	}
 	pb__varint(p, 2, w->clock_id); /* primary_trace_clock */
 	pb__end(p, n);
 	pb__varint(p, PKT_TIMESTAMP, t0);
 	pb__varint(p, PKT_TIMESTAMP_CLOCK_ID, w->clock_id);
 	if (pftrace_out__emit(w->o, p))
 		return p->err ? p->err : -EIO;
-	/* The machine names the syscall table that sys_enter ids are looked up in. */
-	if (uname(&u))
+	return system_info(w);
+}
+
+static bool known(const char *s)
+{
+	return s && s[0];
+}
+
+/*
+ * The recording machine: its machine names the syscall table that
+ * sys_enter ids are looked up in, its release how prev_state is read.
+ * Taken from the meta (the daemon's own uname, a perf.data header's),
+ * never from this machine, which may not be the recording one.
+ */
+static int system_info(struct writer *w)
+{
+	const struct perfetto_system *sys = &w->m->system;
+	struct pb_buf *p = &w->pkt;
+	pb_nested n, c;
+
+	if (!known(sys->sysname) && !known(sys->version) && !known(sys->release) &&
+	    !known(sys->machine))
 		return 0;
 	n = pb__begin(p, PKT_SYSTEM_INFO);
-	c = pb__begin(p, 1);
-	pb__str(p, 1, u.sysname);
-	pb__str(p, 3, u.release);
-	pb__str(p, 4, u.machine);
+	c = pb__begin(p, 1); /* utsname */
+	if (known(sys->sysname))
+		pb__str(p, 1, sys->sysname);
+	if (known(sys->version))
+		pb__str(p, 2, sys->version);
+	if (known(sys->release))
+		pb__str(p, 3, sys->release);
+	if (known(sys->machine))
+		pb__str(p, 4, sys->machine);
 	pb__end(p, c);
 	pb__end(p, n);
 	return pftrace_out__emit(w->o, p);
@@ -257,25 +315,78 @@ static size_t event_index(const struct snapshot *s, const struct snapshot_event 
 	return 0;
 }
 
+/* A sampling event: what perfetto_stacks writes, not side-band only (dummy). */
+static bool is_sampling(const struct perf_event_attr *a)
+{
+	return a->type != PERF_TYPE_TRACEPOINT &&
+	       !(a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY) &&
+	       (a->sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN));
+}
+
+/*
+ * Which events share a ring: a CPU's events of one direction (perfsnapd
+ * maps an overwrite and a forward ring per CPU, perf record one).
+ */
+static void ring_contents(struct writer *w)
+{
+	for (size_t i = 0; i < snapshot__nr_events(w->s); i++) {
+		const struct perf_event_attr *a = &snapshot__event(w->s, i)->attr;
+
+		if (a->type == PERF_TYPE_TRACEPOINT)
+			w->ring_tracepoints[a->write_backward] = true;
+		/* a tracepoint's callchain makes a sample too (record()) */
+		if (is_sampling(a) ||
+		    (a->type == PERF_TYPE_TRACEPOINT && (a->sample_type & PERF_SAMPLE_CALLCHAIN)))
+			w->ring_samples[a->write_backward] = true;
+	}
+}
+
+/*
+ * A PERF_RECORD_LOST: records of its ring are gone, whichever of the
+ * ring's events they were (the kernel reports them with the id of the
+ * event that writes next). The ftrace bundle of the CPU is marked only if
+ * the ring carries tracepoints, the sample stream only if it carries
+ * sampling events.
+ */
+static int lost(struct writer *w, const struct perf_event_header *h,
+		const struct snapshot_event *ev)
+{
+	struct perf_record_info info;
+	bool backward = ev->attr.write_backward;
+	uint32_t cpu;
+	uint64_t nr;
+	int r = 0;
+
+	if (h->size < sizeof(*h) + 16 ||
+	    perf_record__parse_id_trailer(h, ev->attr.sample_type, &info) < 0)
+		return 0;
+	memcpy(&nr, (const uint8_t *)(h + 1) + 8, sizeof(nr));
+	w->res.lost_events += nr;
+	cpu = ev->attr.sample_type & PERF_SAMPLE_CPU ? info.cpu : 0;
+	if (w->ring_tracepoints[backward])
+		r = perfetto_ftrace__lost(w->fc, w->o, cpu);
+	if (!r && w->ring_samples[backward]) {
+		r = perfetto_stacks__lost(w->sc, w->o, cpu,
+					  ev->attr.sample_type & PERF_SAMPLE_TIME ? info.time : 0,
+					  nr);
+		if (!r)
+			w->res.nr_sample_lost_marks++;
+	}
+	return r;
+}
+
 static int record(struct writer *w, const struct perf_event_header *h)
 {
 	const struct snapshot_event *ev;
 	struct perf_record_info info;
-	uint64_t id, lost;
+	uint64_t id;
 	bool tracepoint;
 	int r;
 
 	if (perf_record__id(h, &id) < 0 || !(ev = snapshot__event_by_id(w->s, id)))
 		return 0;
-	if (h->type == PERF_RECORD_LOST) {
-		if (h->size < sizeof(*h) + 16 ||
-		    perf_record__parse_id_trailer(h, ev->attr.sample_type, &info) < 0)
-			return 0;
-		memcpy(&lost, (const uint8_t *)(h + 1) + 8, sizeof(lost));
-		w->res.lost_events += lost;
-		return perfetto_ftrace__lost(w->fc, w->o,
-					     ev->attr.sample_type & PERF_SAMPLE_CPU ? info.cpu : 0);
-	}
+	if (h->type == PERF_RECORD_LOST)
+		return lost(w, h, ev);
 	if (h->type != PERF_RECORD_SAMPLE) {
 		if (perf_record__parse_id_trailer(h, ev->attr.sample_type, &info) < 0)
 			info.time = 0;
@@ -460,6 +571,7 @@ int snapshot_perfetto__write(const struct snapshot *s, int fd, const struct perf
 	if (!s || !meta || fd < 0)
 		return -EINVAL;
 	w.clock_id = clock_id_of(s);
+	ring_contents(&w);
 	w.o = pftrace_out__new(fd, meta->compression);
 	tm = snapshot__tracing(s);
 	t = tm ? tracing_meta__info(tm) : NULL;
@@ -470,7 +582,7 @@ int snapshot_perfetto__write(const struct snapshot *s, int fd, const struct perf
 		w.syms = symbols__new(t->kallsyms, t->kallsyms_size);
 	else
 		w.syms = symbols__new(NULL, 0);
-	w.sc = w.syms ? perfetto_stacks__new(s, w.syms, w.clock_id) : NULL;
+	w.sc = w.syms ? perfetto_stacks__new(s, w.syms, w.clock_id, meta->samples) : NULL;
 	r = w.o && w.sc ? perfetto_ftrace__new(s, &w.fc) : -ENOMEM;
 	if (!r)
 		r = clock_snapshot(&w);

@@ -3,9 +3,10 @@
 # perfsnap-convert --to-perfetto against the real tools: what perf record
 # wrote (file and pipe mode) decodes with protoc against Perfetto's own
 # perfetto_trace.proto, with as many events of each tracepoint and as many
-# StackSamples as perf script shows; an exited process is named; a function
-# of a test program is in a callstack, and a tracepoint recorded with -g has
-# its stacks as StackSamples; gzip and zstd outputs decompress to
+# samples (PerfSamples, or StackSamples with --samples stack_sample) as perf
+# script shows; an exited process is named; a function of a test program
+# is in a callstack, and a tracepoint recorded with -g has its stacks as
+# samples; gzip and zstd outputs decompress to
 # the plain output's bytes; --open serves the trace exactly once, with the
 # CORS header, 404 for anything else, and exits.
 source "$(dirname "$0")/lib.sh"
@@ -67,18 +68,23 @@ pftrace_same_counts cc.data cc.txt
 for fn in psnap_spin_inner psnap_spin_outer; do
 	pftrace_in_callstack cc.txt $fn || fail "$fn is in no callstack"
 done
-grep -q 'unit: UNIT_NANOSECONDS' cc.txt || fail "cpu-clock weights are not nanoseconds"
 grep -q 'kind: KIND_KERNEL' cc.txt || fail "no kernel frame (psnap_kernel_work reads /dev/zero)"
+grep -q '^        name: "cpu-clock"' cc.txt || fail "the PerfSample timebase is not named cpu-clock"
+convert_ok cc.ss.pftrace -i cc.data --samples stack_sample
+pftrace_decode cc.ss.pftrace cc.ss.txt
+pftrace_same_counts cc.data cc.ss.txt stack_sample
+pftrace_in_callstack cc.ss.txt psnap_spin_inner || fail "psnap_spin_inner is in no StackSample's callstack"
+grep -q 'unit: UNIT_NANOSECONDS' cc.ss.txt || fail "cpu-clock weights are not nanoseconds"
 
 # 3b. A tracepoint recorded with its callchain (perf record -g): its events
-#     as ftrace events, its stacks as StackSamples of a stream named after it.
+#     as ftrace events, its stacks as samples of a stream named after it.
 perf record -q -e sched:sched_switch -g -a -m 8M -o tg.data -- sleep 0.5 >/dev/null 2>&1 ||
 	fail "perf record -o tg.data"
 convert_ok tg.pftrace -i tg.data
 pftrace_decode tg.pftrace tg.txt
 pftrace_same_counts tg.data tg.txt
 n=$(perf script -i tg.data -F event 2>/dev/null | grep -c 'sched:sched_switch')
-grep -q ": $n of the tracepoint events have their callstacks as StackSamples too" conv.out ||
+grep -q ": $n of the tracepoint events have their callstacks as samples too" conv.out ||
 	fail "the summary does not count $n tracepoint callstacks"
 pftrace_in_callstack tg.txt __schedule sched:sched_switch ||
 	fail "__schedule is in no callstack of sched:sched_switch"

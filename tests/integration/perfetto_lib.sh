@@ -33,10 +33,22 @@ pftrace_count() {
 	echo $((compact + $(grep -cE "^      $name \{|^ *event_name: \"$name\"" "$1")))
 }
 
-# pftrace_same_counts DATA DECODED: every tracepoint type perf script shows in
-# DATA has as many events in DECODED, and the samples as many StackSamples;
-# so do the tracepoints recorded with their callchains (sample_type
-# CALLCHAIN in perf evlist -v), whose stacks are StackSamples too.
+# pftrace_samples DECODED [KIND]: the samples of DECODED, as PerfSamples
+# (KIND perf_sample, the default: the loss marks, kernel_records_lost, not
+# counted) or StackSamples (stack_sample).
+pftrace_samples() {
+	case "${2:-perf_sample}" in
+	perf_sample) echo $(($(grep -c '^  perf_sample {' "$1") - $(grep -c '^    kernel_records_lost:' "$1"))) ;;
+	stack_sample) grep -c '^  stack_sample {' "$1" ;;
+	*) fail "pftrace_samples: no kind '$2'" ;;
+	esac
+}
+
+# pftrace_same_counts DATA DECODED [KIND]: every tracepoint type perf script
+# shows in DATA has as many events in DECODED, and the samples as many
+# samples of KIND (pftrace_samples); so do the tracepoints recorded with
+# their callchains (sample_type CALLCHAIN in perf evlist -v), whose stacks
+# are samples too.
 pftrace_same_counts() {
 	local type n got samples
 	perf script -i "$1" -F event 2>/dev/null | sed 's/^ *//; s/: *$//' | sort | uniq -c >counts.txt
@@ -56,8 +68,8 @@ pftrace_same_counts() {
 		*) samples=$((samples + n)) ;;
 		esac
 	done <counts.txt
-	got=$(grep -c '^  stack_sample {' "$2")
-	[ "$got" = "$samples" ] || fail "perf script shows $samples samples and stacked tracepoints, the trace $got StackSamples"
+	got=$(pftrace_samples "$2" "${3:-perf_sample}")
+	[ "$got" = "$samples" ] || fail "perf script shows $samples samples and stacked tracepoints, the trace $got ${3:-perf_sample}s"
 	note "samples: $samples"
 }
 

@@ -43,13 +43,15 @@ static void test_default_conf(void **state)
 	load_good(path, &cfg);
 
 	assert_string_equal(cfg->path, path);
-	assert_int_equal(cfg->nr_events, 3);
+	assert_int_equal(cfg->nr_events, 4);
 	assert_string_equal(cfg->events[0].name, "sched:sched_switch");
-	assert_string_equal(cfg->events[1].name, "sched:sched_wakeup");
+	assert_string_equal(cfg->events[1].name, "sched:sched_waking");
 	assert_string_equal(cfg->events[2].name, "raw_syscalls:sys_enter");
+	assert_string_equal(cfg->events[3].name, "raw_syscalls:sys_exit");
 	check_tracepoint(&cfg->events[0], "sched", "sched_switch");
-	check_tracepoint(&cfg->events[1], "sched", "sched_wakeup");
+	check_tracepoint(&cfg->events[1], "sched", "sched_waking");
 	check_tracepoint(&cfg->events[2], "raw_syscalls", "sys_enter");
+	check_tracepoint(&cfg->events[3], "raw_syscalls", "sys_exit");
 	for (i = 0; i < cfg->nr_events; i++) {
 		const struct event_spec *e = &cfg->events[i];
 
@@ -59,7 +61,8 @@ static void test_default_conf(void **state)
 		assert_int_equal(e->attr.sample_period, 1);
 		assert_true(e->overwrite);
 		assert_int_equal(e->attr.write_backward, 1);
-		assert_int_equal(e->line, line);
+		/* raw_syscalls are on the list's continuation line: each event its own line. */
+		assert_int_equal(e->line, line + (i >= 2));
 	}
 	assert_int_equal(cfg->buffer_size, 4 << 20);
 	assert_int_equal(cfg->buffer_pages, (4 << 20) / page);
@@ -405,6 +408,7 @@ static void test_all_keys(void **state)
 	assert_int_equal(cfg->max_tasks, 64);
 	assert_int_equal(cfg->formats, FORMAT(PERFDATA) | FORMAT(TRACEDAT));
 	assert_int_equal(cfg->compression, CONFIG_COMPRESSION_ZSTD);
+	assert_int_equal(cfg->perfetto_samples, CONFIG_PERFETTO_SAMPLES_STACK_SAMPLE);
 	assert_int_equal(cfg->max_snapshots, 10);
 	assert_int_equal(cfg->max_total_size, 1ull << 40);
 	assert_int_equal(cfg->min_interval_ms, 500);
@@ -489,12 +493,13 @@ static void test_print_all_keys(void **state)
 	text = print_config(cfg);
 	assert_non_null(strstr(text, "\ncpus = 0\nclock = boottime\nhistory_size = 0\t; keep none\n"
 				     "sideband = no\nmax_tasks = 64\n\n[snapshot]\n"));
-	assert_non_null(strstr(text,
-			       "\nformats = perf.data trace.dat\ncompression = zstd\n"
-			       "max_snapshots = 10\nmax_total_size = 1T\nmin_interval = 500ms\n"
-			       "max_per_hour = 60\npost_command = /bin/true\n"
-			       "post_command_timeout = 90s\ncopy_memory = 256M\n"
-			       "copy_memory_resident = yes\n\n[control]\nsocket = "));
+	assert_non_null(strstr(
+		text,
+		"\nformats = perf.data trace.dat\ncompression = zstd\n"
+		"perfetto_samples = stack_sample\nmax_snapshots = 10\nmax_total_size = 1T\nmin_interval = 500ms\n"
+		"max_per_hour = 60\npost_command = /bin/true\n"
+		"post_command_timeout = 90s\ncopy_memory = 256M\n"
+		"copy_memory_resident = yes\n\n[control]\nsocket = "));
 	assert_non_null(strstr(text, "/control.sock\ngroup = root\n"));
 
 	printed = write_conf("printed_all.conf", text, "", "");
@@ -507,6 +512,7 @@ static void test_print_all_keys(void **state)
 	assert_int_equal(again->sideband, cfg->sideband);
 	assert_int_equal(again->max_tasks, cfg->max_tasks);
 	assert_int_equal(again->compression, cfg->compression);
+	assert_int_equal(again->perfetto_samples, cfg->perfetto_samples);
 	assert_int_equal(again->max_snapshots, cfg->max_snapshots);
 	assert_int_equal(again->max_total_size, cfg->max_total_size);
 	assert_int_equal(again->min_interval_ms, cfg->min_interval_ms);
@@ -537,9 +543,11 @@ static void test_print_defaults(void **state)
 	text = print_config(cfg);
 	assert_non_null(strstr(text, "\nclock = perf\nhistory_size = 16M\nsideband = yes\n"
 				     "max_tasks = 65536\n"));
-	assert_non_null(strstr(text, "\ncompression = auto\nmax_snapshots = 0\t; unlimited\n"
-				     "max_total_size = 0\t; unlimited\nmin_interval = 0\t; none\n"
-				     "max_per_hour = 0\t; unlimited\n; post_command is not set"));
+	assert_non_null(strstr(
+		text,
+		"\ncompression = auto\nperfetto_samples = auto\nmax_snapshots = 0\t; unlimited\n"
+		"max_total_size = 0\t; unlimited\nmin_interval = 0\t; none\n"
+		"max_per_hour = 0\t; unlimited\n; post_command is not set"));
 	assert_non_null(strstr(
 		text,
 		"\npost_command_timeout = 1m\ncopy_memory = auto\t; the sum of the overwrite rings, at most 1G\ncopy_memory_resident = no\n\n[control]\n"

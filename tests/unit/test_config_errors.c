@@ -376,6 +376,9 @@ static const struct bad_config bad_configs[] = {
 	BAD_CAPTURE("max_tasks", "", "bad number ''"),
 	BAD_SNAPSHOT("compression", "ZSTD", "accepted: none, zstd"),
 	BAD_SNAPSHOT("compression", "yes", "bad value 'yes'"),
+	BAD_SNAPSHOT("perfetto_samples", "stack", "bad value 'stack'"),
+	BAD_SNAPSHOT("perfetto_samples", "StackSample",
+		     "accepted: auto, perf_sample, stack_sample"),
 	BAD_SNAPSHOT("max_snapshots", "1000001", "out of range"),
 	BAD_SNAPSHOT("max_snapshots", "0x10", "bad number '0x10'"),
 	BAD_SNAPSHOT("max_total_size", "1025G", "out of range"),
@@ -425,7 +428,8 @@ static const struct bad_config bad_configs[] = {
 			       "accepted in [capture]: events, buffer_size, cpus, clock, history_size, "
 			       "sideband, max_tasks" } },
 			{ 6, { "[snapshot] max_snapshot: unknown key",
-			       "accepted in [snapshot]: directory, formats, compression, max_snapshots, "
+			       "accepted in [snapshot]: directory, formats, compression, perfetto_samples, "
+			       "max_snapshots, "
 			       "max_total_size, min_interval, max_per_hour, post_command, "
 			       "post_command_timeout, copy_memory, copy_memory_resident" } },
 		},

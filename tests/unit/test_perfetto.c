@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests for the Perfetto layer's pieces: protobuf wire encoding (pb),
- * interning (intern), the compressed output stream (pftrace_out), and the
- * ftrace events: the schema's generated table and the typed messages
- * written for hand-made formats. The whole writer is checked against
+ * interning (intern), the compressed output stream (pftrace_out), the
+ * ftrace events (the schema's generated table and the typed messages
+ * written for hand-made formats); and of the whole writer, what each
+ * sample kind encodes, where a lost record is marked and whose SystemInfo
+ * goes in. The whole writer is checked against
  * Perfetto's schema by the integration tests (protoc --decode).
  */
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -641,6 +644,300 @@ static void test_begin_without_end(void **state)
 	test_records__fini(&rec);
 }
 
+/* A protobuf field of a message: its number, and its varint or bytes. */
+struct pb_field {
+	uint32_t num;
+	uint64_t v;
+	const uint8_t *data;
+	size_t len;
+};
+
+static uint64_t get_varint(const uint8_t **p, const uint8_t *end)
+{
+	uint64_t v = 0;
+
+	for (int shift = 0; *p < end && shift < 64; shift += 7) {
+		uint8_t b = *(*p)++;
+
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	fail_msg("bad varint");
+	return 0;
+}
+
+/* The next field at *@p (varint or length-delimited only); false at @end. */
+static bool next_field(const uint8_t **p, const uint8_t *end, struct pb_field *f)
+{
+	uint64_t key;
+
+	if (*p >= end)
+		return false;
+	key = get_varint(p, end);
+	f->num = (uint32_t)(key >> 3);
+	f->data = NULL;
+	f->len = 0;
+	f->v = 0;
+	if ((key & 7) == 0) {
+		f->v = get_varint(p, end);
+	} else if ((key & 7) == 2) {
+		f->len = (size_t)get_varint(p, end);
+		assert_true(f->len <= (size_t)(end - *p));
+		f->data = *p;
+		*p += f->len;
+	} else {
+		fail_msg("wire type %u", (unsigned)(key & 7));
+	}
+	return true;
+}
+
+/* Field @num of the message [@data, +@len): found (first one) or not. */
+static bool find_field(const uint8_t *data, size_t len, uint32_t num, struct pb_field *ret)
+{
+	const uint8_t *p = data;
+	struct pb_field f;
+
+	while (next_field(&p, data + len, &f))
+		if (f.num == num) {
+			*ret = f;
+			return true;
+		}
+	return false;
+}
+
+#define EV_ID 7
+#define SAMPLE_TYPE                                                                     \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+
+/*
+ * cpu-clock samples with callchains on CPU 1 at 100, 110 and 120, and a LOST
+ * on their (forward) ring; in CLOCK_MONOTONIC if @monotonic, else perf's clock.
+ */
+static struct snapshot *sampling_snapshot_in(bool monotonic)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_CPU_CLOCK,
+				     .sample_period = 10000,
+				     .sample_type = SAMPLE_TYPE,
+				     .sample_id_all = 1,
+				     .use_clockid = monotonic,
+				     .clockid = monotonic ? CLOCK_MONOTONIC : 0 };
+	uint64_t ids[] = { EV_ID }, chain[] = { (uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402000 };
+	struct snapshot *s = snapshot__new();
+	struct test_records r;
+
+	assert_non_null(s);
+	assert_int_equal(snapshot__add_event(s, &a, "cpu-clock", ids, 1), 0);
+	assert_int_equal(snapshot__open_spill(s, "/tmp"), 0);
+	test_records__init(&r, SAMPLE_TYPE);
+	for (uint64_t t = 100; t < 130; t += 10)
+		test_records__sample(&r, &(struct test_sample){ .misc = PERF_RECORD_MISC_USER,
+								.id = EV_ID,
+								.ip = 0x401000,
+								.pid = 42,
+								.tid = 43,
+								.time = t,
+								.cpu = 1,
+								.period = 10000,
+								.callchain = chain,
+								.callchain_nr = 3 });
+	test_records__lost(&r,
+			   &(struct test_lost){ .id = EV_ID, .lost = 5, .time = 125, .cpu = 1 });
+	assert_int_equal(snapshot__begin_chunk(s, 1, false), 0);
+	assert_int_equal(snapshot__append(s, r.data, r.len), 0);
+	assert_int_equal(snapshot__end_chunk(s), 0);
+	assert_int_equal(snapshot__seal(s), 0);
+	test_records__fini(&r);
+	return s;
+}
+
+static struct snapshot *sampling_snapshot(void)
+{
+	return sampling_snapshot_in(false);
+}
+
+struct packet_counts {
+	size_t perf_samples, perf_sample_stacks, lost_marks, stack_samples, ftrace, system_info;
+	uint64_t lost, lost_cpu;
+	uint64_t perf_defaults; /* sequences whose defaults name a PerfSample timebase */
+	char release[65], machine[65];
+	bool has_realtime;
+	uint64_t realtime; /* the ClockSnapshot's CLOCK_REALTIME reading */
+};
+
+static void count_packets(const uint8_t *file, size_t size, struct packet_counts *c)
+{
+	const uint8_t *p = file;
+	struct pb_field pkt, f, g, h;
+
+	memset(c, 0, sizeof(*c));
+	while (next_field(&p, file + size, &pkt)) {
+		assert_int_equal(pkt.num, 1); /* Trace.packet */
+		if (find_field(pkt.data, pkt.len, 66, &f)) {
+			if (find_field(f.data, f.len, 17, &g)) {
+				c->lost_marks++;
+				c->lost += g.v;
+				assert_true(find_field(f.data, f.len, 1, &g));
+				c->lost_cpu = g.v;
+			} else {
+				c->perf_samples++;
+				c->perf_sample_stacks += find_field(f.data, f.len, 4, &g);
+				assert_true(find_field(f.data, f.len, 2, &g) && g.v == 42);
+				assert_true(find_field(f.data, f.len, 3, &g) && g.v == 43);
+				assert_true(find_field(f.data, f.len, 1, &g) && g.v == 1);
+			}
+		}
+		c->stack_samples += find_field(pkt.data, pkt.len, 135, &f);
+		c->ftrace += find_field(pkt.data, pkt.len, 1, &f);
+		if (find_field(pkt.data, pkt.len, 59, &f) && find_field(f.data, f.len, 12, &g) &&
+		    find_field(g.data, g.len, 1, &h) && find_field(h.data, h.len, 10, &h) &&
+		    h.len == strlen("cpu-clock") && !memcmp(h.data, "cpu-clock", h.len))
+			c->perf_defaults++;
+		if (find_field(pkt.data, pkt.len, 6, &f)) { /* ClockSnapshot */
+			const uint8_t *q = f.data;
+
+			while (next_field(&q, f.data + f.len, &g))
+				if (g.num == 1 && find_field(g.data, g.len, 1, &h) && h.v == 1) {
+					assert_true(find_field(g.data, g.len, 2, &h));
+					c->has_realtime = true;
+					c->realtime = h.v;
+				}
+		}
+		if (find_field(pkt.data, pkt.len, 45, &f)) {
+			c->system_info++;
+			assert_true(find_field(f.data, f.len, 1, &g));
+			if (find_field(g.data, g.len, 3, &h))
+				snprintf(c->release, sizeof(c->release), "%.*s", (int)h.len,
+					 h.data);
+			if (find_field(g.data, g.len, 4, &h))
+				snprintf(c->machine, sizeof(c->machine), "%.*s", (int)h.len,
+					 h.data);
+		}
+	}
+}
+
+static void write_and_count(const struct snapshot *s, const struct perfetto_meta *m,
+			    struct packet_counts *c)
+{
+	int fd = memfd_create("pftrace", 0);
+	struct perfetto_result res;
+	uint8_t *file;
+	off_t size;
+
+	assert_true(fd >= 0);
+	assert_int_equal(snapshot_perfetto__write(s, fd, m, &res), 0);
+	size = lseek(fd, 0, SEEK_END);
+	file = malloc((size_t)size + 1);
+	assert_non_null(file);
+	assert_int_equal(pread(fd, file, (size_t)size, 0), size);
+	count_packets(file, (size_t)size, c);
+	assert_int_equal(res.nr_samples, 3);
+	assert_int_equal(res.lost_events, 5);
+	assert_int_equal(res.nr_lost_marks, 0);
+	assert_int_equal(res.nr_sample_lost_marks, 1);
+	free(file);
+	close(fd);
+}
+
+/* PerfSample: cpu, pid, tid, callstack_iid; the timebase named in the defaults. */
+static void test_perf_sample(void **state)
+{
+	struct snapshot *s = sampling_snapshot();
+	struct perfetto_meta m = { .samples = PERFETTO_SAMPLE_PERF };
+	struct packet_counts c;
+
+	(void)state;
+	write_and_count(s, &m, &c);
+	assert_int_equal(c.perf_samples, 3);
+	assert_int_equal(c.perf_sample_stacks, 3);
+	assert_int_equal(c.stack_samples, 0);
+	assert_int_equal(c.perf_defaults, 1);
+	snapshot__delete(s);
+}
+
+static void test_stack_sample(void **state)
+{
+	struct snapshot *s = sampling_snapshot();
+	struct perfetto_meta m = { .samples = PERFETTO_SAMPLE_STACK };
+	struct packet_counts c;
+
+	(void)state;
+	write_and_count(s, &m, &c);
+	assert_int_equal(c.stack_samples, 3);
+	assert_int_equal(c.perf_samples, 0);
+	snapshot__delete(s);
+}
+
+/*
+ * A LOST on a ring of sampling events only: a kernel_records_lost mark of
+ * its CPU for the samples (either kind), no ftrace bundle marked lost.
+ */
+static void test_sample_loss(void **state)
+{
+	struct snapshot *s = sampling_snapshot();
+	struct perfetto_meta m = { .samples = PERFETTO_SAMPLE_PERF };
+	struct packet_counts c;
+
+	(void)state;
+	for (int kind = PERFETTO_SAMPLE_PERF; kind <= PERFETTO_SAMPLE_STACK; kind++) {
+		m.samples = (enum perfetto_sample_kind)kind;
+		write_and_count(s, &m, &c);
+		assert_int_equal(c.lost_marks, 1);
+		assert_int_equal(c.lost, 5);
+		assert_int_equal(c.lost_cpu, 1);
+		assert_int_equal(c.ftrace, 0);
+	}
+	snapshot__delete(s);
+}
+
+/* SystemInfo is the meta's (the recording machine's), and none without one. */
+static void test_system_info(void **state)
+{
+	struct snapshot *s = sampling_snapshot();
+	struct perfetto_meta m = {
+		.system = { .sysname = "Linux", .release = "4.19.0-other", .machine = "aarch64" }
+	};
+	struct packet_counts c;
+
+	(void)state;
+	write_and_count(s, &m, &c);
+	assert_int_equal(c.system_info, 1);
+	assert_string_equal(c.release, "4.19.0-other");
+	assert_string_equal(c.machine, "aarch64");
+	m.system = (struct perfetto_system){ 0 };
+	write_and_count(s, &m, &c);
+	assert_int_equal(c.system_info, 0);
+	snapshot__delete(s);
+}
+
+/*
+ * The recording's wall-clock reference (perf.data's CLOCK_DATA) puts
+ * CLOCK_REALTIME in the ClockSnapshot, only for the clock it was read in.
+ */
+static void test_clock_ref(void **state)
+{
+	struct snapshot *s = sampling_snapshot_in(true);
+	struct perfetto_meta m = { .clock_ref = { .valid = true,
+						  .clockid = CLOCK_MONOTONIC,
+						  .clock_ns = 90,
+						  .realtime_ns = 1764892800000000000ull } };
+	struct packet_counts c;
+
+	(void)state;
+	write_and_count(s, &m, &c);
+	assert_true(c.has_realtime);
+	assert_int_equal(c.realtime, 1764892800000000010ull); /* first record at 100 */
+	m.clock_ref.clockid = CLOCK_BOOTTIME;
+	write_and_count(s, &m, &c);
+	assert_false(c.has_realtime);
+	m.clock_ref = (struct perfetto_clock_ref){ 0 };
+	write_and_count(s, &m, &c);
+	assert_false(c.has_realtime);
+	snapshot__delete(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -654,6 +951,11 @@ int main(void)
 		cmocka_unit_test(test_schema_table),
 		cmocka_unit_test_setup_teardown(test_typed_events, tp_setup, tp_teardown),
 		cmocka_unit_test_setup_teardown(test_begin_without_end, tp_setup, tp_teardown),
+		cmocka_unit_test(test_perf_sample),
+		cmocka_unit_test(test_stack_sample),
+		cmocka_unit_test(test_sample_loss),
+		cmocka_unit_test(test_system_info),
+		cmocka_unit_test(test_clock_ref),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
