@@ -191,6 +191,7 @@ static struct dump_job *job_new(struct dump *d)
 	snprintf(job->fig.directory, sizeof(job->fig.directory), "%s", cfg->directory);
 	job->fig.formats = cfg->formats;
 	job->fig.compressed = cfg->compression == CONFIG_COMPRESSION_ZSTD;
+	job->fig.pftrace_zstd = cfg->compression == CONFIG_COMPRESSION_ZSTD;
 	if (cfg->compression == CONFIG_COMPRESSION_AUTO) {
 		look_at_cpus(d->compress);
 		job->fig.compressed = compress_policy__choose(
@@ -261,7 +262,6 @@ static void write_files(struct dump_job *job)
 			      .synthesize_from_proc = job->sb == NULL },
 		.nr_cpus = capture__max_cpu(job->cap) + 1,
 		.perfetto_samples = job->cfg->perfetto_samples,
-		.perfetto_zstd = job->cfg->compression == CONFIG_COMPRESSION_ZSTD,
 	};
 	int r;
 

@@ -82,9 +82,9 @@ static int write_perfetto(const struct snapshot *s, const struct snapshot_files_
 			  const struct dump_figures *f)
 {
 	struct perfetto_meta pfmeta = {
-		.compression = !f->compressed	? PFTRACE_COMPRESS_NONE :
-			       p->perfetto_zstd ? PFTRACE_COMPRESS_ZSTD :
-						  PFTRACE_COMPRESS_GZIP,
+		.compression = !f->compressed  ? PFTRACE_COMPRESS_NONE :
+			       f->pftrace_zstd ? PFTRACE_COMPRESS_ZSTD :
+						 PFTRACE_COMPRESS_GZIP,
 		.samples = p->perfetto_samples == CONFIG_PERFETTO_SAMPLES_STACK_SAMPLE ?
 				   PERFETTO_SAMPLE_STACK :
 				   PERFETTO_SAMPLE_PERF,

@@ -30,11 +30,6 @@ struct snapshot_files_params {
 	struct perfdata_meta perfdata;
 	int nr_cpus;
 	enum config_perfetto_samples perfetto_samples;
-	/*
-	 * The .pftrace of a compressed dump: zstd only when asked for by name
-	 * (compression = zstd), else gzip, which every Perfetto version opens.
-	 */
-	bool perfetto_zstd;
 };
 
 /*

@@ -106,6 +106,7 @@ struct dump_figures {
 
 	/* The files. */
 	bool compressed;	/* written with zstd */
+	bool pftrace_zstd;	/* a compressed .pftrace is zstd (asked for by name), else gzip */
 	char compress_why[192]; /* compression = auto: why (or why not); else empty */
 	struct dump_file_figures files;
 };

@@ -205,6 +205,12 @@ int snapshot_json__write(const struct snapshot *s, const struct dump_figures *f,
 		f->copy_spilled_bytes, f->rounds);
 	put_rings(s, f, out);
 	fprintf(out, "  \"compression\": \"%s\",\n", f->compressed ? "zstd" : "none");
+	/* Every Perfetto version opens gzip; zstd only from v58, so it is asked for by name. */
+	if (f->formats & SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_PERFETTO))
+		fprintf(out, "  \"pftrace_compression\": \"%s\",\n",
+			!f->compressed	? "none" :
+			f->pftrace_zstd ? "zstd" :
+					  "gzip");
 	if (f->compress_why[0]) {
 		fputs("  \"compression_auto\": ", out);
 		put_string(out, f->compress_why);

@@ -60,10 +60,12 @@ plain=$(stat -c %s "$stem.pftrace")
 magic=$(head -c 4 "$stem.pftrace" | od -An -tx1 | tr -d ' ')
 if grep -q '^  "compression": "zstd",$' "$stem.json"; then
 	[ "${magic:0:4}" = 1f8b ] || fail "compression = auto compressed: $stem.pftrace is not gzip"
+	grep -q '^  "pftrace_compression": "gzip",$' "$stem.json" || fail "the sidecar does not say gzip"
 	note "compression = auto compressed: the .pftrace is gzip"
 else
 	[ "$magic" != 28b52ffd ] && [ "${magic:0:4}" != 1f8b ] ||
 		fail "compression = auto did not compress, yet $stem.pftrace is"
+	grep -q '^  "pftrace_compression": "none",$' "$stem.json" || fail "the sidecar does not say none"
 	note "compression = auto did not compress (busy machine): the .pftrace is plain"
 fi
 kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID" || fail "perfsnapd exited $?"; DAEMON_PID=
@@ -78,6 +80,7 @@ file=$(dump_and_wait)
 stem=${file%.perf.data}
 [ "$(head -c 4 "$stem.pftrace" | od -An -tx1 | tr -d ' ')" = 28b52ffd ] ||
 	fail "compression = zstd: $stem.pftrace is not zstd"
+grep -q '^  "pftrace_compression": "zstd",$' "$stem.json" || fail "the sidecar does not say zstd"
 check "$stem" stack_sample
 kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID" || fail "perfsnapd exited $?"; DAEMON_PID=
 echo "PASS: .pftrace with the snapshot ($plain bytes), counts as perf script, exited task named, zstd"
