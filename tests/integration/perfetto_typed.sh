@@ -6,7 +6,8 @@
 # CPUs' tracks and signal instants on the threads'; as generic events
 # (before issue #35) they were rows of the raw table only. The decoded
 # trace holds as many events of each tracepoint as perf script shows, and
-# the importer reports no error or data loss.
+# the importer reports no error or data loss. So do the shipped
+# scheduler.conf (IRQ slices) and crash-oom.conf (signal instants).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/perfetto_lib.sh"
 require_env
@@ -57,4 +58,39 @@ note "slices: $irq irq, $softirq softirq; instants: $generate signal_generate, $
 # The typed events are not in the raw table as generic ones.
 generic=$(grep -c '^ *event_name: "\(irq_handler_entry\|softirq_entry\|signal_generate\)"' "$WORK/decoded.txt" || true)
 [ "$generic" = 0 ] || fail "$generic irq or signal events are still generic"
-echo "PASS: irq, softirq and signal tracepoints are typed: slices and instants in trace processor"
+kill -TERM "$DAEMON_PID"
+wait "$DAEMON_PID" || fail "perfsnapd exited $? on SIGTERM"
+DAEMON_PID=
+
+# example NAME: conf/examples/NAME.conf as shipped, with a Perfetto trace in
+# this test's directory; a dump after the signals and the disk IRQs; sets PF.
+example() {
+	sed -e "s|^directory *=.*|directory = $WORK/out|" \
+		-e "s|^formats *=.*|formats = perf.data perfetto|" \
+		-e "s|^compression *=.*|compression = none|" "$SOURCE_DIR/conf/examples/$1.conf" >"$WORK/$1.conf"
+	printf '[control]\nsocket = %s\n' "$WORK/control.sock" >>"$WORK/$1.conf"
+	start_daemon "$WORK/$1.conf"
+	for _ in $(seq 1 20); do
+		kill -USR1 "$catcher"
+		sleep 0.01
+	done
+	dd if=/dev/zero of="$WORK/disk" bs=64k count=100 oflag=direct 2>/dev/null
+	PF=$(dump_and_wait)
+	PF=${PF%.perf.data}.pftrace
+	kill -TERM "$DAEMON_PID"
+	wait "$DAEMON_PID" || fail "perfsnapd exited $? on SIGTERM"
+	DAEMON_PID=
+	tp_no_errors "$PF"
+}
+# scheduler.conf records on cpu0 only: its IRQ slices.
+example scheduler
+read -r irq softirq <<<"$(tp_query "$PF" "select
+	(select count(*) from slice s join track t on s.track_id = t.id where t.type = 'cpu_irq'),
+	(select count(*) from slice s join track t on s.track_id = t.id where t.type = 'cpu_softirq')" | tr ',' ' ')"
+[ "$irq" -gt 0 ] && [ "$softirq" -gt 0 ] || fail "scheduler.conf: $irq irq and $softirq softirq slices"
+note "scheduler.conf: $irq irq and $softirq softirq slices"
+example crash-oom
+deliver=$(tp_query "$PF" "select count(*) from slice where name = 'signal_deliver'")
+[ "$deliver" -gt 0 ] || fail "crash-oom.conf: no signal_deliver instants"
+note "crash-oom.conf: $deliver signal_deliver instants"
+echo "PASS: irq, softirq and signal tracepoints are typed: slices and instants in trace processor, for the example configurations too"
