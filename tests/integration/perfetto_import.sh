@@ -8,7 +8,8 @@
 # (nothing would close them: they used to stack up past the importer's
 # depth limit, an error), the enters in the raw table instead; with
 # sys_exit beside it, closed syscall slices, none nested. The shipped
-# configuration gives Runnable spans with their wakers and syscall slices.
+# configuration gives Runnable spans with their wakers, syscall slices and
+# threads' start and end times.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/perfetto_lib.sh"
 require_env
@@ -57,9 +58,15 @@ sed -e "s|^directory *=.*|directory = $WORK/out|" -e "s|^socket *=.*|socket = $W
 	"$SOURCE_DIR/conf/perfsnapd.conf" >"$WORK/default.conf"
 start_daemon "$WORK/default.conf"
 sleep 2
+# A task born and reaped just before the dump: its start and end are known.
+/bin/true &
+brief=$!
+wait "$brief"
 file=$(dump_and_wait)
 pf=${file%.perf.data}.pftrace
 tp_no_errors "$pf"
+[ "$(tp_query "$pf" "select count(*) from thread where tid = $brief and start_ts is not null and end_ts > start_ts")" = 1 ] ||
+	fail "default config: task $brief has no start and end time"
 read -r running from_sleep woken <<<"$(tp_query "$pf" "
 	with s as (select state, waker_utid, lag(state) over (partition by utid order by ts) as prev
 		   from thread_state where utid != 0)

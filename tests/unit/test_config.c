@@ -43,7 +43,7 @@ static void test_default_conf(void **state)
 	load_good(path, &cfg);
 
 	assert_string_equal(cfg->path, path);
-	assert_int_equal(cfg->nr_events, 4);
+	assert_int_equal(cfg->nr_events, 6);
 	assert_string_equal(cfg->events[0].name, "sched:sched_switch");
 	assert_string_equal(cfg->events[1].name, "sched:sched_waking");
 	assert_string_equal(cfg->events[2].name, "raw_syscalls:sys_enter");
@@ -52,6 +52,8 @@ static void test_default_conf(void **state)
 	check_tracepoint(&cfg->events[1], "sched", "sched_waking");
 	check_tracepoint(&cfg->events[2], "raw_syscalls", "sys_enter");
 	check_tracepoint(&cfg->events[3], "raw_syscalls", "sys_exit");
+	assert_string_equal(cfg->events[4].name, "task:task_newtask");
+	assert_string_equal(cfg->events[5].name, "sched:sched_process_free");
 	for (i = 0; i < cfg->nr_events; i++) {
 		const struct event_spec *e = &cfg->events[i];
 
@@ -61,8 +63,8 @@ static void test_default_conf(void **state)
 		assert_int_equal(e->attr.sample_period, 1);
 		assert_true(e->overwrite);
 		assert_int_equal(e->attr.write_backward, 1);
-		/* raw_syscalls are on the list's continuation line: each event its own line. */
-		assert_int_equal(e->line, line + (i >= 2));
+		/* The list's continuation lines: each event has its own line. */
+		assert_int_equal(e->line, line + (int)i / 2);
 	}
 	assert_int_equal(cfg->buffer_size, 4 << 20);
 	assert_int_equal(cfg->buffer_pages, (4 << 20) / page);
