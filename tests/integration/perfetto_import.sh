@@ -52,7 +52,8 @@ read -r n depth <<<"$(tp_query "$pf" "select count(*), ifnull(max(depth), -1) fr
 note "sys_enter and sys_exit: $n slices, depth at most $depth"
 # The shipped configuration, as installed, under wakeups and system calls:
 # Runnable spans before the switch-ins (sched_waking), closed syscall slices.
-start_prog /dev/null perf bench sched pipe -l 100000000
+# Threads (-T), not processes: one pid, so the cleanup stops all of it.
+start_prog /dev/null perf bench sched pipe -T -l 100000000
 sed -e "s|^directory *=.*|directory = $WORK/out|" -e "s|^socket *=.*|socket = $WORK/control.sock|" \
 	-e "s|^formats *=.*|formats = perf.data perfetto|" -e "s|^compression *=.*|compression = none|" \
 	"$SOURCE_DIR/conf/perfsnapd.conf" >"$WORK/default.conf"
