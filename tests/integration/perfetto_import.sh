@@ -59,10 +59,16 @@ sed -e "s|^directory *=.*|directory = $WORK/out|" -e "s|^socket *=.*|socket = $W
 	"$SOURCE_DIR/conf/perfsnapd.conf" >"$WORK/default.conf"
 start_daemon "$WORK/default.conf"
 sleep 2
-# A task born and reaped just before the dump: its start and end are known.
+# Then quiet (the loads' records stay in the rings): a task born and
+# reaped, and freed, which the kernel does after an RCU grace period
+# (sched_process_free), before the dump; its start and end are known.
+kill "${CHILD_PIDS[@]}" 2>/dev/null
+wait "${CHILD_PIDS[@]}" 2>/dev/null
+CHILD_PIDS=()
 /bin/true &
 brief=$!
 wait "$brief"
+sleep 0.5
 file=$(dump_and_wait)
 pf=${file%.perf.data}.pftrace
 tp_no_errors "$pf"
