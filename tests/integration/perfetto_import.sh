@@ -50,13 +50,14 @@ read -r n depth <<<"$(tp_query "$pf" "select count(*), ifnull(max(depth), -1) fr
 [ "$n" -gt 1000 ] || fail "only $n syscall slices with sys_exit recorded"
 [ "$depth" -lt 4 ] || fail "syscall slices nest $depth deep"
 note "sys_enter and sys_exit: $n slices, depth at most $depth"
-# The shipped configuration, as installed, under wakeups and system calls:
+# The shipped configuration's events (in 64M rings: under scripts/test
+# --stress 4M hold some 20 ms), under wakeups and system calls:
 # Runnable spans before the switch-ins (sched_waking), closed syscall slices.
 # Threads (-T), not processes: one pid, so the cleanup stops all of it.
 start_prog /dev/null perf bench sched pipe -T -l 100000000
 sed -e "s|^directory *=.*|directory = $WORK/out|" -e "s|^socket *=.*|socket = $WORK/control.sock|" \
 	-e "s|^formats *=.*|formats = perf.data perfetto|" -e "s|^compression *=.*|compression = none|" \
-	"$SOURCE_DIR/conf/perfsnapd.conf" >"$WORK/default.conf"
+	-e "s|^buffer_size *=.*|buffer_size = 64M|" "$SOURCE_DIR/conf/perfsnapd.conf" >"$WORK/default.conf"
 start_daemon "$WORK/default.conf"
 sleep 2
 # Then quiet (the loads' records stay in the rings): a task born and
@@ -68,7 +69,7 @@ CHILD_PIDS=()
 /bin/true &
 brief=$!
 wait "$brief"
-sleep 0.5
+sleep 0.1
 file=$(dump_and_wait)
 pf=${file%.perf.data}.pftrace
 tp_no_errors "$pf"
