@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* elf_buildid: see elf_buildid.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elf_buildid.h"
+
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID 3
+#endif
+
+/* Walks one note area; 0 when the build-id was found. */
+static int find_in_notes(Elf_Data *data, struct elf_buildid *ret)
+{
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nhdr;
+
+	while ((off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
+		if (nhdr.n_type != NT_GNU_BUILD_ID || nhdr.n_namesz != 4 ||
+		    memcmp((const char *)data->d_buf + name_off, "GNU", 4))
+			continue;
+		if (nhdr.n_descsz == 0 || nhdr.n_descsz > ELF_BUILDID_MAX)
+			return -ENOENT;
+		ret->size = (uint8_t)nhdr.n_descsz;
+		memcpy(ret->data, (const char *)data->d_buf + desc_off, nhdr.n_descsz);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/*
+ * Program headers first (what the loader maps, present even in stripped
+ * objects), then sections (objects without PT_NOTE, e.g. debug files).
+ */
+static int find_build_id(Elf *elf, struct elf_buildid *ret)
+{
+	size_t nr_phdr = 0;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getphdrnum(elf, &nr_phdr) == 0) {
+		for (size_t i = 0; i < nr_phdr; i++) {
+			GElf_Phdr phdr;
+			Elf_Data *data;
+
+			if (!gelf_getphdr(elf, (int)i, &phdr) || phdr.p_type != PT_NOTE)
+				continue;
+			data = elf_getdata_rawchunk(elf, (int64_t)phdr.p_offset, phdr.p_filesz,
+						    phdr.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+			if (data && find_in_notes(data, ret) == 0)
+				return 0;
+		}
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (data && find_in_notes(data, ret) == 0)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+int elf_buildid__read_fd(int fd, struct elf_buildid *ret)
+{
+	Elf *elf;
+	int err;
+
+	memset(ret, 0, sizeof(*ret));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return -ENOEXEC;
+	err = elf_kind(elf) == ELF_K_ELF ? find_build_id(elf, ret) : -ENOEXEC;
+	elf_end(elf);
+	return err;
+}
+
+int elf_buildid__read_path(const char *path, struct elf_buildid *ret)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int err;
+
+	if (fd < 0) {
+		memset(ret, 0, sizeof(*ret));
+		return -errno;
+	}
+	err = elf_buildid__read_fd(fd, ret);
+	close(fd);
+	return err;
+}
+
+void elf_buildid__hex(const struct elf_buildid *id, char *buf)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < id->size; i++) {
+		buf[2 * i] = digits[id->data[i] >> 4];
+		buf[2 * i + 1] = digits[id->data[i] & 15];
+	}
+	buf[2 * id->size] = '\0';
+}

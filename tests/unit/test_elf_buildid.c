@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests for elf_buildid: the test binary's own id against the note as
+ * binutils reads it, and the errors for a file that is not ELF or has no id.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "elf_buildid.h"
+
+/* What `readelf -n` says /proc/self/exe's build-id is (hex, or ""). */
+static void readelf_build_id(char *buf, size_t size)
+{
+	char exe[4096], cmd[4200];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *f;
+
+	assert_true(n > 0);
+	exe[n] = '\0';
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s' | sed -n 's/.*Build ID: *//p'", exe);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	if (!fgets(buf, (int)size, f))
+		buf[0] = '\0';
+	pclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+static void reads_own_build_id(void **state)
+{
+	char want[128], got[2 * ELF_BUILDID_MAX + 1];
+	struct elf_buildid id;
+
+	(void)state;
+	readelf_build_id(want, sizeof(want));
+	if (!want[0])
+		skip(); /* linked without --build-id */
+	assert_int_equal(elf_buildid__read_path("/proc/self/exe", &id), 0);
+	elf_buildid__hex(&id, got);
+	assert_string_equal(got, want);
+}
+
+static void not_elf(void **state)
+{
+	char path[] = "/tmp/elf_buildid-XXXXXX";
+	struct elf_buildid id;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "#!/bin/sh\n", 10), 10);
+	assert_int_equal(elf_buildid__read_fd(fd, &id), -ENOEXEC);
+	assert_int_equal(id.size, 0);
+	close(fd);
+	unlink(path);
+	assert_int_equal(elf_buildid__read_path(path, &id), -ENOENT);
+}
+
+static void no_note(void **state)
+{
+	char path[] = "/tmp/elf_buildid-XXXXXX", cmd[128];
+	struct elf_buildid id;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	/* An object with no program headers and no note section. */
+	snprintf(cmd, sizeof(cmd), "echo 'int x;' | cc -x c -c -o %s - 2>/dev/null", path);
+	if (system(cmd) != 0) {
+		unlink(path);
+		skip();
+	}
+	assert_int_equal(elf_buildid__read_path(path, &id), -ENOENT);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(reads_own_build_id),
+		cmocka_unit_test(not_elf),
+		cmocka_unit_test(no_note),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
