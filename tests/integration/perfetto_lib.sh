@@ -51,23 +51,23 @@ pftrace_samples() {
 # are samples too.
 pftrace_same_counts() {
 	local type n got samples
-	perf script -i "$1" -F event 2>/dev/null | sed 's/^ *//; s/: *$//' | sort | uniq -c >counts.txt
-	[ -s counts.txt ] || fail "perf script shows nothing in $1"
+	perf script -i "$1" -F event 2>/dev/null | sed 's/^ *//; s/: *$//' | sort | uniq -c >"$WORK/counts.txt"
+	[ -s "$WORK/counts.txt" ] || fail "perf script shows nothing in $1"
 	perf evlist -v -i "$1" 2>/dev/null |
-		sed -n 's/^\([^ :]*:[^ :]*\): type: 2,.*sample_type: [A-Z|]*CALLCHAIN.*/\1/p' >stacked.txt
+		sed -n 's/^\([^ :]*:[^ :]*\): type: 2,.*sample_type: [A-Z|]*CALLCHAIN.*/\1/p' >"$WORK/stacked.txt"
 	samples=0
 	while read -r n type; do
 		case "$type" in
 		*:*) got=$(pftrace_count "$2" "$type")
 		     [ "$got" = "$n" ] || fail "$type: perf script shows $n, the trace has $got"
 		     note "$type: $n events"
-		     if grep -qxF "$type" stacked.txt; then
+		     if grep -qxF "$type" "$WORK/stacked.txt"; then
 			     samples=$((samples + n))
 			     note "$type: $n callstacks"
 		     fi ;;
 		*) samples=$((samples + n)) ;;
 		esac
-	done <counts.txt
+	done <"$WORK/counts.txt"
 	got=$(pftrace_samples "$2" "${3:-perf_sample}")
 	[ "$got" = "$samples" ] || fail "perf script shows $samples samples and stacked tracepoints, the trace $got ${3:-perf_sample}s"
 	note "samples: $samples"
