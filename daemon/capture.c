@@ -230,6 +230,8 @@ static struct perf_event_attr sideband_attr(clockid_t clockid, bool use_clockid)
 		.comm_exec = 1,
 		.mmap = 1,
 		.mmap2 = 1,
+		/* The file's build-id in MMAP2 instead of its inode, where the kernel has it. */
+		.build_id = 1,
 		.task = 1,
 		.use_clockid = use_clockid,
 		.clockid = clockid,

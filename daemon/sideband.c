@@ -168,6 +168,7 @@ int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struc
 	 * The side-band is on and nothing samples yet (capture__start() comes
 	 * next): a task sampled later is in /proc now or has its FORK in the ring.
 	 */
+	proc_table__set_read_build_ids(sb->table, true);
 	r = proc_table__seed_from_proc(sb->table, 0);
 	if (r < 0) {
 		sideband__delete(sb);
@@ -471,6 +472,9 @@ void sideband__stats(struct sideband *sb, struct sideband_stats *ret)
 	ret->nr_tasks = t->nr_tasks;
 	ret->nr_dropped_tasks = t->nr_dropped;
 	ret->table_bytes = t->bytes;
+	ret->build_ids_kernel = t->nr_build_ids_kernel;
+	ret->build_ids_read = t->nr_build_ids_read;
+	ret->build_ids_none = t->nr_build_ids_none;
 	pthread_mutex_unlock(&sb->lock);
 	ret->history_records = sb->hist.records;
 	ret->history_bytes = sb->hist.end - sb->hist.start;

@@ -51,7 +51,12 @@ struct pt_task_rec {
 _Static_assert(sizeof(struct pt_mmap2_rec) == 72, "MMAP2 layout");
 _Static_assert(sizeof(struct pt_task_rec) == 32, "FORK/EXIT layout");
 
-/* An executable mapping; immutable once made, shared by forked processes. */
+/*
+ * An executable mapping; immutable once made, shared by forked processes.
+ * With PERF_RECORD_MISC_MMAP_BUILD_ID, id is laid out as the kernel's
+ * MMAP2 build-id form (size, 3 reserved bytes, the id): the build-id takes
+ * the place of the device and inode, so it costs no memory of its own.
+ */
 struct pt_mapping {
 	uint32_t refs;
 	uint16_t misc; /* PERF_RECORD_MISC_MMAP_BUILD_ID or 0 */
@@ -94,6 +99,7 @@ struct proc_table {
 	struct pt_task **buckets;
 	size_t mask;
 	size_t max_tasks, max_comms, max_maps;
+	bool read_build_ids;
 	struct pt_age_list alive, exited;
 	struct proc_table_stats stats;
 };
@@ -115,5 +121,10 @@ void pt_mapping_put(struct proc_table *t, struct pt_mapping *m);
 int pt_comm_insert(struct proc_table *t, struct pt_task *p, uint64_t time, const char *comm,
 		   bool exec);
 struct pt_task *pt_task_new(struct proc_table *t, pid_t pid, pid_t tid, uint64_t born);
+/*
+ * Gives file mapping @m of @pid its build-id, if the table reads them and
+ * @m came without one, and counts it in the stats either way.
+ */
+void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m);
 
 #endif
