@@ -292,7 +292,7 @@ static int sideband(struct writer *w, const struct perf_event_header *h, uint64_
 		memcpy(ids, p, 8);
 		memcpy(addr, p + 8, 24);
 		return symbols__add_map(w->syms, ids[0], addr[0], addr[1], addr[2],
-					(const char *)p + 32);
+					(const char *)p + 32, NULL, 0);
 	case PERF_RECORD_MMAP2: /* pid, tid, addr, len, pgoff, 24 bytes, prot, flags, name */
 		if (body <= 64)
 			return 0;
@@ -301,8 +301,12 @@ static int sideband(struct writer *w, const struct perf_event_header *h, uint64_
 		memcpy(&prot, p + 56, 4);
 		if (!(prot & 4)) /* PROT_EXEC */
 			return 0;
+		/* The build-id form: its size, 3 reserved bytes, the id, where the inode was. */
+		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
+			return symbols__add_map(w->syms, ids[0], addr[0], addr[1], addr[2],
+						(const char *)p + 64, p + 36, p[32]);
 		return symbols__add_map(w->syms, ids[0], addr[0], addr[1], addr[2],
-					(const char *)p + 64);
+					(const char *)p + 64, NULL, 0);
 	}
 	return 0;
 }
