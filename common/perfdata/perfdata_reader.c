@@ -82,6 +82,9 @@ void perfdata_reader__delete(struct perfdata_reader *r)
 	for (size_t i = 0; i < r->nr_desc_names; i++)
 		free(r->desc_names[i]);
 	free(r->desc_names);
+	for (size_t i = 0; i < r->nr_build_ids; i++)
+		free((char *)r->build_ids[i].name);
+	free(r->build_ids);
 	reader_decompress_free(r);
 	tracing_meta__put(r->tracing);
 	free(r->buf);
@@ -609,6 +612,30 @@ const struct tracing_data_info *perfdata_reader__tracing_data(const struct perfd
 uint32_t perfdata_reader__nr_cpus(const struct perfdata_reader *r)
 {
 	return r->nr_cpus;
+}
+
+/**
+ * perfdata_reader__nr_build_ids - entries of the input's BUILD_ID feature
+ * @r: the reader, after __read
+ *
+ * Returns their number (0 without the feature).
+ */
+size_t perfdata_reader__nr_build_ids(const struct perfdata_reader *r)
+{
+	return r->nr_build_ids;
+}
+
+/**
+ * perfdata_reader__build_id - one entry of the BUILD_ID feature
+ * @r: the reader, after __read
+ * @idx: below perfdata_reader__nr_build_ids()
+ *
+ * Returns the entry, valid while @r is, or NULL past the end.
+ */
+const struct perfdata_build_id *perfdata_reader__build_id(const struct perfdata_reader *r,
+							  size_t idx)
+{
+	return idx < r->nr_build_ids ? &r->build_ids[idx] : NULL;
 }
 
 /**
