@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "array_grow.h"
 #include "perf_record.h"
@@ -26,6 +28,8 @@
 
 struct bmap {
 	int32_t pid;
+	uint32_t maj, min; /* of MMAP2's inode form; ino 0: unknown */
+	uint64_t ino;
 	uint64_t start, end, time;
 	struct elf_buildid id;
 	bool hit;
@@ -132,6 +136,10 @@ static int add_mmap(struct snapshot_buildids *b, const struct perf_event_header 
 			m->id.size = size;
 			memcpy(m->id.data, p + sizeof(h) + 4, size);
 		}
+	} else if (rec->type == PERF_RECORD_MMAP2) {
+		memcpy(&m->maj, p + sizeof(h), 4);
+		memcpy(&m->min, p + sizeof(h) + 4, 4);
+		memcpy(&m->ino, p + sizeof(h) + 8, 8);
 	}
 	b->nr_maps++;
 	return 0;
@@ -378,20 +386,31 @@ static bool deleted(const char *name)
 	return n >= d && !strcmp(name + n - d, DELETED);
 }
 
-/* A hit mapping the side-band had no build-id for: its file as it is now, if there. */
+/*
+ * A hit mapping the side-band had no build-id for: the file mapped, if the
+ * process still has it, else the file at its path if that is still the one
+ * the record names (device and inode): a wrong id is worse than none.
+ */
 static void read_now(struct bmap *m)
 {
 	char path[96];
+	struct stat st;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)m->pid,
 		 m->start, m->end);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && m->ino && !deleted(m->name)) {
+		fd = open(m->name, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_ino != m->ino ||
+				major(st.st_dev) != m->maj || minor(st.st_dev) != m->min)) {
+			close(fd);
+			fd = -1;
+		}
+	}
 	if (fd >= 0) {
 		elf_buildid__read_fd(fd, &m->id);
 		close(fd);
-	} else if (!deleted(m->name)) {
-		elf_buildid__read_path(m->name, &m->id);
 	}
 }
 

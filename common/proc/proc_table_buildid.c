@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <linux/perf_event.h>
 
@@ -31,9 +33,39 @@ static bool deleted(const struct pt_mapping *m)
 }
 
 /*
+ * The file at @m's path only if it is the one mapped: same device and
+ * inode as the record says. A path may name another file by now (replaced,
+ * or the process ran in another mount namespace), and a wrong id is worse
+ * than none.
+ */
+static int read_path_if_same(const struct pt_mapping *m, struct elf_buildid *id)
+{
+	uint32_t maj, min;
+	uint64_t ino;
+	struct stat st;
+	int fd, r;
+
+	memcpy(&maj, m->id, 4);
+	memcpy(&min, m->id + 4, 4);
+	memcpy(&ino, m->id + 8, 8);
+	if (deleted(m) || !ino)
+		return -ENOENT;
+	fd = open(m->name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_ino != ino || major(st.st_dev) != maj ||
+	    minor(st.st_dev) != min)
+		r = -ESTALE;
+	else
+		r = elf_buildid__read_fd(fd, id);
+	close(fd);
+	return r;
+}
+
+/*
  * map_files names the very file mapped, even one deleted or replaced at its
  * path since; a mapping already gone (the process exited or unmapped it
- * before the ring was drained) leaves the path, unless that is deleted too.
+ * before the ring was drained) leaves the path, if it still names that file.
  */
 static int read_build_id(pid_t pid, const struct pt_mapping *m, struct elf_buildid *id)
 {
@@ -48,9 +80,7 @@ static int read_build_id(pid_t pid, const struct pt_mapping *m, struct elf_build
 		close(fd);
 		return r;
 	}
-	if (deleted(m))
-		return -ENOENT;
-	return elf_buildid__read_path(m->name, id);
+	return read_path_if_same(m, id);
 }
 
 void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m)
@@ -60,8 +90,13 @@ void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m)
 	if (!is_file(m))
 		return;
 	if (m->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-		t->stats.nr_build_ids_kernel++;
-		return;
+		if (m->id[0]) {
+			t->stats.nr_build_ids_kernel++;
+			return;
+		}
+		/* The build-id form with no id: neither it nor the inode is known. */
+		m->misc &= (uint16_t)~PERF_RECORD_MISC_MMAP_BUILD_ID;
+		memset(m->id, 0, sizeof(m->id));
 	}
 	if (!t->read_build_ids)
 		return;

@@ -6,6 +6,7 @@
 # (as readelf read it before the deletion) and the kernel's, perf script
 # must read the file without a warning, and the Perfetto trace's mapping
 # of the program must carry the same build-id in trace processor.
+# perfsnapctl status counts build-ids the kernel gave.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/perfetto_lib.sh"
 require_env
@@ -38,4 +39,10 @@ got=$(tp_query "$pf" "select build_id from stack_profile_mapping where name = '$
 	sort -u)
 [ "$got" = "$want" ] ||
 	fail "the .pftrace's mapping of bidspin has build_id '$got', not $want"
+# The side-band counts where its ids came from: the kernel gave most.
+"${PERFSNAPCTL:?}" --socket "$WORK/control.sock" status >"$WORK/status.txt" ||
+	fail "perfsnapctl status"
+from_kernel=$(sed -n 's/^build-ids: \([0-9]*\) from the kernel.*/\1/p' "$WORK/status.txt")
+[ "${from_kernel:-0}" -gt 0 ] || { cat "$WORK/status.txt" >&2; fail "no build-id from the kernel"; }
+note "$(grep '^build-ids:' "$WORK/status.txt")"
 echo "PASS: the deleted bidspin's build-id $want in perf.data and .pftrace, and the kernel's"

@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 #include <perf/event.h>
 
@@ -129,6 +131,64 @@ static void test_record_of_deleted_file(void **state)
 	unlink(d.path);
 }
 
+/* A pid already gone: the path is read only if it is still the file mapped. */
+static void test_path_checked_by_inode(void **state)
+{
+	struct proc_table *t = proc_table__new(8);
+	struct snapshot_task tasks[] = { { 0, 0 } };
+	struct collector c = { 0 };
+	struct test_records rec;
+	struct elf_buildid id;
+	struct test_mmap m;
+	struct stat st;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	pid_t gone = fork();
+
+	(void)state;
+	assert_non_null(t);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	assert_true(gone >= 0);
+	if (!gone)
+		_exit(0);
+	assert_int_equal(waitpid(gone, NULL, 0), gone);
+	tasks[0] = (struct snapshot_task){ gone, gone };
+	assert_int_equal(stat(exe, &st), 0);
+	assert_int_equal(elf_buildid__read_path(exe, &id), 0);
+	proc_table__set_read_build_ids(t, true);
+	test_records__init(&rec, ST);
+	m = (struct test_mmap){ .misc = PERF_RECORD_MISC_USER,
+				.pid = (uint32_t)gone,
+				.tid = (uint32_t)gone,
+				.start = 0x10000,
+				.len = 0x1000,
+				.maj = major(st.st_dev),
+				.min = minor(st.st_dev),
+				.ino = st.st_ino + 1, /* another file was mapped there */
+				.prot = PROT_READ | PROT_EXEC,
+				.flags = MAP_PRIVATE,
+				.filename = exe,
+				.time = 5,
+				.id = 1 };
+	feed(t, test_records__mmap2(&rec, &m));
+	test_records__reset(&rec);
+	m.start = 0x20000;
+	m.ino = st.st_ino; /* the very file */
+	m.time = 6;
+	feed(t, test_records__mmap2(&rec, &m));
+	test_records__fini(&rec);
+	assert_int_equal(proc_table__stats(t)->nr_build_ids_none, 1);
+	assert_int_equal(proc_table__stats(t)->nr_build_ids_read, 1);
+
+	assert_int_equal(emit(t, tasks, 1, 1, 10, &c, NULL), 0);
+	assert_int_equal(c.nr, 2);
+	assert_int_equal(c.rec[0]->misc, PERF_RECORD_MISC_USER);
+	expect_build_id(c.rec[1], &id);
+	collector_free(&c);
+	proc_table__delete(t);
+}
+
 static void test_reading_off(void **state)
 {
 	struct proc_table *t = proc_table__new(8);
@@ -188,6 +248,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_of_deleted_file),
+		cmocka_unit_test(test_path_checked_by_inode),
 		cmocka_unit_test(test_reading_off),
 		cmocka_unit_test(test_seeded),
 	};
