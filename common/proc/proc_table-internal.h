@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "elf_buildid.h"
 #include "proc_table.h"
 
 #define PT_COMM_LEN    16
@@ -91,6 +92,21 @@ struct pt_task {
 	uint32_t nr_comms, cap_comms, nr_maps, cap_maps;
 };
 
+/*
+ * Build-ids read from files, by the file's identity in MMAP2's inode form:
+ * a process's exec maps the same few files again and again. The inode
+ * generation tells a reused inode number from the file it had; a record
+ * without one (0) is not cached. Seeding (all files still mapped, so no
+ * inode is reused meanwhile) uses generation 0, which records never find.
+ */
+#define PT_BID_CACHE 256
+
+struct pt_bid_cache {
+	uint32_t maj, min;
+	uint64_t ino, gen; /* ino 0: empty */
+	struct elf_buildid id;
+};
+
 struct pt_age_list {
 	struct pt_task *first, *last;
 };
@@ -100,6 +116,7 @@ struct proc_table {
 	size_t mask;
 	size_t max_tasks, max_comms, max_maps;
 	bool read_build_ids;
+	struct pt_bid_cache *bid_cache; /* PT_BID_CACHE, made when reading is turned on */
 	struct pt_age_list alive, exited;
 	struct proc_table_stats stats;
 };
@@ -123,8 +140,9 @@ int pt_comm_insert(struct proc_table *t, struct pt_task *p, uint64_t time, const
 struct pt_task *pt_task_new(struct proc_table *t, pid_t pid, pid_t tid, uint64_t born);
 /*
  * Gives file mapping @m of @pid its build-id, if the table reads them and
- * @m came without one, and counts it in the stats either way.
+ * @m came without one, and counts it in the stats either way; @seeded:
+ * from /proc while seeding, not from a record.
  */
-void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m);
+void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m, bool seeded);
 
 #endif

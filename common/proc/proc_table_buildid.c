@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -83,8 +84,17 @@ static int read_build_id(pid_t pid, const struct pt_mapping *m, struct elf_build
 	return read_path_if_same(m, id);
 }
 
-void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m)
+static struct pt_bid_cache *cache_slot(struct proc_table *t, const struct pt_bid_cache *key)
 {
+	uint64_t h = key->ino * 0x9E3779B97F4A7C15ull ^ key->gen ^
+		     ((uint64_t)key->maj << 32 | key->min);
+
+	return &t->bid_cache[(h >> 40) % PT_BID_CACHE];
+}
+
+void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m, bool seeded)
+{
+	struct pt_bid_cache key = { 0 }, *slot = NULL;
 	struct elf_buildid id;
 
 	if (!is_file(m))
@@ -100,9 +110,21 @@ void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m)
 	}
 	if (!t->read_build_ids)
 		return;
-	if (read_build_id(pid, m, &id) < 0 || !id.size) {
+	memcpy(&key.maj, m->id, 4);
+	memcpy(&key.min, m->id + 4, 4);
+	memcpy(&key.ino, m->id + 8, 8);
+	memcpy(&key.gen, m->id + 16, 8);
+	if (t->bid_cache && key.ino && (key.gen || seeded))
+		slot = cache_slot(t, &key);
+	if (slot && slot->ino == key.ino && slot->gen == key.gen && slot->maj == key.maj &&
+	    slot->min == key.min) {
+		id = slot->id;
+	} else if (read_build_id(pid, m, &id) < 0 || !id.size) {
 		t->stats.nr_build_ids_none++;
 		return;
+	} else if (slot) {
+		key.id = id;
+		*slot = key;
 	}
 	m->misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
 	memset(m->id, 0, sizeof(m->id));
@@ -118,6 +140,13 @@ void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m)
  */
 void proc_table__set_read_build_ids(struct proc_table *t, bool on)
 {
-	if (t)
-		t->read_build_ids = on;
+	if (!t)
+		return;
+	t->read_build_ids = on;
+	/* Without its cache the table still reads, only more often. */
+	if (on && !t->bid_cache) {
+		t->bid_cache = calloc(PT_BID_CACHE, sizeof(*t->bid_cache));
+		if (t->bid_cache)
+			t->stats.bytes += PT_BID_CACHE * sizeof(*t->bid_cache);
+	}
 }

@@ -131,7 +131,10 @@ static void test_record_of_deleted_file(void **state)
 	unlink(d.path);
 }
 
-/* A pid already gone: the path is read only if it is still the file mapped. */
+/*
+ * A pid already gone: the path is read only if it is still the file mapped;
+ * a file read once is known by its identity after.
+ */
 static void test_path_checked_by_inode(void **state)
 {
 	struct proc_table *t = proc_table__new(8);
@@ -177,14 +180,31 @@ static void test_path_checked_by_inode(void **state)
 	m.ino = st.st_ino; /* the very file */
 	m.time = 6;
 	feed(t, test_records__mmap2(&rec, &m));
+	test_records__reset(&rec);
+	/*
+	 * The same file (device, inode and generation) again under a name
+	 * that no longer opens: the id read before. Without a generation
+	 * (as above) nothing is remembered: the inode number may be reused.
+	 */
+	m.ino_generation = 7;
+	m.start = 0x30000;
+	m.time = 7;
+	feed(t, test_records__mmap2(&rec, &m));
+	test_records__reset(&rec);
+	m.filename = "/nonexistent/renamed";
+	m.start = 0x40000;
+	m.time = 8;
+	feed(t, test_records__mmap2(&rec, &m));
 	test_records__fini(&rec);
 	assert_int_equal(proc_table__stats(t)->nr_build_ids_none, 1);
-	assert_int_equal(proc_table__stats(t)->nr_build_ids_read, 1);
+	assert_int_equal(proc_table__stats(t)->nr_build_ids_read, 3);
 
 	assert_int_equal(emit(t, tasks, 1, 1, 10, &c, NULL), 0);
-	assert_int_equal(c.nr, 2);
+	assert_int_equal(c.nr, 4);
 	assert_int_equal(c.rec[0]->misc, PERF_RECORD_MISC_USER);
 	expect_build_id(c.rec[1], &id);
+	expect_build_id(c.rec[2], &id);
+	expect_build_id(c.rec[3], &id);
 	collector_free(&c);
 	proc_table__delete(t);
 }
