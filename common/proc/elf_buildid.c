@@ -75,7 +75,7 @@ int elf_buildid__read_fd(int fd, struct elf_buildid *ret)
 	memset(ret, 0, sizeof(*ret));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf)
 		return -ENOEXEC;
 	err = elf_kind(elf) == ELF_K_ELF ? find_build_id(elf, ret) : -ENOEXEC;

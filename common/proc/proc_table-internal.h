@@ -93,17 +93,17 @@ struct pt_task {
 };
 
 /*
- * Build-ids read from files, by the file's identity in MMAP2's inode form:
- * a process's exec maps the same few files again and again. The inode
- * generation tells a reused inode number from the file it had; a record
- * without one (0) is not cached. Seeding (all files still mapped, so no
- * inode is reused meanwhile) uses generation 0, which records never find.
+ * Build-ids read from files, by the open file's device and inode, checked
+ * against its change time and size: each exec maps the same few files
+ * (the program, ld.so, libc), and opening one costs far less than reading
+ * its note.
  */
 #define PT_BID_CACHE 256
 
 struct pt_bid_cache {
-	uint32_t maj, min;
-	uint64_t ino, gen; /* ino 0: empty */
+	uint64_t dev, ino; /* ino 0: empty */
+	int64_t ctime_sec, ctime_nsec;
+	uint64_t size;
 	struct elf_buildid id;
 };
 
@@ -140,9 +140,8 @@ int pt_comm_insert(struct proc_table *t, struct pt_task *p, uint64_t time, const
 struct pt_task *pt_task_new(struct proc_table *t, pid_t pid, pid_t tid, uint64_t born);
 /*
  * Gives file mapping @m of @pid its build-id, if the table reads them and
- * @m came without one, and counts it in the stats either way; @seeded:
- * from /proc while seeding, not from a record.
+ * @m came without one, and counts it in the stats either way.
  */
-void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m, bool seeded);
+void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m);
 
 #endif

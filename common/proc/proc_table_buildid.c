@@ -39,12 +39,11 @@ static bool deleted(const struct pt_mapping *m)
  * or the process ran in another mount namespace), and a wrong id is worse
  * than none.
  */
-static int read_path_if_same(const struct pt_mapping *m, struct elf_buildid *id)
+static int open_path_if_same(const struct pt_mapping *m, struct stat *st)
 {
 	uint32_t maj, min;
 	uint64_t ino;
-	struct stat st;
-	int fd, r;
+	int fd;
 
 	memcpy(&maj, m->id, 4);
 	memcpy(&min, m->id + 4, 4);
@@ -54,13 +53,12 @@ static int read_path_if_same(const struct pt_mapping *m, struct elf_buildid *id)
 	fd = open(m->name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || st.st_ino != ino || major(st.st_dev) != maj ||
-	    minor(st.st_dev) != min)
-		r = -ESTALE;
-	else
-		r = elf_buildid__read_fd(fd, id);
-	close(fd);
-	return r;
+	if (fstat(fd, st) < 0 || st->st_ino != ino || major(st->st_dev) != maj ||
+	    minor(st->st_dev) != min) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
 }
 
 /*
@@ -68,33 +66,69 @@ static int read_path_if_same(const struct pt_mapping *m, struct elf_buildid *id)
  * path since; a mapping already gone (the process exited or unmapped it
  * before the ring was drained) leaves the path, if it still names that file.
  */
-static int read_build_id(pid_t pid, const struct pt_mapping *m, struct elf_buildid *id)
+static int open_mapped(pid_t pid, const struct pt_mapping *m, struct stat *st)
 {
 	char path[96];
-	int fd, r;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid,
 		 (unsigned long long)m->start, (unsigned long long)(m->start + m->len));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		r = elf_buildid__read_fd(fd, id);
+	if (fd < 0)
+		return open_path_if_same(m, st);
+	if (fstat(fd, st) < 0) {
 		close(fd);
-		return r;
+		return -errno;
 	}
-	return read_path_if_same(m, id);
+	return fd;
 }
 
-static struct pt_bid_cache *cache_slot(struct proc_table *t, const struct pt_bid_cache *key)
+/*
+ * The slot of the open file @st: the same inode with the same change time
+ * and size is the file read before (a reused inode number has a new ctime).
+ */
+static struct pt_bid_cache *cache_slot(struct proc_table *t, const struct stat *st, bool *hit)
 {
-	uint64_t h = key->ino * 0x9E3779B97F4A7C15ull ^ key->gen ^
-		     ((uint64_t)key->maj << 32 | key->min);
+	uint64_t h = ((uint64_t)st->st_ino * 0x9E3779B97F4A7C15ull) ^ (uint64_t)st->st_dev;
+	struct pt_bid_cache *c = &t->bid_cache[(h >> 40) % PT_BID_CACHE];
 
-	return &t->bid_cache[(h >> 40) % PT_BID_CACHE];
+	*hit = c->ino == (uint64_t)st->st_ino && c->dev == (uint64_t)st->st_dev &&
+	       c->ctime_sec == (int64_t)st->st_ctim.tv_sec &&
+	       c->ctime_nsec == (int64_t)st->st_ctim.tv_nsec && c->size == (uint64_t)st->st_size;
+	return c;
 }
 
-void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m, bool seeded)
+static int read_build_id(struct proc_table *t, pid_t pid, const struct pt_mapping *m,
+			 struct elf_buildid *id)
 {
-	struct pt_bid_cache key = { 0 }, *slot = NULL;
+	struct pt_bid_cache *c = NULL;
+	struct stat st;
+	bool hit = false;
+	int fd = open_mapped(pid, m, &st), r;
+
+	if (fd < 0)
+		return fd;
+	if (t->bid_cache)
+		c = cache_slot(t, &st, &hit);
+	if (hit) {
+		*id = c->id;
+		close(fd);
+		return 0;
+	}
+	r = elf_buildid__read_fd(fd, id);
+	close(fd);
+	if (r == 0 && c)
+		*c = (struct pt_bid_cache){ .dev = (uint64_t)st.st_dev,
+					    .ino = (uint64_t)st.st_ino,
+					    .ctime_sec = (int64_t)st.st_ctim.tv_sec,
+					    .ctime_nsec = (int64_t)st.st_ctim.tv_nsec,
+					    .size = (uint64_t)st.st_size,
+					    .id = *id };
+	return r;
+}
+
+void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m)
+{
 	struct elf_buildid id;
 
 	if (!is_file(m))
@@ -110,21 +144,9 @@ void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m, 
 	}
 	if (!t->read_build_ids)
 		return;
-	memcpy(&key.maj, m->id, 4);
-	memcpy(&key.min, m->id + 4, 4);
-	memcpy(&key.ino, m->id + 8, 8);
-	memcpy(&key.gen, m->id + 16, 8);
-	if (t->bid_cache && key.ino && (key.gen || seeded))
-		slot = cache_slot(t, &key);
-	if (slot && slot->ino == key.ino && slot->gen == key.gen && slot->maj == key.maj &&
-	    slot->min == key.min) {
-		id = slot->id;
-	} else if (read_build_id(pid, m, &id) < 0 || !id.size) {
+	if (read_build_id(t, pid, m, &id) < 0 || !id.size) {
 		t->stats.nr_build_ids_none++;
 		return;
-	} else if (slot) {
-		key.id = id;
-		*slot = key;
 	}
 	m->misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
 	memset(m->id, 0, sizeof(m->id));

@@ -131,10 +131,7 @@ static void test_record_of_deleted_file(void **state)
 	unlink(d.path);
 }
 
-/*
- * A pid already gone: the path is read only if it is still the file mapped;
- * a file read once is known by its identity after.
- */
+/* A pid already gone: the path is read only if it is still the file mapped. */
 static void test_path_checked_by_inode(void **state)
 {
 	struct proc_table *t = proc_table__new(8);
@@ -180,33 +177,95 @@ static void test_path_checked_by_inode(void **state)
 	m.ino = st.st_ino; /* the very file */
 	m.time = 6;
 	feed(t, test_records__mmap2(&rec, &m));
-	test_records__reset(&rec);
-	/*
-	 * The same file (device, inode and generation) again under a name
-	 * that no longer opens: the id read before. Without a generation
-	 * (as above) nothing is remembered: the inode number may be reused.
-	 */
-	m.ino_generation = 7;
-	m.start = 0x30000;
-	m.time = 7;
-	feed(t, test_records__mmap2(&rec, &m));
-	test_records__reset(&rec);
-	m.filename = "/nonexistent/renamed";
-	m.start = 0x40000;
-	m.time = 8;
-	feed(t, test_records__mmap2(&rec, &m));
 	test_records__fini(&rec);
 	assert_int_equal(proc_table__stats(t)->nr_build_ids_none, 1);
-	assert_int_equal(proc_table__stats(t)->nr_build_ids_read, 3);
+	assert_int_equal(proc_table__stats(t)->nr_build_ids_read, 1);
 
 	assert_int_equal(emit(t, tasks, 1, 1, 10, &c, NULL), 0);
-	assert_int_equal(c.nr, 4);
+	assert_int_equal(c.nr, 2);
 	assert_int_equal(c.rec[0]->misc, PERF_RECORD_MISC_USER);
 	expect_build_id(c.rec[1], &id);
-	expect_build_id(c.rec[2], &id);
-	expect_build_id(c.rec[3], &id);
 	collector_free(&c);
 	proc_table__delete(t);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+	ssize_t n;
+
+	assert_true(in >= 0 && out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	close(in);
+	close(out);
+}
+
+/*
+ * Ids read are remembered by the file, not by its inode number alone: the
+ * same inode rewritten with another object (a new change time and size)
+ * is read again.
+ */
+static void test_cache_sees_rewrite(void **state)
+{
+	struct proc_table *t = proc_table__new(8);
+	struct collector c = { 0 };
+	struct elf_buildid first, second;
+	struct test_records rec;
+	struct test_mmap m;
+	struct stat st;
+	char path[64], abs[4200], cwd[4096];
+	pid_t gone = fork();
+	struct snapshot_task tasks[1];
+
+	(void)state;
+	assert_non_null(t);
+	assert_true(gone >= 0);
+	if (!gone)
+		_exit(0);
+	assert_int_equal(waitpid(gone, NULL, 0), gone);
+	tasks[0] = (struct snapshot_task){ gone, gone };
+	snprintf(path, sizeof(path), "ptbid-cache-%d.elf", (int)getpid());
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(abs, sizeof(abs), "%s/%s", cwd, path);
+	copy_file("/proc/self/exe", path);
+	assert_int_equal(elf_buildid__read_path(path, &first), 0);
+	assert_int_equal(stat(path, &st), 0);
+	proc_table__set_read_build_ids(t, true);
+	test_records__init(&rec, ST);
+	m = (struct test_mmap){ .misc = PERF_RECORD_MISC_USER,
+				.pid = (uint32_t)gone,
+				.tid = (uint32_t)gone,
+				.start = 0x10000,
+				.len = 0x1000,
+				.maj = major(st.st_dev),
+				.min = minor(st.st_dev),
+				.ino = st.st_ino,
+				.prot = PROT_READ | PROT_EXEC,
+				.flags = MAP_PRIVATE,
+				.filename = abs,
+				.time = 5,
+				.id = 1 };
+	feed(t, test_records__mmap2(&rec, &m));
+	test_records__reset(&rec);
+	/* Another object in the same inode. */
+	copy_file("/bin/true", path);
+	assert_int_equal(elf_buildid__read_path(path, &second), 0);
+	assert_true(memcmp(&first, &second, sizeof(first)));
+	m.start = 0x20000;
+	m.time = 6;
+	feed(t, test_records__mmap2(&rec, &m));
+	test_records__fini(&rec);
+	assert_int_equal(proc_table__stats(t)->nr_build_ids_read, 2);
+	assert_int_equal(emit(t, tasks, 1, 1, 10, &c, NULL), 0);
+	assert_int_equal(c.nr, 2);
+	expect_build_id(c.rec[0], &first);
+	expect_build_id(c.rec[1], &second);
+	collector_free(&c);
+	proc_table__delete(t);
+	unlink(path);
 }
 
 static void test_reading_off(void **state)
@@ -269,6 +328,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_of_deleted_file),
 		cmocka_unit_test(test_path_checked_by_inode),
+		cmocka_unit_test(test_cache_sees_rewrite),
 		cmocka_unit_test(test_reading_off),
 		cmocka_unit_test(test_seeded),
 	};
