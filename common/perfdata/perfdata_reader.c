@@ -291,6 +291,9 @@ static int record_user(struct perfdata_reader *r, const struct perf_event_header
 		return record_attr(r, h, offset);
 	if (h->type == REC_HEADER_TRACING_DATA)
 		return record_tracing_data(r, h, offset);
+	if (h->type == REC_HEADER_BUILD_ID) /* one BUILD_ID entry, laid out as in the feature */
+		return reader_process_feature(r, FEAT_BUILD_ID, (const uint8_t *)h, h->size,
+					      offset);
 	if (h->type != REC_AUXTRACE && h->type != REC_EVENT_UPDATE && h->type != REC_HEADER_FEATURE)
 		return 0;
 	/* AUXTRACE: size, offset...; EVENT_UPDATE: type, id...; HEADER_FEATURE: feat_id. */

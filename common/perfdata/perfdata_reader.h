@@ -89,7 +89,7 @@ struct perfdata_build_id {
 	uint8_t id[20];
 	const char *name; /* "[kernel.kallsyms]", "[module]" or a path */
 };
-/* After __read: the input's BUILD_ID entries (a file's; none from a pipe). */
+/* After __read: the input's BUILD_ID entries (a file's feature, a pipe's records). */
 size_t perfdata_reader__nr_build_ids(const struct perfdata_reader *r);
 const struct perfdata_build_id *perfdata_reader__build_id(const struct perfdata_reader *r,
 							  size_t idx);

@@ -455,6 +455,7 @@ static void build_pipe_start(struct test_records *b)
 static void test_pipe_mode(void **state)
 {
 	static const uint64_t times[] = { 1000, 2000 };
+	static const char name[64] = "/usr/lib/libfoo.so"; /* NUL-padded to 64, as perf */
 	struct test_records b = { 0 };
 	struct perfdata_reader *r;
 	struct snapshot *s;
@@ -470,10 +471,22 @@ static void test_pipe_mode(void **state)
 	test_records__put_u64(&b, 9);
 	test_records__put_str(&b, "my:name");
 	assert_int_equal(test_records__end(&b)->size, 8 + 16 + 8);
+	/* HEADER_BUILD_ID (perf inject -b), as perf before 5.11: no size, 16 bytes + zeros. */
+	test_records__begin(&b, 67, PERF_RECORD_MISC_USER);
+	test_records__put_u32(&b, (uint32_t)-1);
+	test_records__put(&b, "0123456789abcdef\0\0\0\0", 20);
+	test_records__put_u32(&b, 0);
+	test_records__put(&b, name, sizeof(name));
+	test_records__end(&b);
 
 	assert_int_equal(read_buf(&b, true, 0, UINT64_MAX, &s, &r), 0);
 	assert_true(perfdata_reader__is_pipe(r));
 	assert_string_equal(snapshot__event(s, 0)->name, "my:name");
+	assert_int_equal(perfdata_reader__nr_build_ids(r), 1);
+	assert_int_equal(perfdata_reader__build_id(r, 0)->size, 16);
+	assert_int_equal(perfdata_reader__build_id(r, 0)->misc, PERF_RECORD_MISC_USER);
+	assert_memory_equal(perfdata_reader__build_id(r, 0)->id, "0123456789abcdef", 16);
+	assert_string_equal(perfdata_reader__build_id(r, 0)->name, "/usr/lib/libfoo.so");
 	check_records(s, 2, times);
 	perfdata_reader__delete(r);
 	snapshot__delete(s);
