@@ -4,8 +4,9 @@
 # gone: a program copied to a temporary directory runs, exits and is
 # deleted before the dump; perf buildid-list must still list its build-id
 # (as readelf read it before the deletion) and the kernel's, perf script
-# must read the file without a warning, and the Perfetto trace's mapping
-# of the program must carry the same build-id in trace processor.
+# and perf report must read the file without a warning, and the Perfetto
+# trace's mapping of the program must carry the same build-id in trace
+# processor.
 # perfsnapctl status counts build-ids the kernel gave.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/perfetto_lib.sh"
@@ -33,6 +34,9 @@ grep -qx "$want $WORK/bin/bidspin" "$WORK/ids.txt" ||
 grep -qx "$kernel \[kernel.kallsyms\]" "$WORK/ids.txt" ||
 	{ cat "$WORK/ids.txt" >&2; fail "the kernel's build-id $kernel not listed"; }
 perf_script_clean "$file" "$WORK/script.txt"
+perf report -i "$file" --stdio >"$WORK/report.txt" 2>"$WORK/report.err" ||
+	{ cat "$WORK/report.err" >&2; fail "perf report -i $file"; }
+[ -s "$WORK/report.err" ] && { cat "$WORK/report.err" >&2; fail "perf report printed on stderr"; }
 
 pf=${file%.perf.data}.pftrace
 got=$(tp_query "$pf" "select build_id from stack_profile_mapping where name = '$WORK/bin/bidspin'" |
