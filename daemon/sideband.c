@@ -39,6 +39,7 @@ struct sideband {
 	struct history hist;
 	struct event **ring_evs;
 	int nr_ring_evs;
+	struct event *tick; /* drains at least every SIDEBAND_TICK_MS */
 	uint64_t drained, lost_events, bad_records;
 };
 
@@ -120,12 +121,23 @@ static void drain(struct sideband *sb)
 
 static void unwatch(struct sideband *sb)
 {
+	if (sb->tick)
+		event_free(sb->tick);
+	sb->tick = NULL;
 	for (int i = 0; i < sb->nr_ring_evs; i++)
 		event_free(sb->ring_evs[i]);
 	free(sb->ring_evs);
 	sb->ring_evs = NULL;
 	sb->nr_ring_evs = 0;
 }
+
+/*
+ * Build-ids are read when a mapping is drained, through
+ * /proc/PID/map_files while the process still has it: the watermark alone
+ * could leave a short-lived program's MMAP2 in the ring until the dump,
+ * after it exited and its binary was deleted.
+ */
+#define SIDEBAND_TICK_MS 100
 
 static void on_ring_ready(evutil_socket_t fd, short what, void *arg)
 {
@@ -203,6 +215,13 @@ int sideband__watch(struct sideband *sb, struct event_base *base)
 			return log_errno(-ENOMEM, "side-band ring events");
 		}
 		sb->nr_ring_evs++;
+	}
+	sb->tick = event_new(base, -1, EV_PERSIST, on_ring_ready, sb);
+	if (!sb->tick || event_add(sb->tick, &(struct timeval){ .tv_sec = SIDEBAND_TICK_MS / 1000,
+								.tv_usec = SIDEBAND_TICK_MS % 1000 *
+									   1000 }) < 0) {
+		unwatch(sb);
+		return log_errno(-ENOMEM, "side-band drain timer");
 	}
 	/* What the rings gathered before the loop watched them. */
 	drain(sb);
