@@ -39,7 +39,9 @@ struct sideband {
 	struct history hist;
 	struct event **ring_evs;
 	int nr_ring_evs;
-	struct event *tick; /* drains at least every SIDEBAND_TICK_MS */
+	struct event *tick;		    /* drains at least every SIDEBAND_TICK_MS */
+	uint64_t fixed[UINT16_MAX / 8 + 1]; /* a record whose flag lied, corrected */
+	uint64_t nr_flag_fixed;
 	uint64_t drained, lost_events, bad_records;
 };
 
@@ -79,6 +81,29 @@ static void history_add(struct history *h, const struct perf_event_header *rec)
 	h->records++;
 }
 
+/*
+ * The side-band event does not ask for build-ids, so an MMAP2 flagged as
+ * carrying one has the inode layout: kernel 6.18 flags other events' MMAP2
+ * so while any event on the host has attr.build_id (perf record
+ * --buildid-mmap, say). Taken as it is, its device and inode would become
+ * a bogus id in every snapshot; a copy without the flag is what it says.
+ */
+static const struct perf_event_header *trusted_layout(struct sideband *sb,
+						      const struct perf_event_header *h)
+{
+	struct perf_event_header *copy = (struct perf_event_header *)sb->fixed;
+
+	if (h->type != PERF_RECORD_MMAP2 || !(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
+		return h;
+	memcpy(copy, h, h->size);
+	copy->misc &= (uint16_t)~PERF_RECORD_MISC_MMAP_BUILD_ID;
+	if (!sb->nr_flag_fixed++)
+		log_warning("side-band: MMAP2 records flagged with a build-id they do not carry "
+			    "(the kernel does so while another event asks for build-ids); "
+			    "taken as inode records, their build-ids read from the files");
+	return copy;
+}
+
 static void take_record(struct sideband *sb, const struct perf_event_header *h)
 {
 	int r;
@@ -96,6 +121,7 @@ static void take_record(struct sideband *sb, const struct perf_event_header *h)
 		sb->lost_events += lost;
 	}
 	if (is_sideband_record(sb, h)) {
+		h = trusted_layout(sb, h);
 		pthread_mutex_lock(&sb->lock);
 		r = proc_table__process_record(sb->table, h, sb->event->attr->sample_type);
 		pthread_mutex_unlock(&sb->lock);
