@@ -230,6 +230,12 @@ static struct perf_event_attr sideband_attr(clockid_t clockid, bool use_clockid)
 		.comm_exec = 1,
 		.mmap = 1,
 		.mmap2 = 1,
+		/*
+		 * No attr.build_id: on 6.18, while an event has it, other
+		 * processes' perf record intermittently gets MMAP2s flagged
+		 * MMAP_BUILD_ID with the inode layout, and perf 6.1 aborts on
+		 * them. The side-band reads build-ids itself (proc_table).
+		 */
 		.task = 1,
 		.use_clockid = use_clockid,
 		.clockid = clockid,

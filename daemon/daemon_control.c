@@ -152,6 +152,10 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 				   "sideband: %" PRIu64 " tasks, %" PRIu64 " dropped, %" PRIu64
 				   " history records",
 				   st.nr_tasks, st.nr_dropped_tasks, st.history_records);
+		control_reply__add(reply,
+				   "build-ids: %" PRIu64 " from the kernel, %" PRIu64
+				   " read from files, %" PRIu64 " unknown",
+				   st.build_ids_kernel, st.build_ids_read, st.build_ids_none);
 	}
 	status_triggers(d, reply);
 	control_reply__add(reply, "directory: %s", cfg->directory);

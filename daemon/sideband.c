@@ -39,6 +39,9 @@ struct sideband {
 	struct history hist;
 	struct event **ring_evs;
 	int nr_ring_evs;
+	struct event *tick;		    /* drains at least every SIDEBAND_TICK_MS */
+	uint64_t fixed[UINT16_MAX / 8 + 1]; /* a record whose flag lied, corrected */
+	uint64_t nr_flag_fixed;
 	uint64_t drained, lost_events, bad_records;
 };
 
@@ -78,6 +81,29 @@ static void history_add(struct history *h, const struct perf_event_header *rec)
 	h->records++;
 }
 
+/*
+ * The side-band event does not ask for build-ids, so an MMAP2 flagged as
+ * carrying one has the inode layout: kernel 6.18 flags other events' MMAP2
+ * so while any event on the host has attr.build_id (perf record
+ * --buildid-mmap, say). Taken as it is, its device and inode would become
+ * a bogus id in every snapshot; a copy without the flag is what it says.
+ */
+static const struct perf_event_header *trusted_layout(struct sideband *sb,
+						      const struct perf_event_header *h)
+{
+	struct perf_event_header *copy = (struct perf_event_header *)sb->fixed;
+
+	if (h->type != PERF_RECORD_MMAP2 || !(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
+		return h;
+	memcpy(copy, h, h->size);
+	copy->misc &= (uint16_t)~PERF_RECORD_MISC_MMAP_BUILD_ID;
+	if (!sb->nr_flag_fixed++)
+		log_warning("side-band: MMAP2 records flagged with a build-id they do not carry "
+			    "(the kernel does so while another event asks for build-ids); "
+			    "taken as inode records, their build-ids read from the files");
+	return copy;
+}
+
 static void take_record(struct sideband *sb, const struct perf_event_header *h)
 {
 	int r;
@@ -95,6 +121,7 @@ static void take_record(struct sideband *sb, const struct perf_event_header *h)
 		sb->lost_events += lost;
 	}
 	if (is_sideband_record(sb, h)) {
+		h = trusted_layout(sb, h);
 		pthread_mutex_lock(&sb->lock);
 		r = proc_table__process_record(sb->table, h, sb->event->attr->sample_type);
 		pthread_mutex_unlock(&sb->lock);
@@ -120,12 +147,23 @@ static void drain(struct sideband *sb)
 
 static void unwatch(struct sideband *sb)
 {
+	if (sb->tick)
+		event_free(sb->tick);
+	sb->tick = NULL;
 	for (int i = 0; i < sb->nr_ring_evs; i++)
 		event_free(sb->ring_evs[i]);
 	free(sb->ring_evs);
 	sb->ring_evs = NULL;
 	sb->nr_ring_evs = 0;
 }
+
+/*
+ * Build-ids are read when a mapping is drained, through
+ * /proc/PID/map_files while the process still has it: the watermark alone
+ * could leave a short-lived program's MMAP2 in the ring until the dump,
+ * after it exited and its binary was deleted.
+ */
+#define SIDEBAND_TICK_MS 100
 
 static void on_ring_ready(evutil_socket_t fd, short what, void *arg)
 {
@@ -168,6 +206,7 @@ int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struc
 	 * The side-band is on and nothing samples yet (capture__start() comes
 	 * next): a task sampled later is in /proc now or has its FORK in the ring.
 	 */
+	proc_table__set_read_build_ids(sb->table, true);
 	r = proc_table__seed_from_proc(sb->table, 0);
 	if (r < 0) {
 		sideband__delete(sb);
@@ -202,6 +241,13 @@ int sideband__watch(struct sideband *sb, struct event_base *base)
 			return log_errno(-ENOMEM, "side-band ring events");
 		}
 		sb->nr_ring_evs++;
+	}
+	sb->tick = event_new(base, -1, EV_PERSIST, on_ring_ready, sb);
+	if (!sb->tick || event_add(sb->tick, &(struct timeval){ .tv_sec = SIDEBAND_TICK_MS / 1000,
+								.tv_usec = SIDEBAND_TICK_MS % 1000 *
+									   1000 }) < 0) {
+		unwatch(sb);
+		return log_errno(-ENOMEM, "side-band drain timer");
 	}
 	/* What the rings gathered before the loop watched them. */
 	drain(sb);
@@ -471,6 +517,9 @@ void sideband__stats(struct sideband *sb, struct sideband_stats *ret)
 	ret->nr_tasks = t->nr_tasks;
 	ret->nr_dropped_tasks = t->nr_dropped;
 	ret->table_bytes = t->bytes;
+	ret->build_ids_kernel = t->nr_build_ids_kernel;
+	ret->build_ids_read = t->nr_build_ids_read;
+	ret->build_ids_none = t->nr_build_ids_none;
 	pthread_mutex_unlock(&sb->lock);
 	ret->history_records = sb->hist.records;
 	ret->history_bytes = sb->hist.end - sb->hist.start;

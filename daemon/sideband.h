@@ -25,6 +25,7 @@ struct sideband_stats {
 	uint64_t nr_tasks, nr_dropped_tasks, table_bytes;
 	uint64_t history_records, history_bytes, history_dropped;
 	uint64_t records_drained, lost_events;
+	uint64_t build_ids_kernel, build_ids_read, build_ids_none; /* file mappings */
 };
 
 /* Seeds the table from /proc (any thread). Returns 0 or -errno. */

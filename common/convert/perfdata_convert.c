@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cleanup.h"
 #include "perf_record.h"
 #include "perfdata_convert.h"
 #include "perfdata_reader.h"
@@ -66,6 +67,8 @@ int perfdata_convert__write_perfetto(const struct snapshot *s, const struct perf
 				     struct perfetto_result *res)
 {
 	const struct perfdata_host *host = perfdata_reader__host(r);
+	size_t nr_ids = perfdata_reader__nr_build_ids(r), n = 0;
+	_cleanup_free_ struct perfetto_build_id *ids = NULL;
 	struct perfetto_meta meta = {
 		.compression = o ? o->compression : PFTRACE_COMPRESS_NONE,
 		.samples = o ? o->samples : PERFETTO_SAMPLE_PERF,
@@ -86,5 +89,17 @@ int perfdata_convert__write_perfetto(const struct snapshot *s, const struct perf
 		meta.kallsyms = o->kallsyms;
 		meta.kallsyms_size = o->kallsyms_size;
 	}
+	/* The files' build-ids, for mappings recorded in the inode form. */
+	ids = nr_ids ? calloc(nr_ids, sizeof(*ids)) : NULL;
+	if (nr_ids && !ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr_ids; i++) {
+		const struct perfdata_build_id *b = perfdata_reader__build_id(r, i);
+
+		if ((b->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER)
+			ids[n++] = (struct perfetto_build_id){ b->name, b->id, b->size };
+	}
+	meta.build_ids = ids;
+	meta.nr_build_ids = n;
 	return snapshot_perfetto__write(s, fd, &meta, res);
 }

@@ -82,6 +82,9 @@ void perfdata_reader__delete(struct perfdata_reader *r)
 	for (size_t i = 0; i < r->nr_desc_names; i++)
 		free(r->desc_names[i]);
 	free(r->desc_names);
+	for (size_t i = 0; i < r->nr_build_ids; i++)
+		free((char *)r->build_ids[i].name);
+	free(r->build_ids);
 	reader_decompress_free(r);
 	tracing_meta__put(r->tracing);
 	free(r->buf);
@@ -288,6 +291,9 @@ static int record_user(struct perfdata_reader *r, const struct perf_event_header
 		return record_attr(r, h, offset);
 	if (h->type == REC_HEADER_TRACING_DATA)
 		return record_tracing_data(r, h, offset);
+	if (h->type == REC_HEADER_BUILD_ID) /* one BUILD_ID entry, laid out as in the feature */
+		return reader_process_feature(r, FEAT_BUILD_ID, (const uint8_t *)h, h->size,
+					      offset);
 	if (h->type != REC_AUXTRACE && h->type != REC_EVENT_UPDATE && h->type != REC_HEADER_FEATURE)
 		return 0;
 	/* AUXTRACE: size, offset...; EVENT_UPDATE: type, id...; HEADER_FEATURE: feat_id. */
@@ -609,6 +615,30 @@ const struct tracing_data_info *perfdata_reader__tracing_data(const struct perfd
 uint32_t perfdata_reader__nr_cpus(const struct perfdata_reader *r)
 {
 	return r->nr_cpus;
+}
+
+/**
+ * perfdata_reader__nr_build_ids - entries of the input's BUILD_ID feature
+ * @r: the reader, after __read
+ *
+ * Returns their number (0 without the feature).
+ */
+size_t perfdata_reader__nr_build_ids(const struct perfdata_reader *r)
+{
+	return r->nr_build_ids;
+}
+
+/**
+ * perfdata_reader__build_id - one entry of the BUILD_ID feature
+ * @r: the reader, after __read
+ * @idx: below perfdata_reader__nr_build_ids()
+ *
+ * Returns the entry, valid while @r is, or NULL past the end.
+ */
+const struct perfdata_build_id *perfdata_reader__build_id(const struct perfdata_reader *r,
+							  size_t idx)
+{
+	return idx < r->nr_build_ids ? &r->build_ids[idx] : NULL;
 }
 
 /**

@@ -81,4 +81,17 @@ const struct perfdata_host *perfdata_reader__host(const struct perfdata_reader *
 uint32_t perfdata_reader__nr_cpus(const struct perfdata_reader *r);
 const struct perfdata_reader_stats *perfdata_reader__stats(const struct perfdata_reader *r);
 
+/* An entry of the BUILD_ID feature: an object the recorder found hit. */
+struct perfdata_build_id {
+	int32_t pid;   /* -1: the host */
+	uint16_t misc; /* PERF_RECORD_MISC_KERNEL (kernel, modules) or _USER */
+	uint8_t size;  /* bytes of id, 1 to 20 */
+	uint8_t id[20];
+	const char *name; /* "[kernel.kallsyms]", "[module]" or a path */
+};
+/* After __read: the input's BUILD_ID entries (a file's feature, a pipe's records). */
+size_t perfdata_reader__nr_build_ids(const struct perfdata_reader *r);
+const struct perfdata_build_id *perfdata_reader__build_id(const struct perfdata_reader *r,
+							  size_t idx);
+
 #endif

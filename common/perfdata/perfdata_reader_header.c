@@ -308,6 +308,59 @@ static void header_string(const uint8_t *data, size_t size, char *out, size_t ou
 	out[n] = '\0';
 }
 
+/* perf's build_id_event: header, pid, 20 id bytes, size and 3 reserved, the padded name. */
+#define BUILD_ID_HEAD	   36
+#define MISC_BUILD_ID_SIZE (1u << 15)
+
+/* Without MISC_BUILD_ID_SIZE (perf before 5.11) the id is 20 bytes less trailing zero words. */
+static uint8_t guess_build_id_size(const uint8_t *id)
+{
+	uint8_t n = 20;
+
+	while (n >= 4 && !memcmp(id + n - 4, "\0\0\0\0", 4))
+		n -= 4;
+	return n;
+}
+
+/*
+ * BUILD_ID is informative for a converter: an entry that does not parse
+ * ends the list rather than the conversion.
+ */
+static int parse_build_ids(struct perfdata_reader *r, const uint8_t *data, size_t size)
+{
+	size_t off = 0;
+
+	while (size - off >= BUILD_ID_HEAD) {
+		struct perfdata_build_id *b, e = { 0 };
+		uint16_t hsize;
+		const char *name;
+		char *copy;
+
+		memcpy(&e.misc, data + off + 4, 2);
+		memcpy(&hsize, data + off + 6, 2);
+		if (hsize <= BUILD_ID_HEAD || hsize > size - off)
+			break;
+		memcpy(&e.pid, data + off + 8, 4);
+		memcpy(e.id, data + off + 12, 20);
+		e.size = e.misc & MISC_BUILD_ID_SIZE ? data[off + 32] : guess_build_id_size(e.id);
+		e.misc &= (uint16_t)~MISC_BUILD_ID_SIZE;
+		name = (const char *)data + off + BUILD_ID_HEAD;
+		off += hsize;
+		if (!e.size || e.size > 20 || !memchr(name, '\0', hsize - BUILD_ID_HEAD))
+			continue;
+		copy = strdup(name);
+		b = copy ? realloc(r->build_ids, (r->nr_build_ids + 1) * sizeof(*b)) : NULL;
+		if (!b) {
+			free(copy);
+			return -ENOMEM;
+		}
+		e.name = copy;
+		r->build_ids = b;
+		r->build_ids[r->nr_build_ids++] = e;
+	}
+	return 0;
+}
+
 /**
  * reader_process_feature - take in one feature section
  * @r: the reader
@@ -356,6 +409,8 @@ int reader_process_feature(struct perfdata_reader *r, uint64_t feat, const uint8
 	case FEAT_ARCH:
 		header_string(data, size, r->host.machine, sizeof(r->host.machine));
 		return 0;
+	case FEAT_BUILD_ID:
+		return parse_build_ids(r, data, size);
 	case FEAT_CLOCK_DATA: /* u32 version (1), u32 clockid, u64 wall-clock ns, u64 clockid ns */
 		if (size < 24 || data[0] != 1)
 			return 0; /* informative only: a layout we do not know is skipped */
@@ -447,9 +502,9 @@ static int read_file_feature(struct perfdata_reader *r, uint64_t feat, const str
 	uint8_t *data;
 	int err;
 
-	if (feat != FEAT_TRACING_DATA && feat != FEAT_NRCPUS && feat != FEAT_EVENT_DESC &&
-	    feat != FEAT_HOSTNAME && feat != FEAT_OSRELEASE && feat != FEAT_ARCH &&
-	    feat != FEAT_CLOCK_DATA)
+	if (feat != FEAT_TRACING_DATA && feat != FEAT_BUILD_ID && feat != FEAT_NRCPUS &&
+	    feat != FEAT_EVENT_DESC && feat != FEAT_HOSTNAME && feat != FEAT_OSRELEASE &&
+	    feat != FEAT_ARCH && feat != FEAT_CLOCK_DATA)
 		return 0;
 	err = check_section(r, sec, "feature", table_offset);
 	if (err)

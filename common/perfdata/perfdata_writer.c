@@ -34,12 +34,12 @@
 _Static_assert(sizeof(struct perf_event_attr) >= FILE_ATTR_SIZE,
 	       "perf_event_attr older than PERF_ATTR_SIZE_VER7");
 /* The bits are perf's HEADER_* numbers (tools/perf/util/header.h). */
-_Static_assert(PERFDATA_FEAT_TRACING_DATA == 1 && PERFDATA_FEAT_HOSTNAME == 3 &&
-		       PERFDATA_FEAT_OSRELEASE == 4 && PERFDATA_FEAT_VERSION == 5 &&
-		       PERFDATA_FEAT_ARCH == 6 && PERFDATA_FEAT_NRCPUS == 7 &&
-		       PERFDATA_FEAT_CMDLINE == 11 && PERFDATA_FEAT_EVENT_DESC == 12 &&
-		       PERFDATA_FEAT_SAMPLE_TIME == 21 && PERFDATA_FEAT_CLOCKID == 23 &&
-		       PERFDATA_FEAT_COMPRESSED == 27,
+_Static_assert(PERFDATA_FEAT_TRACING_DATA == 1 && PERFDATA_FEAT_BUILD_ID == 2 &&
+		       PERFDATA_FEAT_HOSTNAME == 3 && PERFDATA_FEAT_OSRELEASE == 4 &&
+		       PERFDATA_FEAT_VERSION == 5 && PERFDATA_FEAT_ARCH == 6 &&
+		       PERFDATA_FEAT_NRCPUS == 7 && PERFDATA_FEAT_CMDLINE == 11 &&
+		       PERFDATA_FEAT_EVENT_DESC == 12 && PERFDATA_FEAT_SAMPLE_TIME == 21 &&
+		       PERFDATA_FEAT_CLOCKID == 23 && PERFDATA_FEAT_COMPRESSED == 27,
 	       "feature bits differ from perf's HEADER_* numbering");
 
 enum writer_state {
@@ -555,6 +555,62 @@ int perfdata_writer__set_nrcpus(struct perfdata_writer *w, uint32_t available, u
 		return err;
 	}
 	return set_feature(w, PERFDATA_FEAT_NRCPUS, &b);
+}
+
+/*
+ * perf's build_id_event: a header (type unused, misc, size), the pid, 20
+ * id bytes, the id's size and 3 reserved bytes, then the name, NUL-padded
+ * to NAME_ALIGN. The size is valid only with PERF_RECORD_MISC_BUILD_ID_SIZE;
+ * older readers took 20 bytes with trailing zeros cut.
+ */
+#define BUILD_ID_ENTRY_HEAD 36
+#define MISC_BUILD_ID_SIZE  (1u << 15)
+
+/**
+ * perfdata_writer__add_build_id - add an object to the BUILD_ID feature
+ * @w: the writer, before __finish
+ * @pid: -1 for the host's objects (as perf writes them)
+ * @misc: PERF_RECORD_MISC_KERNEL for the kernel and modules, else _USER
+ * @id: the build-id
+ * @size: its bytes, 1 to 20
+ * @name: the object's path, "[kernel.kallsyms]" or "[module]"; copied
+ *
+ * Returns 0, -EBADFD after __finish or a failure, -EINVAL, or -ENOMEM.
+ */
+int perfdata_writer__add_build_id(struct perfdata_writer *w, int32_t pid, uint16_t misc,
+				  const uint8_t *id, size_t size, const char *name)
+{
+	struct byte_buffer *b;
+	uint8_t head[BUILD_ID_ENTRY_HEAD] = { 0 };
+	size_t name_len, padded, old_len;
+	uint16_t hsize, hmisc = (uint16_t)(misc | MISC_BUILD_ID_SIZE);
+	int err;
+
+	err = check_feature_state(w);
+	if (err)
+		return err;
+	if (!id || !size || size > 20 || !name)
+		return -EINVAL;
+	name_len = strlen(name) + 1;
+	padded = (name_len + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
+	if (BUILD_ID_ENTRY_HEAD + padded > UINT16_MAX)
+		return -EINVAL;
+	hsize = (uint16_t)(BUILD_ID_ENTRY_HEAD + padded);
+	memcpy(head + 4, &hmisc, 2);
+	memcpy(head + 6, &hsize, 2);
+	memcpy(head + 8, &pid, 4);
+	memcpy(head + 12, id, size);
+	head[32] = (uint8_t)size;
+	b = &w->feat[PERFDATA_FEAT_BUILD_ID];
+	old_len = b->len;
+	err = byte_buffer__put(b, head, sizeof(head));
+	if (!err)
+		err = byte_buffer__put(b, name, name_len);
+	for (size_t i = name_len; !err && i < padded; i++)
+		err = byte_buffer__put(b, "", 1);
+	if (err)
+		b->len = old_len; /* no half entry */
+	return err;
 }
 
 /**

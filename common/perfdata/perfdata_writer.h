@@ -23,6 +23,7 @@ struct perfdata_writer;
 /* Feature bits perfsnapd writes (perf's HEADER_* numbering). */
 enum perfdata_feature {
 	PERFDATA_FEAT_TRACING_DATA = 1,
+	PERFDATA_FEAT_BUILD_ID = 2,
 	PERFDATA_FEAT_HOSTNAME = 3,
 	PERFDATA_FEAT_OSRELEASE = 4,
 	PERFDATA_FEAT_VERSION = 5,
@@ -66,6 +67,14 @@ int perfdata_writer__set_nrcpus(struct perfdata_writer *w, uint32_t available, u
 int perfdata_writer__set_cmdline(struct perfdata_writer *w, int argc, const char *const *argv);
 int perfdata_writer__set_clockid_res(struct perfdata_writer *w, uint64_t res_ns);
 int perfdata_writer__set_sample_time(struct perfdata_writer *w, uint64_t first, uint64_t last);
+
+/*
+ * Adds an entry to the BUILD_ID feature: object @name (the kernel is
+ * "[kernel.kallsyms]", a module "[name]"), @misc PERF_RECORD_MISC_KERNEL or
+ * _USER, @pid -1 for the host, the build-id (1 to 20 bytes).
+ */
+int perfdata_writer__add_build_id(struct perfdata_writer *w, int32_t pid, uint16_t misc,
+				  const uint8_t *id, size_t size, const char *name);
 
 /*
  * Flushes the compressed stream, writes EVENT_DESC (from the attrs), every

@@ -12,6 +12,7 @@
 
 #include "perfdata_writer.h"
 #include "procinfo.h"
+#include "snapshot_buildids.h"
 #include "snapshot.h"
 #include "snapshot_index.h"
 #include "snapshot_perfdata.h"
@@ -19,6 +20,8 @@
 
 struct emit_ctx {
 	struct perfdata_writer *w;
+	struct snapshot_buildids *ids; /* the synthesized mappings go there too */
+	uint64_t sample_type;
 	uint64_t count;
 	int error; /* the writer's, as opposed to /proc's */
 };
@@ -29,7 +32,27 @@ static int emit_record(void *ctx, const struct perf_event_header *rec)
 
 	e->count++;
 	e->error = perfdata_writer__write_event(e->w, rec);
+	if (!e->error)
+		e->error = snapshot_buildids__add_record(e->ids, rec, e->sample_type);
 	return e->error;
+}
+
+/*
+ * BUILD_ID: the objects the samples hit, so that perf finds the very
+ * files (or their copies in a build-id cache) on any machine.
+ */
+static int add_build_ids(struct perfdata_writer *w, const struct snapshot *s,
+			 struct snapshot_buildids *ids, struct perfdata_result *res)
+{
+	int r = snapshot_buildids__scan(ids, s);
+
+	for (size_t i = 0; r == 0 && i < snapshot_buildids__nr(ids); i++) {
+		const struct snapshot_buildid *b = snapshot_buildids__entry(ids, i);
+
+		r = perfdata_writer__add_build_id(w, -1, b->misc, b->id.data, b->id.size, b->name);
+		res->nr_build_ids += r == 0;
+	}
+	return r;
 }
 
 /* The capture's TRACING_DATA, as read when recording started, if a tracepoint needs it. */
@@ -88,6 +111,7 @@ static int synthesize(const struct snapshot *s, const struct perfdata_meta *meta
 	};
 	int r;
 
+	e->sample_type = stamp.sample_type;
 	/* Without it (kptr_restrict) kernel frames stay unresolved; not fatal. */
 	procinfo__synthesize_kernel_mmap(&stamp, emit_record, e);
 	if (e->error || !meta->synthesize_from_proc)
@@ -152,8 +176,12 @@ int snapshot_perfdata__write(const struct snapshot *s, int fd, const struct perf
 	if (!snapshot__nr_events(s))
 		return -EINVAL;
 	e.w = perfdata_writer__new(fd);
-	if (!e.w)
+	e.ids = snapshot_buildids__new();
+	if (!e.w || !e.ids) {
+		perfdata_writer__delete(e.w);
+		snapshot_buildids__delete(e.ids);
 		return -ENOMEM;
+	}
 	if (meta->compress_level)
 		r = perfdata_writer__set_compression(e.w, meta->compress_level);
 	for (size_t i = 0; i < snapshot__nr_events(s) && r == 0; i++) {
@@ -177,11 +205,14 @@ int snapshot_perfdata__write(const struct snapshot *s, int fd, const struct perf
 	if (r == 0)
 		r = add_features(e.w, s, meta);
 	if (r == 0)
+		r = add_build_ids(e.w, s, e.ids, &res);
+	if (r == 0)
 		r = perfdata_writer__finish(e.w);
 	if (r == 0) {
 		res.bytes = perfdata_writer__size(e.w);
 		*ret = res;
 	}
 	perfdata_writer__delete(e.w);
+	snapshot_buildids__delete(e.ids);
 	return r;
 }

@@ -29,6 +29,7 @@ struct perfdata_result {
 	uint64_t bytes;
 	uint64_t nr_synthesized; /* COMM, MMAP2, MMAP records added */
 	uint64_t nr_tasks_gone;	 /* tasks in the snapshot no longer in /proc */
+	uint64_t nr_build_ids;	 /* BUILD_ID entries: objects hit that have one */
 };
 
 /*

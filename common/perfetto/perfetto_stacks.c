@@ -28,6 +28,7 @@
 #define INT_FUNCTION_NAMES 5
 #define INT_FRAMES	   6
 #define INT_CALLSTACKS	   7
+#define INT_BUILD_IDS	   16
 #define INT_MAPPING_PATHS  17
 #define INT_MAPPINGS	   19
 #define INT_TASKS	   48
@@ -44,7 +45,17 @@
 #define MAX_FRAMES     1024
 #define MAX_PATH_PARTS 64
 
-enum { T_NAMES, T_PATHS, T_MAPPINGS, T_FRAMES, T_CALLSTACKS, T_TASKS, T_EXECS, NR_TABLES };
+enum {
+	T_NAMES,
+	T_PATHS,
+	T_BUILD_IDS,
+	T_MAPPINGS,
+	T_FRAMES,
+	T_CALLSTACKS,
+	T_TASKS,
+	T_EXECS,
+	NR_TABLES
+};
 
 struct seq {
 	bool started;
@@ -210,19 +221,25 @@ static uint64_t intern_string(struct seq *q, int table, uint32_t field, const ch
 
 static uint64_t intern_mapping(struct seq *q, const struct symbol_info *si, bool kernel)
 {
-	uint64_t key[4] = { (uintptr_t)si->dso, si->dso_start, si->dso_end, si->dso_pgoff };
+	uint64_t key[7] = { (uintptr_t)si->dso, si->dso_start, si->dso_end, si->dso_pgoff };
 	/* "/kernel" with start = end = 0 is trace processor's kernel mapping */
 	const char *path = kernel ? "kernel" : si->dso, *c, *e;
-	uint64_t iid, parts[MAX_PATH_PARTS];
+	uint64_t iid, build_id = 0, parts[MAX_PATH_PARTS];
 	size_t nr = 0;
 	bool is_new;
 	pb_nested n;
 
 	if (kernel)
 		memset(key, 0, sizeof(key));
+	else
+		memcpy(&key[4], si->build_id, si->build_id_size);
 	iid = intern(q, T_MAPPINGS, key, sizeof(key), &is_new);
 	if (!is_new)
 		return iid;
+	/* The raw bytes, which trace processor shows as hex; interned first too. */
+	if (!kernel && si->build_id_size)
+		build_id = intern_string(q, T_BUILD_IDS, INT_BUILD_IDS, (const char *)si->build_id,
+					 si->build_id_size);
 	/*
 	 * path_string_ids: the path's components, which the reader joins with
 	 * '/'; interned before the Mapping, which must not enclose them.
@@ -237,6 +254,8 @@ static uint64_t intern_mapping(struct seq *q, const struct symbol_info *si, bool
 	}
 	n = pb__begin(&q->pending, INT_MAPPINGS);
 	pb__varint(&q->pending, 1, iid);
+	if (build_id)
+		pb__varint(&q->pending, 2, build_id);
 	if (!kernel) {
 		pb__varint(&q->pending, 8, si->dso_pgoff); /* exact_offset */
 		pb__varint(&q->pending, 4, si->dso_start);

@@ -235,6 +235,19 @@ static void set_comm(struct task_name *t, const char *comm, size_t max)
 	snprintf(t->comm, sizeof(t->comm), "%.*s", (int)strnlen(comm, max), comm);
 }
 
+/* A mapping whose record has no build-id: the caller's for its path, if any. */
+static int add_map_by_path(struct writer *w, int32_t pid, const uint64_t addr[3], const char *path)
+{
+	for (size_t i = 0; i < w->m->nr_build_ids; i++) {
+		const struct perfetto_build_id *b = &w->m->build_ids[i];
+
+		if (!strcmp(b->path, path))
+			return symbols__add_map(w->syms, pid, addr[0], addr[1], addr[2], path,
+						b->id, b->size);
+	}
+	return symbols__add_map(w->syms, pid, addr[0], addr[1], addr[2], path, NULL, 0);
+}
+
 /* COMM/FORK/MMAP: names and maps, as of this point in time (@time). */
 static int sideband(struct writer *w, const struct perf_event_header *h, uint64_t time)
 {
@@ -291,8 +304,7 @@ static int sideband(struct writer *w, const struct perf_event_header *h, uint64_
 			return 0;
 		memcpy(ids, p, 8);
 		memcpy(addr, p + 8, 24);
-		return symbols__add_map(w->syms, ids[0], addr[0], addr[1], addr[2],
-					(const char *)p + 32);
+		return add_map_by_path(w, ids[0], addr, (const char *)p + 32);
 	case PERF_RECORD_MMAP2: /* pid, tid, addr, len, pgoff, 24 bytes, prot, flags, name */
 		if (body <= 64)
 			return 0;
@@ -301,8 +313,11 @@ static int sideband(struct writer *w, const struct perf_event_header *h, uint64_
 		memcpy(&prot, p + 56, 4);
 		if (!(prot & 4)) /* PROT_EXEC */
 			return 0;
-		return symbols__add_map(w->syms, ids[0], addr[0], addr[1], addr[2],
-					(const char *)p + 64);
+		/* The build-id form: its size, 3 reserved bytes, the id, where the inode was. */
+		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
+			return symbols__add_map(w->syms, ids[0], addr[0], addr[1], addr[2],
+						(const char *)p + 64, p + 36, p[32]);
+		return add_map_by_path(w, ids[0], addr, (const char *)p + 64);
 	}
 	return 0;
 }

@@ -59,6 +59,13 @@ struct perfetto_clock_ref {
 	uint64_t clock_ns, realtime_ns;
 };
 
+/* A mapped file's build-id by path, e.g. from a perf.data's BUILD_ID. */
+struct perfetto_build_id {
+	const char *path;
+	const uint8_t *id;
+	size_t size;
+};
+
 struct perfetto_meta {
 	enum pftrace_compression compression;
 	struct perfetto_clock_ref clock_ref;
@@ -67,6 +74,12 @@ struct perfetto_meta {
 	/* A kallsyms text over the snapshot's and this machine's; NULL: none. */
 	const char *kallsyms;
 	size_t kallsyms_size;
+	/*
+	 * Build-ids of files by path, for mappings whose records carry none
+	 * (MMAP2 in its inode form, MMAP); the records' own come first.
+	 */
+	const struct perfetto_build_id *build_ids;
+	size_t nr_build_ids;
 	/* Called now and then with records done and the total; may be NULL. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;

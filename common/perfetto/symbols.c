@@ -38,6 +38,9 @@ struct dso {
 struct map {
 	uint64_t start, end, pgoff;
 	struct dso *dso;
+	/* Per mapping, not per path: a file replaced at its path has another. */
+	uint8_t build_id_size;
+	uint8_t build_id[SYMBOLS_BUILD_ID_MAX];
 };
 
 struct maps {
@@ -414,13 +417,17 @@ static int maps_insert(struct maps *m, const struct map *map)
 }
 
 int symbols__add_map(struct symbols *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-		     const char *path)
+		     const char *path, const uint8_t *build_id, size_t build_id_size)
 {
 	struct map map = { .start = start, .end = start + len, .pgoff = pgoff };
 	struct maps *m;
 
 	if (!len || start + len < start || pid <= 0)
 		return 0;
+	if (build_id && build_id_size && build_id_size <= SYMBOLS_BUILD_ID_MAX) {
+		map.build_id_size = (uint8_t)build_id_size;
+		memcpy(map.build_id, build_id, build_id_size);
+	}
 	map.dso = dso_get(s, path);
 	m = map.dso ? proc_get(s, pid) : NULL;
 	return m ? maps_insert(m, &map) : -ENOMEM;
@@ -494,6 +501,8 @@ void symbols__resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
 			ret->dso_end = map->end;
 			ret->dso_pgoff = map->pgoff;
 			ret->rel_pc = off;
+			ret->build_id = map->build_id;
+			ret->build_id_size = map->build_id_size;
 			if (!map->dso->loaded)
 				dso_load(map->dso);
 			sym = sym_find(&map->dso->syms, file_to_vaddr(map->dso, off));

@@ -23,7 +23,9 @@ struct symbol_info {
 	const char *dso;	     /* path of the mapping ("[kernel.kallsyms]"), NULL: none */
 	uint64_t dso_start, dso_end; /* the mapping's addresses */
 	uint64_t dso_pgoff;
-	uint64_t rel_pc; /* ip relative to the mapping's file start */
+	uint64_t rel_pc;	 /* ip relative to the mapping's file start */
+	const uint8_t *build_id; /* the mapping's file's build-id, build_id_size bytes */
+	uint8_t build_id_size;	 /* 0: none known */
 };
 
 /*
@@ -33,9 +35,14 @@ struct symbol_info {
 struct symbols *symbols__new(const char *kallsyms, size_t size);
 void symbols__delete(struct symbols *s);
 
-/* An executable mapping of @pid. Returns 0 or -ENOMEM. */
+/*
+ * An executable mapping of @pid, with the build-id of its file if known
+ * (@build_id_size bytes, at most SYMBOLS_BUILD_ID_MAX; 0: none). Returns 0
+ * or -ENOMEM.
+ */
+#define SYMBOLS_BUILD_ID_MAX 20
 int symbols__add_map(struct symbols *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-		     const char *path);
+		     const char *path, const uint8_t *build_id, size_t build_id_size);
 /* A new process @child (child != parent) starts with @parent's maps. */
 int symbols__fork(struct symbols *s, pid_t child, pid_t parent);
 

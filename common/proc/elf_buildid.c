@@ -75,7 +75,7 @@ int elf_buildid__read_fd(int fd, struct elf_buildid *ret)
 	memset(ret, 0, sizeof(*ret));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf)
 		return -ENOEXEC;
 	err = elf_kind(elf) == ELF_K_ELF ? find_build_id(elf, ret) : -ENOEXEC;
@@ -95,6 +95,42 @@ int elf_buildid__read_path(const char *path, struct elf_buildid *ret)
 	err = elf_buildid__read_fd(fd, ret);
 	close(fd);
 	return err;
+}
+
+/* Notes are 4-byte words: namesz, descsz, type, then name and desc, each padded to 4. */
+int elf_buildid__read_notes_path(const char *path, struct elf_buildid *ret)
+{
+	uint8_t buf[4096];
+	size_t len = 0, off = 0;
+	ssize_t n;
+	int fd;
+
+	memset(ret, 0, sizeof(*ret));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (len < sizeof(buf) && (n = read(fd, buf + len, sizeof(buf) - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	while (len - off >= 12) {
+		uint32_t w[3];
+		size_t name_pad, desc_pad;
+
+		memcpy(w, buf + off, sizeof(w));
+		name_pad = ((size_t)w[0] + 3) & ~(size_t)3;
+		desc_pad = ((size_t)w[1] + 3) & ~(size_t)3;
+		if (name_pad > len - off - 12 || desc_pad > len - off - 12 - name_pad)
+			break;
+		if (w[2] == NT_GNU_BUILD_ID && w[0] == 4 && !memcmp(buf + off + 12, "GNU", 4)) {
+			if (!w[1] || w[1] > ELF_BUILDID_MAX)
+				return -ENOENT;
+			ret->size = (uint8_t)w[1];
+			memcpy(ret->data, buf + off + 12 + name_pad, w[1]);
+			return 0;
+		}
+		off += 12 + name_pad + desc_pad;
+	}
+	return -ENOENT;
 }
 
 void elf_buildid__hex(const struct elf_buildid *id, char *buf)

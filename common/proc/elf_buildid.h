@@ -27,6 +27,12 @@ int elf_buildid__read_fd(int fd, struct elf_buildid *ret);
 /* The same for the file at @path. */
 int elf_buildid__read_path(const char *path, struct elf_buildid *ret);
 
+/*
+ * The same from a file of bare notes, as /sys/kernel/notes (the running
+ * kernel's) and /sys/module/NAME/notes/.note.gnu.build-id (a module's).
+ */
+int elf_buildid__read_notes_path(const char *path, struct elf_buildid *ret);
+
 /* Lower-case hex into @buf (at least 2 * ELF_BUILDID_MAX + 1 bytes). */
 void elf_buildid__hex(const struct elf_buildid *id, char *buf);
 

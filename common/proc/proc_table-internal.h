@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "elf_buildid.h"
 #include "proc_table.h"
 
 #define PT_COMM_LEN    16
@@ -51,7 +52,12 @@ struct pt_task_rec {
 _Static_assert(sizeof(struct pt_mmap2_rec) == 72, "MMAP2 layout");
 _Static_assert(sizeof(struct pt_task_rec) == 32, "FORK/EXIT layout");
 
-/* An executable mapping; immutable once made, shared by forked processes. */
+/*
+ * An executable mapping; immutable once made, shared by forked processes.
+ * With PERF_RECORD_MISC_MMAP_BUILD_ID, id is laid out as the kernel's
+ * MMAP2 build-id form (size, 3 reserved bytes, the id): the build-id takes
+ * the place of the device and inode, so it costs no memory of its own.
+ */
 struct pt_mapping {
 	uint32_t refs;
 	uint16_t misc; /* PERF_RECORD_MISC_MMAP_BUILD_ID or 0 */
@@ -86,6 +92,21 @@ struct pt_task {
 	uint32_t nr_comms, cap_comms, nr_maps, cap_maps;
 };
 
+/*
+ * Build-ids read from files, by the open file's device and inode, checked
+ * against its change time and size: each exec maps the same few files
+ * (the program, ld.so, libc), and opening one costs far less than reading
+ * its note.
+ */
+#define PT_BID_CACHE 256
+
+struct pt_bid_cache {
+	uint64_t dev, ino; /* ino 0: empty */
+	int64_t ctime_sec, ctime_nsec;
+	uint64_t size;
+	struct elf_buildid id;
+};
+
 struct pt_age_list {
 	struct pt_task *first, *last;
 };
@@ -94,6 +115,8 @@ struct proc_table {
 	struct pt_task **buckets;
 	size_t mask;
 	size_t max_tasks, max_comms, max_maps;
+	bool read_build_ids;
+	struct pt_bid_cache *bid_cache; /* PT_BID_CACHE, made when reading is turned on */
 	struct pt_age_list alive, exited;
 	struct proc_table_stats stats;
 };
@@ -115,5 +138,10 @@ void pt_mapping_put(struct proc_table *t, struct pt_mapping *m);
 int pt_comm_insert(struct proc_table *t, struct pt_task *p, uint64_t time, const char *comm,
 		   bool exec);
 struct pt_task *pt_task_new(struct proc_table *t, pid_t pid, pid_t tid, uint64_t born);
+/*
+ * Gives file mapping @m of @pid its build-id, if the table reads them and
+ * @m came without one, and counts it in the stats either way.
+ */
+void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m);
 
 #endif

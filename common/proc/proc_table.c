@@ -499,6 +499,7 @@ static int handle_mmap(struct proc_table *t, const struct perf_event_header *rec
 	memcpy(m->id, f.id, sizeof(m->id));
 	m->prot = f.prot;
 	m->flags = f.flags;
+	pt_mapping_build_id(t, (pid_t)f.pid, m);
 	r = pt_map_add(t, p, m, time);
 	pt_mapping_put(t, m);
 	return r;
@@ -739,5 +740,6 @@ void proc_table__delete(struct proc_table *t)
 	while (t->exited.first)
 		task_remove(t, t->exited.first);
 	free(t->buckets);
+	free(t->bid_cache);
 	free(t);
 }

@@ -9,6 +9,7 @@
 #ifndef PERFSNAPD_PROC_TABLE_H
 #define PERFSNAPD_PROC_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -24,12 +25,15 @@
 struct proc_table;
 
 struct proc_table_stats {
-	size_t nr_tasks;	     /* incarnations held now (a reused tid counts again) */
-	uint64_t nr_dropped;	     /* tasks dropped to stay within max_tasks */
-	uint64_t nr_history_dropped; /* comm changes and mappings over the per-task caps */
-	uint64_t nr_records;	     /* records taken by __process_record (not ignored) */
-	uint64_t nr_ignored;	     /* of no use: other types, not exec, pid 0 */
-	size_t bytes;		     /* approximate heap held by the table */
+	size_t nr_tasks;	      /* incarnations held now (a reused tid counts again) */
+	uint64_t nr_dropped;	      /* tasks dropped to stay within max_tasks */
+	uint64_t nr_history_dropped;  /* comm changes and mappings over the per-task caps */
+	uint64_t nr_records;	      /* records taken by __process_record (not ignored) */
+	uint64_t nr_ignored;	      /* of no use: other types, not exec, pid 0 */
+	size_t bytes;		      /* approximate heap held by the table */
+	uint64_t nr_build_ids_kernel; /* file mappings whose MMAP2 carried a build-id */
+	uint64_t nr_build_ids_read;   /* ... read from the ELF note instead */
+	uint64_t nr_build_ids_none;   /* ... with none (gone, not ELF, no note) */
 };
 
 /* At most @max_tasks tasks (at least 1). NULL on ENOMEM. */
@@ -41,6 +45,15 @@ void proc_table__delete(struct proc_table *t);
  * longer is cut at its next change. Returns 0 or -EINVAL.
  */
 int proc_table__set_history_limits(struct proc_table *t, size_t max_comms, size_t max_maps);
+
+/*
+ * With @on, a file mapping whose MMAP/MMAP2 (or /proc line, when seeding)
+ * comes without a build-id gets the one of its ELF note, read right away
+ * through /proc/PID/map_files (the file mapped, even if deleted or
+ * replaced since), else through its path; it is emitted in the build-id
+ * form of MMAP2 then. Off by default.
+ */
+void proc_table__set_read_build_ids(struct proc_table *t, bool on);
 
 /*
  * Adds every thread in /proc that the table does not hold alive yet: its

@@ -39,6 +39,7 @@ static int seed_map(void *ctx, const struct procinfo_map *pm)
 	memcpy(m->id + 16, &gen, 8);
 	m->prot = pm->prot;
 	m->flags = pm->flags;
+	pt_mapping_build_id(s->t, s->p->pid, m);
 	r = pt_map_add(s->t, s->p, m, s->now);
 	pt_mapping_put(s->t, m);
 	return r;

@@ -23,6 +23,7 @@
 
 #include "perf_record.h"
 #include "perfdata_reader.h"
+#include "perfdata_writer.h"
 #include "snapshot.h"
 #include "snapshot_cursor.h"
 #include "test_records.h"
@@ -330,6 +331,76 @@ static void test_file_one_bare_event(void **state)
 	test_records__fini(&b);
 }
 
+/* BUILD_ID entries as perfdata_writer writes them come back as written. */
+static void test_build_ids(void **state)
+{
+	static const uint8_t kernel_id[20] = { 0x32, 0xa7, 0xf3, 0xba, 0xce, 0xe6, 0xbf,
+					       0x69, 0xda, 0x94, 0xf4, 0x97, 0xa8, 0xa0,
+					       0x76, 0x48, 0x3b, 0xae, 0xa2, 0x0e };
+	static const uint8_t md5_id[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+	struct perf_event_attr attr = { .size = sizeof(attr),
+					.type = PERF_TYPE_SOFTWARE,
+					.config = PERF_COUNT_SW_CPU_CLOCK,
+					.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME,
+					.sample_id_all = 1 };
+	/* A path longer than perf's 64-byte name alignment. */
+	static const char long_path[] = "/opt/a/rather/long/directory/name/that/goes/past/sixty-"
+					"four/bytes/libx.so";
+	uint64_t id = 42, sample[3] = { 0, 42, 1000 };
+	struct perf_event_header *h = (void *)sample;
+	const struct perfdata_build_id *b;
+	struct perfdata_writer *w;
+	struct perfdata_reader *r;
+	struct snapshot *s;
+	int fd = memfd_create("buildids", 0);
+
+	(void)state;
+	assert_true(fd >= 0);
+	*h = (struct perf_event_header){ .type = PERF_RECORD_SAMPLE,
+					 .misc = PERF_RECORD_MISC_USER,
+					 .size = sizeof(sample) };
+	w = perfdata_writer__new(fd);
+	assert_non_null(w);
+	assert_int_equal(perfdata_writer__add_attr(w, &attr, "cpu-clock", &id, 1), 0);
+	assert_int_equal(perfdata_writer__begin_data(w), 0);
+	assert_int_equal(perfdata_writer__write_event(w, h), 0);
+	assert_int_equal(perfdata_writer__add_build_id(w, -1, PERF_RECORD_MISC_KERNEL, kernel_id,
+						       20, "[kernel.kallsyms]"),
+			 0);
+	assert_int_equal(
+		perfdata_writer__add_build_id(w, -1, PERF_RECORD_MISC_USER, md5_id, 16, long_path),
+		0);
+	assert_int_equal(perfdata_writer__add_build_id(w, -1, PERF_RECORD_MISC_USER, md5_id, 21,
+						       "/too/long/an/id"),
+			 -EINVAL);
+	assert_int_equal(perfdata_writer__finish(w), 0);
+	perfdata_writer__delete(w);
+
+	s = snapshot__new();
+	assert_non_null(s);
+	assert_int_equal(snapshot__open_spill(s, "/tmp"), 0);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	r = perfdata_reader__new(fd);
+	assert_non_null(r);
+	assert_int_equal(perfdata_reader__read(r, s), 0);
+	assert_int_equal(perfdata_reader__nr_build_ids(r), 2);
+	b = perfdata_reader__build_id(r, 0);
+	assert_int_equal(b->pid, -1);
+	assert_int_equal(b->misc, PERF_RECORD_MISC_KERNEL);
+	assert_int_equal(b->size, 20);
+	assert_memory_equal(b->id, kernel_id, 20);
+	assert_string_equal(b->name, "[kernel.kallsyms]");
+	b = perfdata_reader__build_id(r, 1);
+	assert_int_equal(b->misc, PERF_RECORD_MISC_USER);
+	assert_int_equal(b->size, 16);
+	assert_memory_equal(b->id, md5_id, 16);
+	assert_string_equal(b->name, long_path);
+	assert_null(perfdata_reader__build_id(r, 2));
+	perfdata_reader__delete(r);
+	snapshot__delete(s);
+	close(fd);
+}
+
 static void test_file_two_id_events_time_range(void **state)
 {
 	static const uint64_t times[] = { 2000, 3000 };
@@ -384,6 +455,7 @@ static void build_pipe_start(struct test_records *b)
 static void test_pipe_mode(void **state)
 {
 	static const uint64_t times[] = { 1000, 2000 };
+	static const char name[64] = "/usr/lib/libfoo.so"; /* NUL-padded to 64, as perf */
 	struct test_records b = { 0 };
 	struct perfdata_reader *r;
 	struct snapshot *s;
@@ -399,10 +471,22 @@ static void test_pipe_mode(void **state)
 	test_records__put_u64(&b, 9);
 	test_records__put_str(&b, "my:name");
 	assert_int_equal(test_records__end(&b)->size, 8 + 16 + 8);
+	/* HEADER_BUILD_ID (perf inject -b), as perf before 5.11: no size, 16 bytes + zeros. */
+	test_records__begin(&b, 67, PERF_RECORD_MISC_USER);
+	test_records__put_u32(&b, (uint32_t)-1);
+	test_records__put(&b, "0123456789abcdef\0\0\0\0", 20);
+	test_records__put_u32(&b, 0);
+	test_records__put(&b, name, sizeof(name));
+	test_records__end(&b);
 
 	assert_int_equal(read_buf(&b, true, 0, UINT64_MAX, &s, &r), 0);
 	assert_true(perfdata_reader__is_pipe(r));
 	assert_string_equal(snapshot__event(s, 0)->name, "my:name");
+	assert_int_equal(perfdata_reader__nr_build_ids(r), 1);
+	assert_int_equal(perfdata_reader__build_id(r, 0)->size, 16);
+	assert_int_equal(perfdata_reader__build_id(r, 0)->misc, PERF_RECORD_MISC_USER);
+	assert_memory_equal(perfdata_reader__build_id(r, 0)->id, "0123456789abcdef", 16);
+	assert_string_equal(perfdata_reader__build_id(r, 0)->name, "/usr/lib/libfoo.so");
 	check_records(s, 2, times);
 	perfdata_reader__delete(r);
 	snapshot__delete(s);
@@ -549,6 +633,7 @@ int main(void)
 		cmocka_unit_test(test_id_positions),
 		cmocka_unit_test(test_tracing_data_parse),
 		cmocka_unit_test(test_file_one_bare_event),
+		cmocka_unit_test(test_build_ids),
 		cmocka_unit_test(test_file_two_id_events_time_range),
 		cmocka_unit_test(test_pipe_mode),
 		cmocka_unit_test(test_compressed),

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests for the build-ids of proc_table: a mapping that came without
+ * one (inode form, as the kernel writes it when the note's page is not in
+ * memory, or seeded from /proc) is emitted in MMAP2's build-id form with
+ * the id of the file mapped, even once that file is deleted; one that came
+ * with one keeps it; with reading off, the inode form stays.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+#include <perf/event.h>
+
+#include "elf_buildid.h"
+#include "perf_record.h"
+#include "proc_table.h"
+#include "proc_table_test.h"
+#include "test_records.h"
+
+/* A copy of this test's binary, mapped executable, then deleted. */
+struct deleted_map {
+	char path[64];
+	void *addr;
+	size_t len;
+	struct elf_buildid id;
+};
+
+static void map_deleted_copy(struct deleted_map *d)
+{
+	char buf[65536];
+	struct stat st;
+	int in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC), out;
+	ssize_t n;
+
+	assert_true(in >= 0);
+	assert_int_equal(elf_buildid__read_fd(in, &d->id), 0);
+	snprintf(d->path, sizeof(d->path), "ptbid-%d.elf", (int)getpid());
+	out = open(d->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+	assert_true(out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	close(in);
+	assert_int_equal(fstat(out, &st), 0);
+	d->len = (size_t)st.st_size & ~(size_t)4095;
+	d->addr = mmap(NULL, d->len, PROT_READ | PROT_EXEC, MAP_PRIVATE, out, 0);
+	assert_true(d->addr != MAP_FAILED);
+	close(out);
+	/* A different file at the same path: map_files must not read this one. */
+	assert_int_equal(unlink(d->path), 0);
+	out = open(d->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(out >= 0);
+	assert_int_equal(write(out, "not ELF\n", 8), 8);
+	close(out);
+}
+
+static struct perf_event_header *inode_mmap2(struct test_records *rec, uint32_t pid, uint64_t start,
+					     uint64_t len, const char *name, uint64_t time)
+{
+	return test_records__mmap2(rec, &(struct test_mmap){ .misc = PERF_RECORD_MISC_USER,
+							     .pid = pid,
+							     .tid = pid,
+							     .start = start,
+							     .len = len,
+							     .maj = 8,
+							     .min = 1,
+							     .ino = 1234,
+							     .prot = PROT_READ | PROT_EXEC,
+							     .flags = MAP_PRIVATE,
+							     .filename = name,
+							     .time = time,
+							     .id = 1,
+							     .cpu = 0 });
+}
+
+static void expect_build_id(const struct perf_event_header *h, const struct elf_buildid *id)
+{
+	const struct perf_record_mmap2 *r = (const void *)h;
+
+	assert_int_equal(r->header.type, PERF_RECORD_MMAP2);
+	assert_int_equal(r->header.misc, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
+	assert_int_equal(r->build_id_size, id->size);
+	assert_memory_equal(r->build_id, id->data, id->size);
+}
+
+static void test_record_of_deleted_file(void **state)
+{
+	struct proc_table *t = proc_table__new(8);
+	uint32_t pid = (uint32_t)getpid();
+	struct snapshot_task tasks[] = { { (pid_t)pid, (pid_t)pid } };
+	struct collector c = { 0 };
+	struct test_records rec;
+	struct deleted_map d;
+	char name[96];
+
+	(void)state;
+	assert_non_null(t);
+	map_deleted_copy(&d);
+	proc_table__set_read_build_ids(t, true);
+	test_records__init(&rec, ST);
+	snprintf(name, sizeof(name), "%s/%s (deleted)", getenv("PWD") ? getenv("PWD") : ".",
+		 d.path);
+	feed(t, inode_mmap2(&rec, pid, (uintptr_t)d.addr, d.len, name, 5));
+	test_records__reset(&rec);
+	/* Gone from memory and from its path: nothing to read, the inode form stays. */
+	feed(t, inode_mmap2(&rec, pid, 0x1000, 0x1000, "/nonexistent/lib.so", 6));
+	test_records__fini(&rec);
+	assert_int_equal(proc_table__stats(t)->nr_build_ids_read, 1);
+	assert_int_equal(proc_table__stats(t)->nr_build_ids_none, 1);
+
+	assert_int_equal(emit(t, tasks, 1, 1, 10, &c, NULL), 0);
+	assert_int_equal(c.nr, 2);
+	expect_build_id(c.rec[0], &d.id);
+	assert_int_equal(c.rec[1]->misc, PERF_RECORD_MISC_USER);
+	assert_int_equal(((const struct perf_record_mmap2 *)c.rec[1])->ino, 1234);
+	collector_free(&c);
+	proc_table__delete(t);
+	munmap(d.addr, d.len);
+	unlink(d.path);
+}
+
+/* A pid already gone: the path is read only if it is still the file mapped. */
+static void test_path_checked_by_inode(void **state)
+{
+	struct proc_table *t = proc_table__new(8);
+	struct snapshot_task tasks[] = { { 0, 0 } };
+	struct collector c = { 0 };
+	struct test_records rec;
+	struct elf_buildid id;
+	struct test_mmap m;
+	struct stat st;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	pid_t gone = fork();
+
+	(void)state;
+	assert_non_null(t);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	assert_true(gone >= 0);
+	if (!gone)
+		_exit(0);
+	assert_int_equal(waitpid(gone, NULL, 0), gone);
+	tasks[0] = (struct snapshot_task){ gone, gone };
+	assert_int_equal(stat(exe, &st), 0);
+	assert_int_equal(elf_buildid__read_path(exe, &id), 0);
+	proc_table__set_read_build_ids(t, true);
+	test_records__init(&rec, ST);
+	m = (struct test_mmap){ .misc = PERF_RECORD_MISC_USER,
+				.pid = (uint32_t)gone,
+				.tid = (uint32_t)gone,
+				.start = 0x10000,
+				.len = 0x1000,
+				.maj = major(st.st_dev),
+				.min = minor(st.st_dev),
+				.ino = st.st_ino + 1, /* another file was mapped there */
+				.prot = PROT_READ | PROT_EXEC,
+				.flags = MAP_PRIVATE,
+				.filename = exe,
+				.time = 5,
+				.id = 1 };
+	feed(t, test_records__mmap2(&rec, &m));
+	test_records__reset(&rec);
+	m.start = 0x20000;
+	m.ino = st.st_ino; /* the very file */
+	m.time = 6;
+	feed(t, test_records__mmap2(&rec, &m));
+	test_records__fini(&rec);
+	assert_int_equal(proc_table__stats(t)->nr_build_ids_none, 1);
+	assert_int_equal(proc_table__stats(t)->nr_build_ids_read, 1);
+
+	assert_int_equal(emit(t, tasks, 1, 1, 10, &c, NULL), 0);
+	assert_int_equal(c.nr, 2);
+	assert_int_equal(c.rec[0]->misc, PERF_RECORD_MISC_USER);
+	expect_build_id(c.rec[1], &id);
+	collector_free(&c);
+	proc_table__delete(t);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+	ssize_t n;
+
+	assert_true(in >= 0 && out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	close(in);
+	close(out);
+}
+
+/*
+ * Ids read are remembered by the file, not by its inode number alone: the
+ * same inode rewritten with another object (a new change time and size)
+ * is read again.
+ */
+static void test_cache_sees_rewrite(void **state)
+{
+	struct proc_table *t = proc_table__new(8);
+	struct collector c = { 0 };
+	struct elf_buildid first, second;
+	struct test_records rec;
+	struct test_mmap m;
+	struct stat st;
+	char path[64], abs[4200], cwd[4096];
+	pid_t gone = fork();
+	struct snapshot_task tasks[1];
+
+	(void)state;
+	assert_non_null(t);
+	assert_true(gone >= 0);
+	if (!gone)
+		_exit(0);
+	assert_int_equal(waitpid(gone, NULL, 0), gone);
+	tasks[0] = (struct snapshot_task){ gone, gone };
+	snprintf(path, sizeof(path), "ptbid-cache-%d.elf", (int)getpid());
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(abs, sizeof(abs), "%s/%s", cwd, path);
+	copy_file("/proc/self/exe", path);
+	assert_int_equal(elf_buildid__read_path(path, &first), 0);
+	assert_int_equal(stat(path, &st), 0);
+	proc_table__set_read_build_ids(t, true);
+	test_records__init(&rec, ST);
+	m = (struct test_mmap){ .misc = PERF_RECORD_MISC_USER,
+				.pid = (uint32_t)gone,
+				.tid = (uint32_t)gone,
+				.start = 0x10000,
+				.len = 0x1000,
+				.maj = major(st.st_dev),
+				.min = minor(st.st_dev),
+				.ino = st.st_ino,
+				.prot = PROT_READ | PROT_EXEC,
+				.flags = MAP_PRIVATE,
+				.filename = abs,
+				.time = 5,
+				.id = 1 };
+	feed(t, test_records__mmap2(&rec, &m));
+	test_records__reset(&rec);
+	/* Another object in the same inode. */
+	copy_file("/bin/true", path);
+	assert_int_equal(elf_buildid__read_path(path, &second), 0);
+	assert_true(memcmp(&first, &second, sizeof(first)));
+	m.start = 0x20000;
+	m.time = 6;
+	feed(t, test_records__mmap2(&rec, &m));
+	test_records__fini(&rec);
+	assert_int_equal(proc_table__stats(t)->nr_build_ids_read, 2);
+	assert_int_equal(emit(t, tasks, 1, 1, 10, &c, NULL), 0);
+	assert_int_equal(c.nr, 2);
+	expect_build_id(c.rec[0], &first);
+	expect_build_id(c.rec[1], &second);
+	collector_free(&c);
+	proc_table__delete(t);
+	unlink(path);
+}
+
+static void test_reading_off(void **state)
+{
+	struct proc_table *t = proc_table__new(8);
+	uint32_t pid = (uint32_t)getpid();
+	struct snapshot_task tasks[] = { { (pid_t)pid, (pid_t)pid } };
+	struct collector c = { 0 };
+	struct test_records rec;
+
+	(void)state;
+	assert_non_null(t);
+	test_records__init(&rec, ST);
+	feed(t, inode_mmap2(&rec, pid, 0x1000, 0x1000, "/proc/self/exe", 5));
+	test_records__fini(&rec);
+	assert_int_equal(emit(t, tasks, 1, 1, 10, &c, NULL), 0);
+	assert_int_equal(c.nr, 1);
+	assert_int_equal(c.rec[0]->misc, PERF_RECORD_MISC_USER);
+	assert_int_equal(proc_table__stats(t)->nr_build_ids_read, 0);
+	collector_free(&c);
+	proc_table__delete(t);
+}
+
+/* This process, seeded from /proc: its executable's mapping carries its id. */
+static void test_seeded(void **state)
+{
+	struct proc_table *t = proc_table__new(1 << 16);
+	pid_t pid = getpid();
+	struct snapshot_task tasks[] = { { pid, pid } };
+	struct collector c = { 0 };
+	struct elf_buildid id;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t found = 0;
+
+	(void)state;
+	assert_non_null(t);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	assert_int_equal(elf_buildid__read_path(exe, &id), 0);
+	proc_table__set_read_build_ids(t, true);
+	assert_true(proc_table__seed_from_proc(t, 0) > 0);
+	assert_true(proc_table__stats(t)->nr_build_ids_read > 0);
+	assert_int_equal(emit(t, tasks, 1, 1, 10, &c, NULL), 0);
+	for (size_t i = 0; i < c.nr; i++) {
+		const struct perf_record_mmap2 *r = (const void *)c.rec[i];
+
+		if (r->header.type != PERF_RECORD_MMAP2 || strcmp(r->filename, exe))
+			continue;
+		expect_build_id(c.rec[i], &id);
+		found++;
+	}
+	assert_true(found > 0);
+	collector_free(&c);
+	proc_table__delete(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record_of_deleted_file),
+		cmocka_unit_test(test_path_checked_by_inode),
+		cmocka_unit_test(test_cache_sees_rewrite),
+		cmocka_unit_test(test_reading_off),
+		cmocka_unit_test(test_seeded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
