@@ -19,6 +19,7 @@
 #define PREFIX_LEN   155
 #define MAX_SIZE     077777777777ull /* 11 octal digits */
 #define COPY_BUF_LEN (1u << 20)
+#define PATH_MAX_PAX 4096 /* longest name or link target (PATH_MAX) */
 
 struct ustar_header {
 	char name[NAME_LEN];
@@ -141,6 +142,62 @@ static int set_name(struct ustar_header *h, const char *name)
 	return -ENAMETOOLONG;
 }
 
+/* Every field but name, prefix, linkname and the checksum (spaces, to sum). */
+static void fill_header(const struct ustar *t, struct ustar_header *h, char type, mode_t mode,
+			uint64_t size)
+{
+	octal(h->mode, sizeof(h->mode), mode & 07777);
+	octal(h->uid, sizeof(h->uid), 0);
+	octal(h->gid, sizeof(h->gid), 0);
+	octal(h->size, sizeof(h->size), size);
+	octal(h->mtime, sizeof(h->mtime), t->mtime > 0 ? (uint64_t)t->mtime : 0);
+	h->typeflag = type;
+	memcpy(h->magic, "ustar", 6);
+	memcpy(h->version, "00", 2);
+	memcpy(h->uname, "root", 4);
+	memcpy(h->gname, "root", 4);
+	octal(h->devmajor, sizeof(h->devmajor), 0);
+	octal(h->devminor, sizeof(h->devminor), 0);
+	memset(h->chksum, ' ', sizeof(h->chksum));
+}
+
+/*
+ * A pax extended header ('x') with one record, "LEN KEY=VALUE\n", for a
+ * name or link target longer than ustar holds: POSIX.1-2001, read by GNU
+ * tar, bsdtar and busybox.
+ */
+static int put_pax(struct ustar *t, const char *key, const char *value)
+{
+	size_t body = strlen(key) + strlen(value) + 3, len = body, digits;
+	_cleanup_free_ char *rec = NULL;
+	struct ustar_header h;
+	unsigned int sum = 0;
+	int n, r;
+
+	/* The length counts its own digits. */
+	do {
+		digits = (size_t)snprintf(NULL, 0, "%zu", len);
+		len = body + digits;
+	} while ((size_t)snprintf(NULL, 0, "%zu", len) != digits);
+	rec = malloc(len + 1);
+	if (!rec)
+		return -ENOMEM;
+	n = snprintf(rec, len + 1, "%zu %s=%s\n", len, key, value);
+	if (n < 0 || (size_t)n != len)
+		return -EINVAL;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.name, "PaxHeader", 9);
+	fill_header(t, &h, 'x', 0644, len);
+	for (size_t i = 0; i < sizeof(h); i++)
+		sum += ((const unsigned char *)&h)[i];
+	snprintf(h.chksum, sizeof(h.chksum), "%06o", sum);
+	h.chksum[7] = ' ';
+	r = write_at(t, &h, sizeof(h));
+	if (r == 0)
+		r = write_at(t, rec, len);
+	return r == 0 ? pad_to_block(t, len) : r;
+}
+
 static int put_header(struct ustar *t, const char *name, char type, mode_t mode, uint64_t size,
 		      const char *link)
 {
@@ -149,32 +206,33 @@ static int put_header(struct ustar *t, const char *name, char type, mode_t mode,
 	int r;
 
 	memset(&h, 0, sizeof(h));
-	r = set_name(&h, name);
-	if (r < 0)
-		return r;
-	if (link) {
-		if (strlen(link) > sizeof(h.linkname))
-			return -ENAMETOOLONG;
-		if (!link[0])
-			return -EINVAL;
-		memcpy(h.linkname, link, strlen(link));
-	}
+	if (!name[0] || (link && !link[0]))
+		return -EINVAL;
 	if (size > MAX_SIZE)
 		return -EFBIG;
-	octal(h.mode, sizeof(h.mode), mode & 07777);
-	octal(h.uid, sizeof(h.uid), 0);
-	octal(h.gid, sizeof(h.gid), 0);
-	octal(h.size, sizeof(h.size), size);
-	octal(h.mtime, sizeof(h.mtime), t->mtime > 0 ? (uint64_t)t->mtime : 0);
-	h.typeflag = type;
-	memcpy(h.magic, "ustar", 6);
-	memcpy(h.version, "00", 2);
-	memcpy(h.uname, "root", 4);
-	memcpy(h.gname, "root", 4);
-	octal(h.devmajor, sizeof(h.devmajor), 0);
-	octal(h.devminor, sizeof(h.devminor), 0);
-	/* The checksum is taken with its own field as spaces. */
-	memset(h.chksum, ' ', sizeof(h.chksum));
+	r = set_name(&h, name);
+	if (r == -ENAMETOOLONG) {
+		if (strlen(name) > PATH_MAX_PAX)
+			return r;
+		r = put_pax(t, "path", name);
+		/* The ustar fields keep what fits, for readers without pax. */
+		memset(&h, 0, sizeof(h));
+		memcpy(h.name, name, NAME_LEN);
+	}
+	if (r < 0)
+		return r;
+	if (link && strlen(link) > sizeof(h.linkname)) {
+		if (strlen(link) > PATH_MAX_PAX)
+			return -ENAMETOOLONG;
+		r = put_pax(t, "linkpath", link);
+		if (r < 0)
+			return r;
+		memcpy(h.linkname, link, sizeof(h.linkname));
+	} else if (link) {
+		memcpy(h.linkname, link, strlen(link));
+	}
+	fill_header(t, &h, type, mode, size);
+	/* The checksum is taken with its own field as spaces (fill_header). */
 	for (size_t i = 0; i < sizeof(h); i++)
 		sum += ((const unsigned char *)&h)[i];
 	snprintf(h.chksum, sizeof(h.chksum), "%06o", sum);

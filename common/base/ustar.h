@@ -3,8 +3,9 @@
  * ustar: writes a POSIX ustar archive (IEEE 1003.1-1988, as `tar -x` of
  * GNU tar, bsdtar and busybox reads it) to a file descriptor: regular
  * files from memory or copied from another descriptor, directories and
- * symbolic links. Names up to 255 bytes (split at a '/' into the prefix
- * and name fields), link targets up to 100. Written with pwrite() from
+ * symbolic links. Names up to 255 bytes go in the ustar fields (split at
+ * a '/' into prefix and name), link targets up to 100; longer ones, up to
+ * 4096, in a pax extended header before the member. Written with pwrite() from
  * the descriptor's offset at __new, so the caller's offset is not used.
  */
 #ifndef PERFSNAPD_USTAR_H
@@ -21,8 +22,8 @@ int ustar__new(int fd, uint64_t offset, struct ustar **ret);
 void ustar__delete(struct ustar *t);
 
 /*
- * A member. Returns 0, -ENAMETOOLONG for a name (or link target) the
- * format cannot hold, -EINVAL for an empty one, or -errno of the write;
+ * A member. Returns 0, -ENAMETOOLONG for a name (or link target) longer
+ * than 4096, -EINVAL for an empty one, or -errno of the write;
  * after a write error the archive is not usable.
  */
 int ustar__add_dir(struct ustar *t, const char *name, mode_t mode);
