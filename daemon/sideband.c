@@ -23,6 +23,7 @@
 #include "proc_table.h"
 #include "sideband.h"
 #include "snapshot.h"
+#include "symbol_cache.h"
 
 /* Records of /no-overwrite/ events, oldest first, within history_size bytes. */
 struct history {
@@ -37,8 +38,10 @@ struct sideband {
 	struct proc_table *table;
 	pthread_mutex_t lock; /* table */
 	struct history hist;
+	struct symbol_cache *objects; /* symbols = pack: what mmaps map, held open */
 	struct event **ring_evs;
 	int nr_ring_evs;
+	struct event *pack_timer; /* with objects: drains between the watermark wake-ups */
 	uint64_t drained, lost_events, bad_records;
 };
 
@@ -100,6 +103,8 @@ static void take_record(struct sideband *sb, const struct perf_event_header *h)
 		pthread_mutex_unlock(&sb->lock);
 		if (r < 0)
 			sb->bad_records++;
+		if (sb->objects)
+			symbol_cache__mmap(sb->objects, h);
 		return;
 	}
 	/* /no-overwrite/ samples, and the LOST records that say what they miss. */
@@ -122,6 +127,9 @@ static void unwatch(struct sideband *sb)
 {
 	for (int i = 0; i < sb->nr_ring_evs; i++)
 		event_free(sb->ring_evs[i]);
+	if (sb->pack_timer)
+		event_free(sb->pack_timer);
+	sb->pack_timer = NULL;
 	free(sb->ring_evs);
 	sb->ring_evs = NULL;
 	sb->nr_ring_evs = 0;
@@ -174,6 +182,13 @@ int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struc
 		return log_errno(r, "cannot read /proc to seed the process table");
 	}
 	log_debug("side-band: %d tasks from /proc", r);
+	if (cfg->symbols == CONFIG_SYMBOLS_PACK) {
+		sb->objects = symbol_cache__new(SYMBOL_CACHE_MAX_OPEN);
+		r = sb->objects ? symbol_cache__seed_from_proc(sb->objects) : -ENOMEM;
+		if (r < 0)
+			log_errno(r, "symbol pack: cannot open the objects mapped now; a dump "
+				     "packs those still at their paths");
+	}
 	*ret = sb;
 	return 0;
 }
@@ -202,6 +217,19 @@ int sideband__watch(struct sideband *sb, struct event_base *base)
 			return log_errno(-ENOMEM, "side-band ring events");
 		}
 		sb->nr_ring_evs++;
+	}
+	/*
+	 * An object is opened when its mmap is drained: a binary that runs and
+	 * is deleted between two watermark wake-ups would be missed.
+	 */
+	if (sb->objects) {
+		sb->pack_timer = event_new(base, -1, EV_PERSIST, on_ring_ready, sb);
+		if (!sb->pack_timer ||
+		    event_add(sb->pack_timer,
+			      &(struct timeval){ .tv_usec = SYMBOL_CACHE_DRAIN_US }) < 0)
+			log_warning(
+				"symbol pack: no periodic drain; objects of short-lived tasks may "
+				"be missed");
 	}
 	/* What the rings gathered before the loop watched them. */
 	drain(sb);
@@ -232,6 +260,7 @@ void sideband__delete(struct sideband *sb)
 		return;
 	unwatch(sb);
 	proc_table__delete(sb->table);
+	symbol_cache__delete(sb->objects);
 	free(sb->hist.buf);
 	pthread_mutex_destroy(&sb->lock);
 	free(sb);
@@ -455,6 +484,11 @@ void sideband__comm_now(struct sideband *sb, pid_t tid, uint64_t time, char *buf
 	name = proc_table__comm_at(sb->table, tid, time);
 	snprintf(buf, size, "%s", name ? name : "");
 	pthread_mutex_unlock(&sb->lock);
+}
+
+struct symbol_cache *sideband__symbol_cache(struct sideband *sb)
+{
+	return sb->objects;
 }
 
 /**
