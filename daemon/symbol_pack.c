@@ -10,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "byte_buffer.h"
 #include "cleanup.h"
 #include "dump_figures.h"
 #include "elf_buildid.h"
+#include "elf_symtab.h"
 #include "monotonic.h"
 #include "snapshot_objects.h"
 #include "symbol_cache.h"
@@ -30,6 +32,7 @@ struct candidate {
 	int fd;
 	struct elf_buildid id;
 	uint64_t size;
+	bool packed;
 };
 
 static int cmp_size(const void *a, const void *b)
@@ -109,11 +112,14 @@ static int open_objects(const struct snapshot_objects *objs, const struct symbol
 }
 
 /* The objects over the cap, the largest first: the first few by name. */
-static void list_over_cap(const struct candidate *v, size_t from, size_t nr,
-			  struct dump_symbol_figures *ret)
+static void list_over_cap(const struct candidate *v, size_t nr, struct dump_symbol_figures *ret)
 {
-	for (size_t i = nr; i-- > from;) {
-		size_t k = ret->nr_over_cap++;
+	for (size_t i = nr; i-- > 0;) {
+		size_t k;
+
+		if (v[i].packed)
+			continue;
+		k = ret->nr_over_cap++;
 
 		ret->over_cap_bytes += v[i].size;
 		if (k < DUMP_SYMBOLS_LISTED) {
@@ -122,6 +128,27 @@ static void list_over_cap(const struct candidate *v, size_t from, size_t nr,
 			ret->over_cap[k].bytes = v[i].size;
 		}
 	}
+}
+
+/*
+ * @c as a copy with only its symbol tables (elf_symtab), made in memory,
+ * if that takes at most @room bytes. Returns 0 (packed), -EFBIG (no copy,
+ * or one that does not fit: it stays over the cap), or an error of the
+ * archive (or of the object's own member, as add_entry).
+ */
+static int pack_symbols_only(struct ustar *t, struct candidate *c, uint64_t room, uint64_t *total)
+{
+	_cleanup_close_ int mfd = memfd_create("perfsnapd-symbols", MFD_CLOEXEC);
+	uint64_t size = 0;
+	int r;
+
+	if (mfd < 0 || elf_symtab__copy(c->fd, mfd, &size) < 0 || size > room)
+		return -EFBIG;
+	r = add_entry(t, c->obj->path + 1, &c->id, "elf", mfd, NULL, size);
+	c->packed = r == 0;
+	if (!archive_error(r))
+		*total += size;
+	return r;
 }
 
 static int pack_objects(struct ustar *t, struct candidate *v, size_t nr,
@@ -138,12 +165,21 @@ static int pack_objects(struct ustar *t, struct candidate *v, size_t nr,
 		r = add_entry(t, v[i].obj->path + 1, &v[i].id, "elf", v[i].fd, NULL, v[i].size);
 		if (archive_error(r))
 			return r;
+		v[i].packed = true;
 		if (r < 0)
 			ret->nr_missing++;
 		else
 			ret->nr_packed++;
 	}
-	list_over_cap(v, i, nr, ret);
+	/* Too big whole: their symbol tables, while they fit. */
+	for (; i < nr; i++) {
+		r = pack_symbols_only(t, &v[i], max - total, &total);
+		if (archive_error(r))
+			return r;
+		if (r == 0)
+			ret->nr_symbols_only++;
+	}
+	list_over_cap(v, nr, ret);
 	return 0;
 }
 

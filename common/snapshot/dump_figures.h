@@ -76,12 +76,13 @@ struct dump_file_figures {
 
 /* The symbol pack ([snapshot] symbols = pack), as symbol_pack writes it. */
 struct dump_symbol_figures {
-	uint64_t nr_objects;	/* objects the samples hit, each once */
-	uint64_t nr_packed;	/* in the pack, whole */
-	uint64_t nr_unreadable; /* perfsnapd may not read them */
-	uint64_t nr_missing;	/* gone (not held, and not at their path) or replaced */
-	uint64_t nr_no_buildid; /* without a build-id: perf cannot look them up */
-	uint64_t nr_over_cap;	/* left out: over the pack's size cap */
+	uint64_t nr_objects;	  /* objects the samples hit, each once */
+	uint64_t nr_packed;	  /* in the pack, whole */
+	uint64_t nr_symbols_only; /* in the pack as their symbol tables: too big whole */
+	uint64_t nr_unreadable;	  /* perfsnapd may not read them */
+	uint64_t nr_missing;	  /* gone (not held, and not at their path) or replaced */
+	uint64_t nr_no_buildid;	  /* without a build-id: perf cannot look them up */
+	uint64_t nr_over_cap;	  /* left out: over the pack's size cap */
 	uint64_t over_cap_bytes;
 	struct {
 		char path[240];

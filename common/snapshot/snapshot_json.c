@@ -171,11 +171,12 @@ static void put_symbols(const struct dump_symbol_figures *y, FILE *out)
 
 	fprintf(out,
 		"  \"symbols\": {\"objects\": %" PRIu64 ", \"packed\": %" PRIu64
-		", \"unreadable\": %" PRIu64 ", \"missing\": %" PRIu64
-		", \"without_build_id\": %" PRIu64 ", \"over_cap\": %" PRIu64
-		", \"over_cap_bytes\": %" PRIu64 ", \"over_cap_largest\": [",
-		y->nr_objects, y->nr_packed, y->nr_unreadable, y->nr_missing, y->nr_no_buildid,
-		y->nr_over_cap, y->over_cap_bytes);
+		", \"symbols_only\": %" PRIu64 ", \"unreadable\": %" PRIu64
+		", \"missing\": %" PRIu64 ", \"without_build_id\": %" PRIu64
+		", \"over_cap\": %" PRIu64 ", \"over_cap_bytes\": %" PRIu64
+		", \"over_cap_largest\": [",
+		y->nr_objects, y->nr_packed, y->nr_symbols_only, y->nr_unreadable, y->nr_missing,
+		y->nr_no_buildid, y->nr_over_cap, y->over_cap_bytes);
 	for (size_t i = 0; i < listed; i++) {
 		fputs(i ? ", {\"path\": " : "{\"path\": ", out);
 		put_string(out, y->over_cap[i].path);

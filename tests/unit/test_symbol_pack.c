@@ -7,7 +7,10 @@
  * as an unprivileged user), a file that is no ELF and one that is gone
  * are counted; the object mapped but never hit is not packed; the kernel
  * goes in as the kallsyms lines of its addresses. `tar -tvf` lists the
- * archive as perf's build-id cache lays it out.
+ * archive as perf's build-id cache lays it out. With room for the largest
+ * one's symbol tables but not for it whole, a copy with only those goes
+ * in, naming the same symbols. /bin/true and the others are Debian's,
+ * stripped: packed as they are.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -170,7 +173,7 @@ static void test_bad_input(void **state)
 					 0, 0, 'G', 'N', 'U', 0, 0xab, 0xcd, 0xef, 0x01 };
 	struct dump_symbol_figures fig;
 	struct symbol_pack_params p = { 0 };
-	char tar[128], ks[128], kn[128], cmd[512], hex[2 * ELF_BUILDID_MAX + 1], want[512];
+	char tar[128], ks[128], kn[128], cmd[4096], hex[2 * ELF_BUILDID_MAX + 1], want[512];
 	struct elf_buildid id;
 	struct snapshot *s;
 	char *out;
@@ -213,6 +216,7 @@ static void test_bad_input(void **state)
 	close(fd);
 	snapshot__delete(s);
 	test_records__fini(&r);
+	memset(&r, 0, sizeof(r));
 
 	assert_int_equal(fig.nr_objects, 6); /* the unhit one is not one */
 	assert_int_equal(fig.nr_packed, 2);
@@ -250,6 +254,33 @@ static void test_bad_input(void **state)
 	assert_string_equal(out, "ffffffff81000000 T _text\n"
 				 "ffffffff81000100 T hit_function\n"
 				 "ffffffff81000200 t next_function\n");
+	free(out);
+
+	/* Room for the largest's symbol tables, not for it whole: those go in. */
+	s = make_snapshot();
+	p.max_bytes = size_of(path[SMALL]) + size_of(path[MID]) + size_of(path[BIG]) / 4;
+	fd = open(tar, O_RDWR | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(symbol_pack__write(s, &p, fd, &fig), 0);
+	close(fd);
+	snapshot__delete(s);
+	test_records__fini(&r);
+	assert_int_equal(fig.nr_packed, 3); /* the unreadable one is readable as root */
+	assert_int_equal(fig.nr_symbols_only, 1);
+	assert_int_equal(fig.nr_over_cap, 0);
+	assert_int_equal(elf_buildid__read_path(path[BIG], &id), 0);
+	elf_buildid__hex(&id, hex);
+	/* Smaller than a quarter, and its symbols (address, name) are the original's. */
+	snprintf(
+		cmd, sizeof(cmd),
+		"mkdir -p %s/x && tar -xf %s -C %s/x && f=%s/x/%s/%s/elf && "
+		"test $(stat -c %%s $f) -lt %llu && nm -D --defined-only $f | awk '{print $1, $3}' | sort >%s/a && "
+		"nm -D --defined-only %s | awk '{print $1, $3}' | sort >%s/b && cmp %s/a %s/b && "
+		"test $(wc -l <%s/a) -gt 100 && echo same",
+		dir, tar, dir, dir, path[BIG] + 1, hex, (unsigned long long)size_of(path[BIG]) / 4,
+		dir, path[BIG], dir, dir, dir, dir);
+	out = run(cmd);
+	assert_string_equal(out, "same\n");
 	free(out);
 }
 
