@@ -183,7 +183,8 @@ static void test_bad_input(void **state)
 	copy(src[SMALL], path[SMALL], 0644);
 	copy(src[MID], path[MID], 0644);
 	copy(src[BIG], path[BIG], 0644);
-	copy(src[SECRET], path[SECRET], 0600);
+	/* Root may read a 0600 file, and writes the pack as nobody below; others cannot read 0. */
+	copy(src[SECRET], path[SECRET], geteuid() == 0 ? 0600 : 0);
 	copy(src[UNHIT], path[UNHIT], 0644);
 	fd = open(path[TEXT], O_WRONLY | O_CREAT, 0644);
 	assert_true(fd >= 0);
@@ -265,7 +266,8 @@ static void test_bad_input(void **state)
 	close(fd);
 	snapshot__delete(s);
 	test_records__fini(&r);
-	assert_int_equal(fig.nr_packed, 3); /* the unreadable one is readable as root */
+	/* The unreadable one is readable as root. */
+	assert_int_equal(fig.nr_packed, geteuid() == 0 ? 3 : 2);
 	assert_int_equal(fig.nr_symbols_only, 1);
 	assert_int_equal(fig.nr_over_cap, 0);
 	assert_int_equal(elf_buildid__read_path(path[BIG], &id), 0);
