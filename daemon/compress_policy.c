@@ -239,7 +239,9 @@ void compress_policy__learn(struct compress_policy *p, const struct dump_figures
 
 	/* The data files start together: the last one synced held the dump up. */
 	for (int k = 0; k < SNAPSHOT_NR_FILES; k++) {
-		if (k == SNAPSHOT_FILE_JSON || !files->synced_at_ns[k])
+		/* The pack is not compressed: its cost says nothing of the mode. */
+		if (k == SNAPSHOT_FILE_JSON || k == SNAPSHOT_FILE_SYMBOLS ||
+		    !files->synced_at_ns[k])
 			continue;
 		if (files->synced_at_ns[k] > last) {
 			last = files->synced_at_ns[k];

@@ -329,8 +329,9 @@ static void log_stages(const struct dump_figures *f)
 		char name[64];
 
 		snprintf(name, sizeof(name), "%s written",
-			 k == SNAPSHOT_FILE_JSON ? "sidecar" :
-						   snapshot_name__format((enum snapshot_file)k));
+			 k == SNAPSHOT_FILE_JSON    ? "sidecar" :
+			 k == SNAPSHOT_FILE_SYMBOLS ? "symbol pack" :
+						      snapshot_name__format((enum snapshot_file)k));
 		stage(buf, sizeof(buf), &len, name, t, f->files.written_at_ns[k]);
 		stage(buf, sizeof(buf), &len, "synced", t, f->files.synced_at_ns[k]);
 	}

@@ -133,7 +133,8 @@ static void look_at_cpus(struct compress_policy *p)
 /* The data files of @formats: every format but the sidecar. */
 static unsigned int nr_data_files(unsigned int formats)
 {
-	return (unsigned int)__builtin_popcount(formats & ~SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_JSON));
+	return (unsigned int)__builtin_popcount(formats & ~SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_JSON) &
+						~SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_SYMBOLS));
 }
 
 /* The capture's offline spans, as the sidecar states them. */
@@ -190,6 +191,8 @@ static struct dump_job *job_new(struct dump *d)
 	snprintf(job->fig.hostname, sizeof(job->fig.hostname), "%s", d->hostname);
 	snprintf(job->fig.directory, sizeof(job->fig.directory), "%s", cfg->directory);
 	job->fig.formats = cfg->formats;
+	if (cfg->symbols == CONFIG_SYMBOLS_PACK)
+		job->fig.formats |= SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_SYMBOLS);
 	job->fig.compressed = cfg->compression == CONFIG_COMPRESSION_ZSTD;
 	job->fig.pftrace_zstd = cfg->compression == CONFIG_COMPRESSION_ZSTD;
 	if (cfg->compression == CONFIG_COMPRESSION_AUTO) {
@@ -262,6 +265,8 @@ static void write_files(struct dump_job *job)
 			      .synthesize_from_proc = job->sb == NULL },
 		.nr_cpus = capture__max_cpu(job->cap) + 1,
 		.perfetto_samples = job->cfg->perfetto_samples,
+		.symbol_cache = job->sb ? sideband__symbol_cache(job->sb) : NULL,
+		.symbols = &f->symbols,
 	};
 	int r;
 

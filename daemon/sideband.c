@@ -23,6 +23,7 @@
 #include "proc_table.h"
 #include "sideband.h"
 #include "snapshot.h"
+#include "symbol_cache.h"
 
 /* Records of /no-overwrite/ events, oldest first, within history_size bytes. */
 struct history {
@@ -37,6 +38,7 @@ struct sideband {
 	struct proc_table *table;
 	pthread_mutex_t lock; /* table */
 	struct history hist;
+	struct symbol_cache *objects; /* symbols = pack: what mmaps map, held open */
 	struct event **ring_evs;
 	int nr_ring_evs;
 	struct event *tick;		    /* drains at least every SIDEBAND_TICK_MS */
@@ -127,6 +129,8 @@ static void take_record(struct sideband *sb, const struct perf_event_header *h)
 		pthread_mutex_unlock(&sb->lock);
 		if (r < 0)
 			sb->bad_records++;
+		if (sb->objects)
+			symbol_cache__mmap(sb->objects, h);
 		return;
 	}
 	/* /no-overwrite/ samples, and the LOST records that say what they miss. */
@@ -213,6 +217,13 @@ int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struc
 		return log_errno(r, "cannot read /proc to seed the process table");
 	}
 	log_debug("side-band: %d tasks from /proc", r);
+	if (cfg->symbols == CONFIG_SYMBOLS_PACK) {
+		sb->objects = symbol_cache__new(SYMBOL_CACHE_MAX_OPEN);
+		r = sb->objects ? symbol_cache__seed_from_proc(sb->objects) : -ENOMEM;
+		if (r < 0)
+			log_errno(r, "symbol pack: cannot open the objects mapped now; a dump "
+				     "packs those still at their paths");
+	}
 	*ret = sb;
 	return 0;
 }
@@ -278,6 +289,7 @@ void sideband__delete(struct sideband *sb)
 		return;
 	unwatch(sb);
 	proc_table__delete(sb->table);
+	symbol_cache__delete(sb->objects);
 	free(sb->hist.buf);
 	pthread_mutex_destroy(&sb->lock);
 	free(sb);
@@ -501,6 +513,11 @@ void sideband__comm_now(struct sideband *sb, pid_t tid, uint64_t time, char *buf
 	name = proc_table__comm_at(sb->table, tid, time);
 	snprintf(buf, size, "%s", name ? name : "");
 	pthread_mutex_unlock(&sb->lock);
+}
+
+struct symbol_cache *sideband__symbol_cache(struct sideband *sb)
+{
+	return sb->objects;
 }
 
 /**

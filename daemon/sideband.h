@@ -57,4 +57,10 @@ void sideband__comm_now(struct sideband *sb, pid_t tid, uint64_t time, char *buf
 
 void sideband__stats(struct sideband *sb, struct sideband_stats *ret);
 
+/*
+ * The objects mapped executable, held open for the symbol pack ([snapshot]
+ * symbols = pack when the side-band was made), or NULL.
+ */
+struct symbol_cache *sideband__symbol_cache(struct sideband *sb);
+
 #endif

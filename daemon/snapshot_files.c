@@ -25,6 +25,7 @@
 #include "snapshot_name.h"
 #include "snapshot_perfetto.h"
 #include "snapshot_tracedat.h"
+#include "symbol_pack.h"
 
 /*
  * zstd level for perf.data: 1, as perf record -z. On a busy snapshot of
@@ -99,6 +100,16 @@ static int write_perfetto(const struct snapshot *s, const struct snapshot_files_
 	return snapshot_perfetto__write(s, fd, &pfmeta, NULL);
 }
 
+/* The symbol pack: its own figures, for the sidecar written after it. */
+static int write_symbols(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
+			 const struct dump_figures *f)
+{
+	const struct symbol_pack_params sp = { .cache = p->symbol_cache };
+
+	(void)f;
+	return symbol_pack__write(s, &sp, fd, p->symbols);
+}
+
 static int write_json(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
 		      const struct dump_figures *f)
 {
@@ -123,9 +134,8 @@ typedef int (*file_writer)(const struct snapshot *s, const struct snapshot_files
 			   const struct dump_figures *f);
 
 static const file_writer writers[SNAPSHOT_NR_FILES] = {
-	[SNAPSHOT_FILE_PERFDATA] = write_perfdata,
-	[SNAPSHOT_FILE_TRACEDAT] = write_tracedat,
-	[SNAPSHOT_FILE_PERFETTO] = write_perfetto,
+	[SNAPSHOT_FILE_PERFDATA] = write_perfdata, [SNAPSHOT_FILE_TRACEDAT] = write_tracedat,
+	[SNAPSHOT_FILE_PERFETTO] = write_perfetto, [SNAPSHOT_FILE_SYMBOLS] = write_symbols,
 	[SNAPSHOT_FILE_JSON] = write_json,
 };
 

@@ -21,7 +21,9 @@
 #include "snapshot_perfdata.h"
 
 struct dump_figures;
+struct dump_symbol_figures;
 struct snapshot;
+struct symbol_cache;
 
 #define SNAPSHOT_MAX_FILES SNAPSHOT_NR_FILES
 
@@ -30,6 +32,8 @@ struct snapshot_files_params {
 	struct perfdata_meta perfdata;
 	int nr_cpus;
 	enum config_perfetto_samples perfetto_samples;
+	struct symbol_cache *symbol_cache;   /* the pack's objects; NULL: opened by path */
+	struct dump_symbol_figures *symbols; /* the pack's figures, written by its thread */
 };
 
 /*

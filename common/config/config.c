@@ -53,6 +53,7 @@
 _Static_assert(sizeof(enum config_clock) == sizeof(unsigned int), "enum size");
 _Static_assert(sizeof(enum config_compression) == sizeof(unsigned int), "enum size");
 _Static_assert(sizeof(enum config_perfetto_samples) == sizeof(unsigned int), "enum size");
+_Static_assert(sizeof(enum config_symbols) == sizeof(unsigned int), "enum size");
 
 static void parse_events(struct config_reader *p, char *value);
 static void parse_buffer_size(struct config_reader *p, char *value);
@@ -67,6 +68,7 @@ static void parse_copy_memory(struct config_reader *p, char *value);
 static const char *const clock_names[] = { "perf", "monotonic", "boottime", "realtime", NULL };
 static const char *const compression_names[] = { "none", "zstd", "auto", NULL };
 static const char *const perfetto_samples_names[] = { "auto", "perf_sample", "stack_sample", NULL };
+static const char *const symbols_names[] = { "none", "build-ids", "pack", NULL };
 static const char *const bool_names[] = { "no", "yes", NULL };
 
 #define KEY(s, n, t) .section = s, .name = n, .type = t
@@ -99,6 +101,8 @@ const struct key_desc config_keys[NR_KEYS] = {
 	[KEY_PERFETTO_SAMPLES] = { KEY("snapshot", "perfetto_samples", VALUE_NAME),
 				   FIELD(perfetto_samples), .def = CONFIG_PERFETTO_SAMPLES_AUTO,
 				   .names = perfetto_samples_names },
+	[KEY_SYMBOLS] = { KEY("snapshot", "symbols", VALUE_NAME), FIELD(symbols),
+			  .def = CONFIG_SYMBOLS_BUILD_IDS, .names = symbols_names },
 	[KEY_MAX_SNAPSHOTS] = { KEY("snapshot", "max_snapshots", VALUE_COUNT), FIELD(max_snapshots),
 				.max = 1000000, .zero = "unlimited",
 				.accepted = "0 (unlimited) or a number up to 1000000, e.g. 100" },

@@ -39,6 +39,13 @@ enum config_perfetto_samples {
 	CONFIG_PERFETTO_SAMPLES_STACK_SAMPLE, /* StackSample (field 135): Perfetto v58 on */
 };
 
+/* [snapshot] symbols: what a snapshot carries to be symbolized on another machine. */
+enum config_symbols {
+	CONFIG_SYMBOLS_NONE,	  /* nothing beyond the paths in the mmap records */
+	CONFIG_SYMBOLS_BUILD_IDS, /* build-ids in the data files */
+	CONFIG_SYMBOLS_PACK,	  /* and <stem>.symbols.tar, a perf build-id cache */
+};
+
 /* One perf event, resolved from its config text. */
 struct event_spec {
 	char *name;		     /* "sched:sched_switch", "cpu-clock" */
@@ -114,6 +121,7 @@ struct perfsnapd_config {
 	/* [snapshot], continued */
 	enum config_compression compression;
 	enum config_perfetto_samples perfetto_samples;
+	enum config_symbols symbols;
 	unsigned int max_snapshots;	  /* 0: unlimited */
 	uint64_t max_total_size;	  /* bytes; 0: unlimited */
 	uint64_t min_interval_ms;	  /* between snapshots; 0: none */

@@ -71,6 +71,28 @@ struct dump_file_figures {
 	char failed[PATH_MAX + 32]; /* on failure, what could not be written */
 };
 
+/* Objects the symbol pack lists by name (the largest left out first). */
+#define DUMP_SYMBOLS_LISTED 8
+
+/* The symbol pack ([snapshot] symbols = pack), as symbol_pack writes it. */
+struct dump_symbol_figures {
+	uint64_t nr_objects;	  /* objects the samples hit, each once */
+	uint64_t nr_packed;	  /* in the pack, whole */
+	uint64_t nr_symbols_only; /* in the pack as their symbol tables: too big whole */
+	uint64_t nr_unreadable;	  /* perfsnapd may not read them */
+	uint64_t nr_missing;	  /* gone (not held, and not at their path) or replaced */
+	uint64_t nr_no_buildid;	  /* without a build-id: perf cannot look them up */
+	uint64_t nr_over_cap;	  /* left out: over the pack's size cap */
+	uint64_t over_cap_bytes;
+	struct {
+		char path[240];
+		uint64_t bytes;
+	} over_cap[DUMP_SYMBOLS_LISTED]; /* the largest of them */
+	uint64_t nr_kernel_symbols;	 /* kallsyms lines packed; 0: none */
+	int kernel_error;		 /* why the kernel's are not (-errno), 0 */
+	uint64_t pack_ns;		 /* finding the objects and writing the pack */
+};
+
 struct dump_figures {
 	/* What and why. */
 	char stem[256];
@@ -109,6 +131,7 @@ struct dump_figures {
 	bool pftrace_zstd;	/* a compressed .pftrace is zstd (asked for by name), else gzip */
 	char compress_why[192]; /* compression = auto: why (or why not); else empty */
 	struct dump_file_figures files;
+	struct dump_symbol_figures symbols; /* with SNAPSHOT_FILE_SYMBOLS in formats */
 };
 
 /* Empty figures with room for @nr_rings rings. Returns 0 or -ENOMEM. */

@@ -161,6 +161,35 @@ static void put_files(const struct dump_figures *f, FILE *out)
 	fputc(']', out);
 }
 
+/*
+ * The symbol pack: what it holds, and what it leaves out and why (the
+ * largest objects over its cap by name).
+ */
+static void put_symbols(const struct dump_symbol_figures *y, FILE *out)
+{
+	size_t listed = y->nr_over_cap < DUMP_SYMBOLS_LISTED ? y->nr_over_cap : DUMP_SYMBOLS_LISTED;
+
+	fprintf(out,
+		"  \"symbols\": {\"objects\": %" PRIu64 ", \"packed\": %" PRIu64
+		", \"symbols_only\": %" PRIu64 ", \"unreadable\": %" PRIu64
+		", \"missing\": %" PRIu64 ", \"without_build_id\": %" PRIu64
+		", \"over_cap\": %" PRIu64 ", \"over_cap_bytes\": %" PRIu64
+		", \"over_cap_largest\": [",
+		y->nr_objects, y->nr_packed, y->nr_symbols_only, y->nr_unreadable, y->nr_missing,
+		y->nr_no_buildid, y->nr_over_cap, y->over_cap_bytes);
+	for (size_t i = 0; i < listed; i++) {
+		fputs(i ? ", {\"path\": " : "{\"path\": ", out);
+		put_string(out, y->over_cap[i].path);
+		fprintf(out, ", \"bytes\": %" PRIu64 "}", y->over_cap[i].bytes);
+	}
+	fprintf(out, "], \"kernel_symbols\": %" PRIu64, y->nr_kernel_symbols);
+	if (y->kernel_error) {
+		fputs(", \"kernel_error\": ", out);
+		put_string(out, strerror(-y->kernel_error));
+	}
+	fprintf(out, ", \"pack_ns\": %" PRIu64 "},\n", y->pack_ns);
+}
+
 /**
  * snapshot_json__write - write the sidecar document
  * @s: a sealed snapshot
@@ -211,6 +240,8 @@ int snapshot_json__write(const struct snapshot *s, const struct dump_figures *f,
 			!f->compressed	? "none" :
 			f->pftrace_zstd ? "zstd" :
 					  "gzip");
+	if (f->formats & SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_SYMBOLS))
+		put_symbols(&f->symbols, out);
 	if (f->compress_why[0]) {
 		fputs("  \"compression_auto\": ", out);
 		put_string(out, f->compress_why);

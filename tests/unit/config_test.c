@@ -264,6 +264,7 @@ void check_new_defaults(const struct perfsnapd_config *cfg)
 	assert_true(cfg->sideband);
 	assert_int_equal(cfg->max_tasks, 65536);
 	assert_int_equal(cfg->compression, CONFIG_COMPRESSION_AUTO);
+	assert_int_equal(cfg->symbols, CONFIG_SYMBOLS_BUILD_IDS);
 	assert_int_equal(cfg->max_snapshots, 0);
 	assert_int_equal(cfg->max_total_size, 0);
 	assert_int_equal(cfg->min_interval_ms, 0);

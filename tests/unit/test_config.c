@@ -411,6 +411,7 @@ static void test_all_keys(void **state)
 	assert_int_equal(cfg->formats, FORMAT(PERFDATA) | FORMAT(TRACEDAT));
 	assert_int_equal(cfg->compression, CONFIG_COMPRESSION_ZSTD);
 	assert_int_equal(cfg->perfetto_samples, CONFIG_PERFETTO_SAMPLES_STACK_SAMPLE);
+	assert_int_equal(cfg->symbols, CONFIG_SYMBOLS_PACK);
 	assert_int_equal(cfg->max_snapshots, 10);
 	assert_int_equal(cfg->max_total_size, 1ull << 40);
 	assert_int_equal(cfg->min_interval_ms, 500);
@@ -498,7 +499,7 @@ static void test_print_all_keys(void **state)
 	assert_non_null(strstr(
 		text,
 		"\nformats = perf.data trace.dat\ncompression = zstd\n"
-		"perfetto_samples = stack_sample\nmax_snapshots = 10\nmax_total_size = 1T\nmin_interval = 500ms\n"
+		"perfetto_samples = stack_sample\nsymbols = pack\nmax_snapshots = 10\nmax_total_size = 1T\nmin_interval = 500ms\n"
 		"max_per_hour = 60\npost_command = /bin/true\n"
 		"post_command_timeout = 90s\ncopy_memory = 256M\n"
 		"copy_memory_resident = yes\n\n[control]\nsocket = "));
@@ -515,6 +516,7 @@ static void test_print_all_keys(void **state)
 	assert_int_equal(again->max_tasks, cfg->max_tasks);
 	assert_int_equal(again->compression, cfg->compression);
 	assert_int_equal(again->perfetto_samples, cfg->perfetto_samples);
+	assert_int_equal(again->symbols, cfg->symbols);
 	assert_int_equal(again->max_snapshots, cfg->max_snapshots);
 	assert_int_equal(again->max_total_size, cfg->max_total_size);
 	assert_int_equal(again->min_interval_ms, cfg->min_interval_ms);
@@ -547,7 +549,7 @@ static void test_print_defaults(void **state)
 				     "max_tasks = 65536\n"));
 	assert_non_null(strstr(
 		text,
-		"\ncompression = auto\nperfetto_samples = auto\nmax_snapshots = 0\t; unlimited\n"
+		"\ncompression = auto\nperfetto_samples = auto\nsymbols = build-ids\nmax_snapshots = 0\t; unlimited\n"
 		"max_total_size = 0\t; unlimited\nmin_interval = 0\t; none\n"
 		"max_per_hour = 0\t; unlimited\n; post_command is not set"));
 	assert_non_null(strstr(

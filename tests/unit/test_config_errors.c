@@ -379,6 +379,8 @@ static const struct bad_config bad_configs[] = {
 	BAD_SNAPSHOT("perfetto_samples", "stack", "bad value 'stack'"),
 	BAD_SNAPSHOT("perfetto_samples", "StackSample",
 		     "accepted: auto, perf_sample, stack_sample"),
+	BAD_SNAPSHOT("symbols", "yes", "bad value 'yes'"),
+	BAD_SNAPSHOT("symbols", "buildids", "accepted: none, build-ids, pack"),
 	BAD_SNAPSHOT("max_snapshots", "1000001", "out of range"),
 	BAD_SNAPSHOT("max_snapshots", "0x10", "bad number '0x10'"),
 	BAD_SNAPSHOT("max_total_size", "1025G", "out of range"),
@@ -429,7 +431,7 @@ static const struct bad_config bad_configs[] = {
 			       "sideband, max_tasks" } },
 			{ 6, { "[snapshot] max_snapshot: unknown key",
 			       "accepted in [snapshot]: directory, formats, compression, perfetto_samples, "
-			       "max_snapshots, "
+			       "symbols, max_snapshots, "
 			       "max_total_size, min_interval, max_per_hour, post_command, "
 			       "post_command_timeout, copy_memory, copy_memory_resident" } },
 		},

@@ -87,6 +87,8 @@ static void test_list(void **state)
 
 	make_file("h-20240101-000000.000-1.perf.data", NULL, 1000, 10);
 	make_file("h-20240101-000000.000-1.json", SIGNAL_JSON, 0, 10);
+	/* The symbol pack is the snapshot's: counted, and deleted with it. */
+	make_file("h-20240101-000000.000-1.symbols.tar", NULL, 4000, 9);
 	make_file("h-20240101-000100.000-2.perf.data", NULL, 2000, 30);
 	make_file("h-20240101-000100.000-2.trace.dat", NULL, 3000, 31);
 	make_file("h-20240101-000100.000-2.json",
@@ -108,8 +110,8 @@ static void test_list(void **state)
 	assert_int_equal(nr, 3);
 	/* Oldest first, by the newest file of each. */
 	assert_string_equal(v[0].stem, "h-20240101-000000.000-1");
-	assert_int_equal(v[0].files, F(PERFDATA) | F(JSON));
-	assert_int_equal(v[0].bytes, 1000 + strlen(SIGNAL_JSON));
+	assert_int_equal(v[0].files, F(PERFDATA) | F(SYMBOLS) | F(JSON));
+	assert_int_equal(v[0].bytes, 1000 + 4000 + strlen(SIGNAL_JSON));
 	assert_int_equal(v[0].mtime.tv_sec, T0 + 10);
 	assert_string_equal(v[0].reason, "signal");
 	assert_string_equal(v[1].stem, "h-20240101-000200.000-3");
@@ -124,6 +126,14 @@ static void test_list(void **state)
 	retention__free(NULL, 0);
 
 	assert_int_equal(retention__list("/nonexistent/perfsnapd", &v, &nr), -ENOENT);
+
+	/* Deleting the oldest deletes its pack too. */
+	assert_int_equal(retention__enforce(dir, 2, 0, &v, &nr), 0);
+	assert_int_equal(nr, 1);
+	assert_string_equal(v[0].stem, "h-20240101-000000.000-1");
+	retention__free(v, nr);
+	assert_false(exists("h-20240101-000000.000-1.symbols.tar"));
+	assert_false(exists("h-20240101-000000.000-1.perf.data"));
 }
 
 static char *reason_of(const char *json)

@@ -118,12 +118,16 @@ static void test_formats(void **state)
 	assert_string_equal(snapshot_name__suffix(SNAPSHOT_FILE_PERFDATA), ".perf.data");
 	assert_string_equal(snapshot_name__suffix(SNAPSHOT_FILE_JSON), ".json");
 	assert_null(snapshot_name__format(SNAPSHOT_FILE_JSON));
+	/* The symbol pack is a file of the snapshot, not a format. */
+	assert_string_equal(snapshot_name__suffix(SNAPSHOT_FILE_SYMBOLS), ".symbols.tar");
+	assert_null(snapshot_name__format(SNAPSHOT_FILE_SYMBOLS));
+	assert_int_equal(snapshot_name__format_of("symbols"), -EINVAL);
 	assert_null(snapshot_name__suffix(SNAPSHOT_NR_FILES));
 	for (int f = 0; f < SNAPSHOT_NR_FILES; f++) {
 		const char *fmt = snapshot_name__format(f);
 
 		assert_non_null(snapshot_name__suffix(f));
-		assert_true(fmt || f == SNAPSHOT_FILE_JSON);
+		assert_true(fmt || f == SNAPSHOT_FILE_JSON || f == SNAPSHOT_FILE_SYMBOLS);
 		if (fmt)
 			assert_int_equal(snapshot_name__format_of(fmt), f);
 	}
