@@ -88,3 +88,36 @@ int perfdata_convert__write_perfetto(const struct snapshot *s, const struct perf
 	}
 	return snapshot_perfetto__write(s, fd, &meta, res);
 }
+
+/**
+ * perfdata_convert__write_pprof - write a read perf.data's samples as a
+ *	pprof profile
+ * @s: the sealed snapshot perfdata_reader__read() filled
+ * @r: the reader, for the input's clock reference
+ * @fd: destination, written from its current offset
+ * @o: kallsyms and progress (may be NULL)
+ * @res: counts, on success
+ *
+ * Symbols as for Perfetto (the input's kallsyms, else this machine's; the
+ * mapped files on this machine); wall-clock time from the input's
+ * CLOCK_DATA only. Returns 0 or -errno.
+ */
+int perfdata_convert__write_pprof(const struct snapshot *s, const struct perfdata_reader *r, int fd,
+				  const struct perfdata_convert_opts *o, struct pprof_result *res)
+{
+	const struct perfdata_host *host = perfdata_reader__host(r);
+	struct pprof_meta meta = {
+		.clock_ref = { .valid = host->has_clock_ref,
+			       .clockid = host->clockid,
+			       .clock_ns = host->clock_ref_ns,
+			       .realtime_ns = host->realtime_ref_ns },
+		.progress = o ? o->progress : NULL,
+		.progress_ctx = o ? o->progress_ctx : NULL,
+	};
+
+	if (o && o->kallsyms) {
+		meta.kallsyms = o->kallsyms;
+		meta.kallsyms_size = o->kallsyms_size;
+	}
+	return snapshot_pprof__write(s, fd, &meta, res);
+}
