@@ -100,7 +100,8 @@ int perfdata_convert__write_perfetto(const struct snapshot *s, const struct perf
  *
  * Symbols as for Perfetto (the input's kallsyms, else this machine's; the
  * mapped files on this machine); wall-clock time from the input's
- * CLOCK_DATA only. Returns 0 or -errno.
+ * CLOCK_DATA only; build-ids from its BUILD_ID list (and its MMAP2
+ * records). Returns 0 or -errno.
  */
 int perfdata_convert__write_pprof(const struct snapshot *s, const struct perfdata_reader *r, int fd,
 				  const struct perfdata_convert_opts *o, struct pprof_result *res)
@@ -115,9 +116,26 @@ int perfdata_convert__write_pprof(const struct snapshot *s, const struct perfdat
 		.progress_ctx = o ? o->progress_ctx : NULL,
 	};
 
+	const struct perfdata_build_id *ids = perfdata_reader__build_ids(r, &meta.nr_build_ids);
+	struct pprof_build_id *v = NULL;
+	int err;
+
 	if (o && o->kallsyms) {
 		meta.kallsyms = o->kallsyms;
 		meta.kallsyms_size = o->kallsyms_size;
 	}
-	return snapshot_pprof__write(s, fd, &meta, res);
+	if (meta.nr_build_ids) {
+		v = calloc(meta.nr_build_ids, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		for (size_t i = 0; i < meta.nr_build_ids; i++) {
+			v[i].filename = ids[i].filename;
+			v[i].size = ids[i].size;
+			memcpy(v[i].id, ids[i].id, sizeof(v[i].id));
+		}
+		meta.build_ids = v;
+	}
+	err = snapshot_pprof__write(s, fd, &meta, res);
+	free(v);
+	return err;
 }

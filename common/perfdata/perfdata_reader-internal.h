@@ -34,6 +34,7 @@ enum {
 	REC_USER_TYPE_START = 64,
 	REC_HEADER_ATTR = 64,
 	REC_HEADER_TRACING_DATA = 66,
+	REC_HEADER_BUILD_ID = 67,
 	REC_AUXTRACE = 71,
 	REC_EVENT_UPDATE = 78,
 	REC_HEADER_FEATURE = 80,
@@ -44,6 +45,7 @@ enum {
 /* Feature bits (tools/perf/util/header.h). */
 enum {
 	FEAT_TRACING_DATA = 1,
+	FEAT_BUILD_ID = 2,
 	FEAT_HOSTNAME = 3,
 	FEAT_OSRELEASE = 4,
 	FEAT_ARCH = 6,
@@ -115,7 +117,9 @@ struct perfdata_reader {
 
 	struct tracing_meta *tracing; /* the input's TRACING_DATA, or NULL */
 	uint32_t nr_cpus;
-	struct perfdata_host host; /* HOSTNAME, OSRELEASE, ARCH */
+	struct perfdata_host host;	     /* HOSTNAME, OSRELEASE, ARCH */
+	struct perfdata_build_id *build_ids; /* BUILD_ID */
+	size_t nr_build_ids;
 	uint64_t time_start, time_end;
 	struct perfdata_reader_stats stats;
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
@@ -133,6 +137,8 @@ int reader_add_attr(struct perfdata_reader *r, const struct perf_event_attr *att
 		    const uint64_t *ids, size_t nr_ids, uint64_t offset);
 int reader_add_name(struct perfdata_reader *r, uint64_t id, const char *name, size_t len);
 int reader_set_tracing_data(struct perfdata_reader *r, uint8_t *data, size_t size, uint64_t offset);
+/* BUILD_ID records back to back (a feature section, or one pipe-mode record). */
+int reader_add_build_ids(struct perfdata_reader *r, const uint8_t *data, size_t size);
 int reader_process_feature(struct perfdata_reader *r, uint64_t feat, const uint8_t *data,
 			   size_t size, uint64_t offset);
 int reader_read_file_header(struct perfdata_reader *r);

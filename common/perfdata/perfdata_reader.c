@@ -82,6 +82,9 @@ void perfdata_reader__delete(struct perfdata_reader *r)
 	for (size_t i = 0; i < r->nr_desc_names; i++)
 		free(r->desc_names[i]);
 	free(r->desc_names);
+	for (size_t i = 0; i < r->nr_build_ids; i++)
+		free(r->build_ids[i].filename);
+	free(r->build_ids);
 	reader_decompress_free(r);
 	tracing_meta__put(r->tracing);
 	free(r->buf);
@@ -288,6 +291,8 @@ static int record_user(struct perfdata_reader *r, const struct perf_event_header
 		return record_attr(r, h, offset);
 	if (h->type == REC_HEADER_TRACING_DATA)
 		return record_tracing_data(r, h, offset);
+	if (h->type == REC_HEADER_BUILD_ID)
+		return reader_add_build_ids(r, (const uint8_t *)h, h->size);
 	if (h->type != REC_AUXTRACE && h->type != REC_EVENT_UPDATE && h->type != REC_HEADER_FEATURE)
 		return 0;
 	/* AUXTRACE: size, offset...; EVENT_UPDATE: type, id...; HEADER_FEATURE: feat_id. */
@@ -621,6 +626,13 @@ uint32_t perfdata_reader__nr_cpus(const struct perfdata_reader *r)
 const struct perfdata_host *perfdata_reader__host(const struct perfdata_reader *r)
 {
 	return &r->host;
+}
+
+const struct perfdata_build_id *perfdata_reader__build_ids(const struct perfdata_reader *r,
+							   size_t *ret_nr)
+{
+	*ret_nr = r->nr_build_ids;
+	return r->build_ids;
 }
 
 /**

@@ -77,6 +77,17 @@ struct perfdata_host {
 	uint64_t clock_ref_ns, realtime_ref_ns;
 };
 const struct perfdata_host *perfdata_reader__host(const struct perfdata_reader *r);
+/* A file's build-id as HEADER_BUILD_ID (or a pipe-mode BUILD_ID record) states it. */
+struct perfdata_build_id {
+	int32_t pid;   /* -1: the kernel's host machine, as perf writes it */
+	uint16_t misc; /* cpumode (PERF_RECORD_MISC_KERNEL, _USER, ...) */
+	uint8_t size;  /* bytes of id used (20 when the record does not say) */
+	uint8_t id[20];
+	char *filename;
+};
+/* After __read: the build-ids the input lists (none: NULL, *ret_nr 0). */
+const struct perfdata_build_id *perfdata_reader__build_ids(const struct perfdata_reader *r,
+							   size_t *ret_nr);
 /* CPUs online when recorded (NRCPUS feature, at most 65536), or 0 if unknown. */
 uint32_t perfdata_reader__nr_cpus(const struct perfdata_reader *r);
 const struct perfdata_reader_stats *perfdata_reader__stats(const struct perfdata_reader *r);

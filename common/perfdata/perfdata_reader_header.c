@@ -308,6 +308,57 @@ static void header_string(const uint8_t *data, size_t size, char *out, size_t ou
 	out[n] = '\0';
 }
 
+#define MISC_BUILD_ID_SIZE (1u << 15) /* PERF_RECORD_MISC_BUILD_ID_SIZE */
+#define MAX_BUILD_IDS	   (1u << 20)
+
+/**
+ * reader_add_build_ids - take in BUILD_ID records
+ * @r: the reader
+ * @data: records back to back: header, pid, build_id[20], size, 3 reserved
+ *	bytes, the file name (NUL-terminated, padded to the record's size)
+ * @size: their size
+ *
+ * The build-ids are informative (pprof mappings): a record that does not
+ * parse ends the list, it does not refuse the file. Returns 0 or -ENOMEM.
+ */
+int reader_add_build_ids(struct perfdata_reader *r, const uint8_t *data, size_t size)
+{
+	size_t at = 0;
+
+	while (size - at >= sizeof(struct perf_event_header) + 4 + 24 &&
+	       r->nr_build_ids < MAX_BUILD_IDS) {
+		struct perf_event_header h;
+		struct perfdata_build_id *b, *v;
+		const uint8_t *p = data + at;
+		size_t name_max, name_len;
+
+		memcpy(&h, p, sizeof(h));
+		if (h.size < sizeof(h) + 4 + 24 || h.size > size - at)
+			break;
+		name_max = h.size - sizeof(h) - 4 - 24;
+		name_len = strnlen((const char *)p + sizeof(h) + 28, name_max);
+		if (name_len == name_max || !name_len)
+			break;
+		v = realloc(r->build_ids, (r->nr_build_ids + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		r->build_ids = v;
+		b = &v[r->nr_build_ids];
+		*b = (struct perfdata_build_id){ .misc = h.misc };
+		memcpy(&b->pid, p + sizeof(h), 4);
+		memcpy(b->id, p + sizeof(h) + 4, sizeof(b->id));
+		b->size = (h.misc & MISC_BUILD_ID_SIZE) ? p[sizeof(h) + 24] : sizeof(b->id);
+		if (b->size > sizeof(b->id))
+			break;
+		b->filename = strndup((const char *)p + sizeof(h) + 28, name_len);
+		if (!b->filename)
+			return -ENOMEM;
+		r->nr_build_ids++;
+		at += h.size;
+	}
+	return 0;
+}
+
 /**
  * reader_process_feature - take in one feature section
  * @r: the reader
@@ -316,8 +367,8 @@ static void header_string(const uint8_t *data, size_t size, char *out, size_t ou
  * @size: their size
  * @offset: input offset, for messages
  *
- * Features other than TRACING_DATA, NRCPUS, EVENT_DESC, HOSTNAME,
- * OSRELEASE, ARCH and CLOCK_DATA are ignored.
+ * Features other than TRACING_DATA, BUILD_ID, NRCPUS, EVENT_DESC,
+ * HOSTNAME, OSRELEASE, ARCH and CLOCK_DATA are ignored.
  * Returns 0 or -errno.
  */
 int reader_process_feature(struct perfdata_reader *r, uint64_t feat, const uint8_t *data,
@@ -333,6 +384,8 @@ int reader_process_feature(struct perfdata_reader *r, uint64_t feat, const uint8
 			return -ENOMEM;
 		memcpy(copy, data, size);
 		return reader_set_tracing_data(r, copy, size, offset);
+	case FEAT_BUILD_ID:
+		return reader_add_build_ids(r, data, size);
 	case FEAT_NRCPUS:
 		if (size < sizeof(cpus))
 			return reader_fail(r, -EPROTO, offset, "NRCPUS of %zu bytes is too short",
@@ -447,9 +500,9 @@ static int read_file_feature(struct perfdata_reader *r, uint64_t feat, const str
 	uint8_t *data;
 	int err;
 
-	if (feat != FEAT_TRACING_DATA && feat != FEAT_NRCPUS && feat != FEAT_EVENT_DESC &&
-	    feat != FEAT_HOSTNAME && feat != FEAT_OSRELEASE && feat != FEAT_ARCH &&
-	    feat != FEAT_CLOCK_DATA)
+	if (feat != FEAT_TRACING_DATA && feat != FEAT_BUILD_ID && feat != FEAT_NRCPUS &&
+	    feat != FEAT_EVENT_DESC && feat != FEAT_HOSTNAME && feat != FEAT_OSRELEASE &&
+	    feat != FEAT_ARCH && feat != FEAT_CLOCK_DATA)
 		return 0;
 	err = check_section(r, sec, "feature", table_offset);
 	if (err)

@@ -4,7 +4,7 @@
 # recording cpu-clock with frame-pointer callchains under a CPU-bound
 # program, writes <stem>.pb.gz beside the perf.data. go tool pprof -top
 # reads it without a warning and lists, for the program's samples (its
-# comm: the machine's other work is named from debug files perf finds and
+# pid: the machine's other work is named from debug files perf finds and
 # perfsnapd does not read), the functions perf report --no-children --sort
 # sym lists, with the same sample counts (flat); the
 # samples carry pid, tid, comm and cpu labels; perfsnap-convert --to-pprof
@@ -21,6 +21,7 @@ FORMATS="perf.data pprof" write_config "$WORK/p.conf" "cpu-clock/freq=999,call-g
 start_daemon "$WORK/p.conf"
 start_prog "$WORK/spin.out" "$PROGS/spinner" 30
 wait_for_line "$WORK/spin.out" '^started'
+spin_pid=$(awk '/^started/ { print $2; exit }' "$WORK/spin.out")
 sleep 3
 file=$(dump_and_wait)
 profile=${file%.perf.data}.pb.gz
@@ -33,20 +34,23 @@ gzip -t "$profile" || fail "$profile is not gzip"
 top() {
 	go tool pprof -top -nodecount=20 ${3:+"$3"} "$1" >"$2" 2>"$WORK/pprof.err" ||
 		{ cat "$WORK/pprof.err" >&2; fail "go tool pprof -top $1 failed"; }
-	[ ! -s "$WORK/pprof.err" ] || { cat "$WORK/pprof.err" >&2; fail "go tool pprof warns"; }
+	# a pid=N filter is a number range, which pprof says; anything else is a warning
+	! grep -v "^tagfocus:Interpreted '[0-9]*' as range, not regexp$" "$WORK/pprof.err" ||
+		fail "go tool pprof warns"
 }
 top "$profile" "$WORK/all-top.txt"
 grep -q '^Type: cpu-clock' "$WORK/all-top.txt" || fail "the default sample type is not cpu-clock"
-top "$profile" "$WORK/top.txt" -tagfocus=comm=psnap_spinner
+# The spinner's own samples: other tests may run spinners of their own.
+top "$profile" "$WORK/top.txt" "-tagfocus=pid=$spin_pid"
 cat "$WORK/top.txt"
 
-# By comm and sym: perf's --comm filter with --sort sym alone drops a
+# By pid and sym: perf's --pid filter with --sort sym alone drops a
 # function whose first sample was another program's.
-perf report -i "$file" --stdio --no-children --sort comm,sym -n -g none --percent-limit 0 \
+perf report -i "$file" --stdio --no-children --sort pid,sym -n -g none --percent-limit 0 \
 	>"$WORK/report.txt" 2>"$WORK/report.err" || { cat "$WORK/report.err" >&2; fail "perf report"; }
-# "  73.98%  2135  psnap_spinner  [.] name": the program's samples by name
-# (one name in two objects is one function in pprof)
-awk '$1 ~ /%$/ && $3 == "psnap_spinner" && $4 ~ /^\[[.k]\]$/ { n[$5] += $2 }
+# "  73.98%  2135  4242:psnap_spinner  [.] name": the program's samples by
+# name (one name in two objects is one function in pprof)
+awk -v p="$spin_pid:psnap_spinner" '$1 ~ /%$/ && $3 == p && $4 ~ /^\[[.k]\]$/ { n[$5] += $2 }
 	END { for (s in n) print s, n[s] }' \
 	"$WORK/report.txt" | sort -k2,2nr >"$WORK/perf.counts"
 # "  2135 73.98% 73.98%  2139 74.12%  name": flat samples by name
@@ -71,7 +75,8 @@ while read -r name n; do
 done < <(grep -v -e '^0x' -e '^\[' "$WORK/perf.counts" | head -n 5)
 [ "$(awk 'NR == 1 { print $1 }' "$WORK/pprof.counts")" = psnap_spin_inner ] ||
 	fail "psnap_spin_inner is not pprof's top function"
-grep -q 'psnap_spin_outer' "$WORK/top.txt" || fail "the caller psnap_spin_outer is not in the stacks"
+top "$profile" "$WORK/cum.txt" -cum
+grep -q 'psnap_spin_outer' "$WORK/cum.txt" || fail "the caller psnap_spin_outer is not in the stacks"
 
 go tool pprof -tags "$profile" >"$WORK/tags.txt" 2>"$WORK/pprof.err" || fail "go tool pprof -tags"
 for tag in ' comm:' ' pid:' ' tid:' ' cpu:' ': psnap_spinner'; do
@@ -86,6 +91,24 @@ grep -q 'kernel.kallsyms' "$WORK/raw.txt" || fail "no [kernel.kallsyms] mapping"
 top "$WORK/conv.pb.gz" "$WORK/conv-top.txt"
 diff <(sed -n '/flat%/,$p' "$WORK/all-top.txt") <(sed -n '/flat%/,$p' "$WORK/conv-top.txt") ||
 	fail "perfsnap-convert's profile differs from the daemon's"
+
+# Build-ids, in both forms a perf.data states them: HEADER_BUILD_ID (perf
+# record's default) and MMAP2 records that carry one (--buildid-mmap, which
+# writes no header list). The spinner's mapping carries its build-id.
+for mode in header mmap; do
+	opt=()
+	[ "$mode" = mmap ] && opt=(--buildid-mmap)
+	perf record -q "${opt[@]}" -e cpu-clock --call-graph=fp -o "$WORK/$mode.data" -- \
+		timeout --foreground -s KILL 5 "$PROGS/spinner" 1 >/dev/null 2>&1
+	want_id=$(perf buildid-list -i "$WORK/$mode.data" 2>/dev/null |
+		awk '$2 ~ /\/spinner$/ { print $1 }')
+	[ -n "$want_id" ] || fail "perf buildid-list names no build-id of the spinner ($mode)"
+	"$CONVERT" --to-pprof "$WORK/$mode.pb.gz" -i "$WORK/$mode.data" >/dev/null ||
+		fail "perfsnap-convert --to-pprof $mode.data"
+	go tool pprof -raw "$WORK/$mode.pb.gz" 2>/dev/null | grep "/spinner " >"$WORK/$mode.map"
+	grep -q " $want_id " "$WORK/$mode.map" ||
+		fail "the spinner's mapping lacks build-id $want_id ($mode): $(cat "$WORK/$mode.map")"
+done
 
 # Tracepoints without callchains: nothing to profile, said.
 perf record -q -e sched:sched_switch -a -o "$WORK/tp.data" -- sleep 0.3 >/dev/null 2>&1
