@@ -337,9 +337,15 @@ static int record(struct writer *w, const struct perf_event_header *h)
 		return sideband(w, h);
 	if (perf_record__id(h, &id) < 0 || !(ev = snapshot__event_by_id(w->s, id)))
 		return 0;
-	for (size_t i = 0; i < snapshot__nr_events(w->s); i++)
-		if (snapshot__event(w->s, i) == ev)
-			return w->types[i].included ? sample(w, h, ev, &w->types[i]) : 0;
+	for (size_t i = 0; i < snapshot__nr_events(w->s); i++) {
+		if (snapshot__event(w->s, i) != ev)
+			continue;
+		if (w->types[i].included)
+			return sample(w, h, ev, &w->types[i]);
+		if (ev->attr.type == PERF_TYPE_TRACEPOINT)
+			w->res.nr_skipped++;
+		return 0;
+	}
 	return 0;
 }
 

@@ -2,7 +2,7 @@
 /*
  * pprof_profile: the encoding read back field by field with a reader of
  * its own (profile.proto's numbers), and the gzipped file inflated back to
- * the same bytes.
+ * the same bytes; snapshot_pprof: a snapshot's samples as a profile.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -12,12 +12,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <cmocka.h>
 
 #include "pprof_profile.h"
+#include "snapshot.h"
+#include "snapshot_pprof.h"
+#include "test_records.h"
 
 #define MAX_ITEMS 64
 
@@ -413,12 +417,173 @@ static void test_sample_needs_type(void **state)
 	pprof_profile__delete(p);
 }
 
+#define CLOCK_ID 1
+#define TP_ID	 2
+#define TYPE                                                                            \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+#define TP_TYPE                                                                         \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_CPU)
+
+/* The profile snapshot_pprof writes of @s, inflated into *ret_buf. */
+static int write_snapshot(const struct snapshot *s, struct pprof_result *res, uint8_t **ret_buf,
+			  size_t *ret_len)
+{
+	struct pprof_meta meta = { .kallsyms = "", .kallsyms_size = 0 };
+	int fd = memfd_create("pprof", 0), r, n;
+	size_t cap = 1 << 20;
+	gzFile gz;
+
+	assert_true(fd >= 0);
+	r = snapshot_pprof__write(s, fd, &meta, res);
+	if (r) {
+		close(fd);
+		return r;
+	}
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	gz = gzdopen(fd, "rb");
+	assert_non_null(gz);
+	*ret_buf = malloc(cap);
+	assert_non_null(*ret_buf);
+	n = gzread(gz, *ret_buf, (unsigned int)cap);
+	gzclose(gz);
+	assert_true(n > 0 && (size_t)n < cap);
+	*ret_len = (size_t)n;
+	return 0;
+}
+
+/*
+ * A program renamed between two samples of one stack: two samples by
+ * comm; its mapping carries the MMAP2's build-id; a tracepoint hit
+ * without a callchain is left out, counted.
+ */
+static void test_snapshot(void **state)
+{
+	static const uint8_t id[20] = { 0xde, 0xad, 0xbe, 0xef, 1,  2,	3,  4,	5,  6,
+					7,    8,    9,	  10,	11, 12, 13, 14, 15, 16 };
+	const uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, 0x400100, 0x400200 };
+	struct perf_event_attr clk = { .type = PERF_TYPE_SOFTWARE,
+				       .config = PERF_COUNT_SW_CPU_CLOCK,
+				       .sample_type = TYPE,
+				       .freq = 1,
+				       .sample_freq = 999,
+				       .sample_id_all = 1 };
+	struct perf_event_attr tp = { .type = PERF_TYPE_TRACEPOINT,
+				      .sample_type = TP_TYPE,
+				      .sample_period = 1,
+				      .sample_id_all = 1 };
+	uint64_t clk_ids[] = { CLOCK_ID }, tp_ids[] = { TP_ID }, locs[8];
+	struct snapshot *s = snapshot__new();
+	struct pprof_result res;
+	struct test_records r;
+	const struct field *m;
+	struct decoded d;
+	const char *comm[2];
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int64_t num;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(snapshot__add_event(s, &clk, "cpu-clock", clk_ids, 1), 0);
+	assert_int_equal(snapshot__add_event(s, &tp, "sched:sched_switch", tp_ids, 1), 0);
+	test_records__init(&r, TYPE);
+	test_records__comm(
+		&r, &(struct test_comm){
+			    .pid = 100, .tid = 100, .comm = "app", .time = 10, .id = CLOCK_ID });
+	test_records__mmap2(&r, &(struct test_mmap){ .misc = PERF_RECORD_MISC_MMAP_BUILD_ID,
+						     .pid = 100,
+						     .tid = 100,
+						     .start = 0x400000,
+						     .len = 0x1000,
+						     .pgoff = 0x1000,
+						     .build_id_size = sizeof(id),
+						     .build_id = id,
+						     .prot = 5, /* r-x */
+						     .filename = "/nonexistent/app",
+						     .time = 11,
+						     .id = CLOCK_ID });
+	test_records__sample(&r, &(struct test_sample){ .misc = PERF_RECORD_MISC_USER,
+							.id = CLOCK_ID,
+							.ip = 0x400100,
+							.pid = 100,
+							.tid = 100,
+							.time = 20,
+							.cpu = 1,
+							.period = 1001000,
+							.callchain = chain,
+							.callchain_nr = 3 });
+	test_records__comm(
+		&r, &(struct test_comm){
+			    .pid = 100, .tid = 100, .comm = "app2", .time = 30, .id = CLOCK_ID });
+	test_records__sample(&r, &(struct test_sample){ .misc = PERF_RECORD_MISC_USER,
+							.id = CLOCK_ID,
+							.ip = 0x400100,
+							.pid = 100,
+							.tid = 100,
+							.time = 40,
+							.cpu = 1,
+							.period = 999000,
+							.callchain = chain,
+							.callchain_nr = 3 });
+	r.sample_type = TP_TYPE;
+	test_records__sample(
+		&r, &(struct test_sample){
+			    .id = TP_ID, .ip = 0x400100, .pid = 100, .tid = 100, .time = 50 });
+	assert_int_equal(snapshot__add_chunk_memory(s, 0, false, r.data, r.len, false), 0);
+	assert_int_equal(snapshot__seal(s), 0);
+	assert_int_equal(write_snapshot(s, &res, &buf, &len), 0);
+	decode(buf, len, &d);
+
+	assert_int_equal(res.nr_samples, 2);
+	assert_int_equal(res.nr_skipped, 1);
+	assert_int_equal(res.nr_profile_samples, 2);
+	assert_int_equal(d.nr_types, 2); /* the tracepoint has no callchain: no type */
+	assert_string_equal(str(&d, get(d.types[1].data, d.types[1].len, 1, 0)),
+			    "cpu-clock_period");
+	assert_string_equal(str(&d, get(d.types[1].data, d.types[1].len, 2, 0)), "nanoseconds");
+	assert_int_equal(d.nr_samples, 2);
+	for (int i = 0; i < 2; i++) {
+		uint64_t v[2];
+
+		comm[i] = label(&d, &d.samples[i], "comm", &num);
+		label(&d, &d.samples[i], "cpu", &num);
+		assert_int_equal(num, 1);
+		label(&d, &d.samples[i], "tid", &num);
+		assert_int_equal(num, 100);
+		assert_int_equal(packed(&d.samples[i], 2, v, 2), 2);
+		assert_int_equal(v[0], 1);
+		assert_int_equal(v[1], i ? 999000 : 1001000);
+		assert_int_equal(packed(&d.samples[i], 1, locs, 8), 2);
+		assert_int_equal(get(by_id(d.locations, d.nr_locations, locs[0])->data,
+				     by_id(d.locations, d.nr_locations, locs[0])->len, 3, 0),
+				 0x400100); /* leaf first */
+	}
+	assert_string_equal(comm[0], "app");
+	assert_string_equal(comm[1], "app2");
+	assert_int_equal(d.nr_mappings, 1);
+	m = &d.mappings[0];
+	assert_string_equal(str(&d, get(m->data, m->len, 5, 0)), "/nonexistent/app");
+	assert_string_equal(str(&d, get(m->data, m->len, 6, 0)),
+			    "deadbeef0102030405060708090a0b0c0d0e0f10");
+	assert_int_equal(get(m->data, m->len, 4, 0), 0x1000);
+	assert_int_equal(d.duration_nanos, 20);
+	assert_int_equal(d.time_nanos, 0); /* perf's clock: no wall-clock reference */
+	assert_string_equal(str(&d, d.default_type), "cpu-clock");
+	assert_int_equal(d.period, 1000000); /* the mean of a frequency's periods */
+	free(buf);
+	test_records__fini(&r);
+	snapshot__delete(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_write_gzip),
 		cmocka_unit_test(test_sample_needs_type),
+		cmocka_unit_test(test_snapshot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
