@@ -7,17 +7,22 @@
 # pid: the machine's other work is named from debug files perf finds and
 # perfsnapd does not read), the functions perf report --no-children --sort
 # sym lists, with the same sample counts (flat); the
-# samples carry pid, tid, comm and cpu labels; perfsnap-convert --to-pprof
+# samples carry pid, tid, comm and cpu labels, the profile its wall-clock
+# start (events on CLOCK_MONOTONIC); perfsnap-convert --to-pprof
 # on the perf.data gives the same profile, and refuses a recording of
 # tracepoints alone ("no samples").
 source "$(dirname "$0")/lib.sh"
 require_env
 command -v go >/dev/null || prereq_missing "go (Debian's golang-go) for go tool pprof"
+command -v protoc >/dev/null || prereq_missing protoc
 CONVERT=${PERFSNAP_CONVERT:?set PERFSNAP_CONVERT to the perfsnap-convert binary}
 # go tool pprof keeps nothing in HOME that a test needs, but wants one.
 export HOME="$WORK" GOCACHE="$WORK/gocache" PPROF_TMPDIR="$WORK/pprof-tmp"
 
-FORMATS="perf.data pprof" write_config "$WORK/p.conf" "cpu-clock/freq=999,call-graph=fp/" 4M
+# CLOCK_MONOTONIC: a clock the daemon can read beside CLOCK_REALTIME, so
+# the profile has its wall-clock start (time_nanos).
+FORMATS="perf.data pprof" write_config "$WORK/p.conf" "cpu-clock/freq=999,call-graph=fp/" 4M "" \
+	"clock = monotonic"
 start_daemon "$WORK/p.conf"
 start_prog "$WORK/spin.out" "$PROGS/spinner" 30
 wait_for_line "$WORK/spin.out" '^started'
@@ -29,6 +34,12 @@ note "snapshot $file"
 [ -s "$profile" ] || fail "no $profile beside $file: $(ls "$WORK/out")"
 grep -q '"[^"]*\.pb\.gz"' "${file%.perf.data}.json" || fail "the sidecar does not list the .pb.gz"
 gzip -t "$profile" || fail "$profile is not gzip"
+# time_nanos (field 9): the first sample's wall-clock time, within the
+# last minute (the rings hold a few seconds).
+now=$(date +%s%N)
+start=$(zcat "$profile" | protoc --decode_raw | awk '/^9: / { print $2 }')
+[ -n "$start" ] && [ "$start" -le "$now" ] && [ "$start" -gt $((now - 60000000000)) ] ||
+	fail "time_nanos '$start' is not in the minute before $now"
 
 # top FILE OUT [OPTION]: go tool pprof -top, which must say nothing on stderr.
 top() {
