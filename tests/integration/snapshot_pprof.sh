@@ -9,8 +9,9 @@
 # sym lists, with the same sample counts (flat); the
 # samples carry pid, tid, comm and cpu labels, the profile its wall-clock
 # start (events on CLOCK_MONOTONIC); perfsnap-convert --to-pprof
-# on the perf.data gives the same profile, and refuses a recording of
-# tracepoints alone ("no samples").
+# on the perf.data gives the same profile, names the build-ids a perf.data
+# states (HEADER_BUILD_ID, MMAP2), and refuses a recording of tracepoints
+# alone ("no samples").
 source "$(dirname "$0")/lib.sh"
 require_env
 command -v go >/dev/null || prereq_missing "go (Debian's golang-go) for go tool pprof"
@@ -38,8 +39,9 @@ gzip -t "$profile" || fail "$profile is not gzip"
 # last minute (the rings hold a few seconds).
 now=$(date +%s%N)
 start=$(zcat "$profile" | protoc --decode_raw | awk '/^9: / { print $2 }')
-[ -n "$start" ] && [ "$start" -le "$now" ] && [ "$start" -gt $((now - 60000000000)) ] ||
+if [ -z "$start" ] || [ "$start" -gt "$now" ] || [ "$start" -le $((now - 60000000000)) ]; then
 	fail "time_nanos '$start' is not in the minute before $now"
+fi
 
 # top FILE OUT [OPTION]: go tool pprof -top, which must say nothing on stderr.
 top() {
