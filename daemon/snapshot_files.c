@@ -24,6 +24,7 @@
 #include "snapshot_json.h"
 #include "snapshot_name.h"
 #include "snapshot_perfetto.h"
+#include "snapshot_pprof.h"
 #include "snapshot_tracedat.h"
 #include "symbol_pack.h"
 
@@ -110,6 +111,44 @@ static int write_symbols(const struct snapshot *s, const struct snapshot_files_p
 	return symbol_pack__write(s, &sp, fd, p->symbols);
 }
 
+/*
+ * The events' clock now, read beside CLOCK_REALTIME: what places the
+ * profile's samples in wall-clock time. perf's own clock has no
+ * clock_gettime(): no reference then, and no time_nanos.
+ */
+static void clock_ref_now(const struct snapshot *s, struct pprof_clock_ref *ret)
+{
+	struct timespec c, rt;
+
+	for (size_t i = 0; i < snapshot__nr_events(s); i++) {
+		const struct perf_event_attr *a = &snapshot__event(s, i)->attr;
+
+		if (!a->use_clockid)
+			continue;
+		if (clock_gettime(a->clockid, &c) || clock_gettime(CLOCK_REALTIME, &rt))
+			return;
+		*ret = (struct pprof_clock_ref){
+			.valid = true,
+			.clockid = a->clockid,
+			.clock_ns = (uint64_t)c.tv_sec * 1000000000 + (uint64_t)c.tv_nsec,
+			.realtime_ns = (uint64_t)rt.tv_sec * 1000000000 + (uint64_t)rt.tv_nsec,
+		};
+		return;
+	}
+}
+
+/* The .pb.gz: always gzipped, as pprof reads it. */
+static int write_pprof(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
+		       const struct dump_figures *f)
+{
+	struct pprof_meta meta = { 0 };
+
+	(void)p;
+	(void)f;
+	clock_ref_now(s, &meta.clock_ref);
+	return snapshot_pprof__write(s, fd, &meta, NULL);
+}
+
 static int write_json(const struct snapshot *s, const struct snapshot_files_params *p, int fd,
 		      const struct dump_figures *f)
 {
@@ -135,8 +174,8 @@ typedef int (*file_writer)(const struct snapshot *s, const struct snapshot_files
 
 static const file_writer writers[SNAPSHOT_NR_FILES] = {
 	[SNAPSHOT_FILE_PERFDATA] = write_perfdata, [SNAPSHOT_FILE_TRACEDAT] = write_tracedat,
-	[SNAPSHOT_FILE_PERFETTO] = write_perfetto, [SNAPSHOT_FILE_SYMBOLS] = write_symbols,
-	[SNAPSHOT_FILE_JSON] = write_json,
+	[SNAPSHOT_FILE_PERFETTO] = write_perfetto, [SNAPSHOT_FILE_PPROF] = write_pprof,
+	[SNAPSHOT_FILE_SYMBOLS] = write_symbols,   [SNAPSHOT_FILE_JSON] = write_json,
 };
 
 /*

@@ -2,8 +2,9 @@
 /*
  * perfsnap-convert: turns a perf.data (file or pipe mode, e.g. from perf
  * record or perfsnapd) into a trace.dat that trace-cmd and KernelShark
- * read (its tracepoint samples), or into a Perfetto trace for
- * ui.perfetto.dev (everything), which --open serves to the UI. The
+ * read (its tracepoint samples), into a Perfetto trace for
+ * ui.perfetto.dev (everything), which --open serves to the UI, or into a
+ * pprof profile (its sampled stacks) for go tool pprof. The
  * output appears only when complete (file_publish): it is written as an
  * unnamed file in its directory, or under a hidden temporary name where
  * the file system lacks O_TMPFILE, and linked into place, never over an
@@ -45,7 +46,8 @@ struct convert_options {
 	const char *output;
 	const char *input;
 	bool force;
-	bool perfetto; /* --to-perfetto, else --to-trace-dat */
+	bool perfetto; /* --to-perfetto */
+	bool pprof;    /* --to-pprof; neither: --to-trace-dat */
 	bool open;
 	const char *origin;
 	enum pftrace_compression compression;
@@ -72,13 +74,16 @@ static void usage(FILE *out)
 		"       " PROG " --to-perfetto OUT [-i INPUT] [--compression none|gzip|zstd]\n"
 		"                        [--samples perf_sample|stack_sample]\n"
 		"                        [--open [--origin URL]] [--time START,END] [--force]\n"
+		"       " PROG " --to-pprof OUT [-i INPUT] [--time START,END] [--force]\n"
 		"\n"
 		"Converts a perf.data file into a trace.dat for trace-cmd and KernelShark\n"
 		"(its tracepoint samples; others are skipped), or into a Perfetto trace\n"
-		"for ui.perfetto.dev (scheduling, syscalls, tracepoints, sampled stacks).\n"
+		"for ui.perfetto.dev (scheduling, syscalls, tracepoints, sampled stacks),\n"
+		"or into a gzipped pprof profile for go tool pprof (sampled stacks).\n"
 		"\n"
 		"  -o, --to-trace-dat OUT  the trace.dat to write\n"
 		"  -p, --to-perfetto OUT   the Perfetto trace to write (e.g. x.pftrace)\n"
+		"  -P, --to-pprof OUT      the pprof profile to write (e.g. x.pb.gz)\n"
 		"  -c, --compression C     none (default), gzip (Perfetto only) or zstd\n"
 		"                          (a zstd .pftrace opens only in Perfetto v58 on)\n"
 		"      --samples KIND      Perfetto: samples as perf_sample (default; every\n"
@@ -160,6 +165,7 @@ static int parse_options(int argc, char **argv, struct convert_options *o)
 	static const struct option options[] = {
 		{ "to-trace-dat", required_argument, NULL, 'o' },
 		{ "to-perfetto", required_argument, NULL, 'p' },
+		{ "to-pprof", required_argument, NULL, 'P' },
 		{ "compression", required_argument, NULL, 'c' },
 		{ "samples", required_argument, NULL, 'S' },
 		{ "open", no_argument, NULL, 'O' },
@@ -176,14 +182,17 @@ static int parse_options(int argc, char **argv, struct convert_options *o)
 				       .time_end = UINT64_MAX,
 				       .origin = DEFAULT_ORIGIN };
 	opterr = 0; /* one line of our own instead */
-	while ((c = getopt_long(argc, argv, ":o:p:c:i:fh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:p:P:c:i:fh", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 		case 'p':
+		case 'P':
 			if (o->output)
-				return error("give one output: --to-trace-dat or --to-perfetto");
+				return error("give one output: --to-trace-dat, --to-perfetto or "
+					     "--to-pprof");
 			o->output = optarg;
 			o->perfetto = c == 'p';
+			o->pprof = c == 'P';
 			break;
 		case 'c':
 			if (!strcmp(optarg, "none"))
@@ -233,7 +242,12 @@ static int parse_options(int argc, char **argv, struct convert_options *o)
 	if (optind < argc)
 		return error("unexpected argument '%s'; see --help", argv[optind]);
 	if (!o->output || !o->output[0])
-		return error("no output: give --to-trace-dat OUT or --to-perfetto OUT; see --help");
+		return error(
+			"no output: give --to-trace-dat OUT, --to-perfetto OUT or --to-pprof OUT; "
+			"see --help");
+	if (o->pprof && (o->compression != PFTRACE_COMPRESS_NONE || o->samples))
+		return error("--compression and --samples are not for --to-pprof (a pprof profile "
+			     "is always gzipped)");
 	if (!o->perfetto && o->compression == PFTRACE_COMPRESS_GZIP)
 		return error("trace.dat has no gzip compression: use --compression zstd or none");
 	if (!o->perfetto && o->open)
@@ -393,7 +407,7 @@ static int read_input(const struct convert_options *o, struct snapshot *s,
 	if (err)
 		return error("'%s': cannot sort the records: %s", name, strerror(-err));
 	t = perfdata_reader__tracing_data(r);
-	if (o->perfetto)
+	if (o->perfetto || o->pprof)
 		return 0; /* samples of any kind; tracepoints need no more than their formats */
 	if (!t)
 		return error("'%s' has no tracing data: it holds no tracepoint events", name);
@@ -441,6 +455,7 @@ static void progress_end(struct progress *p)
 struct results {
 	struct tracedat_result tracedat;
 	struct perfetto_result perfetto;
+	struct pprof_result pprof;
 };
 
 static int write_output(const struct convert_options *o, const struct snapshot *s,
@@ -461,6 +476,8 @@ static int write_output(const struct convert_options *o, const struct snapshot *
 	p->phase = "writing";
 	if (o->perfetto)
 		err = perfdata_convert__write_perfetto(s, r, fd, &opts, &res->perfetto);
+	else if (o->pprof)
+		err = perfdata_convert__write_pprof(s, r, fd, &opts, &res->pprof);
 	else
 		err = perfdata_convert__write_tracedat(s, r, fd, &opts, &res->tracedat);
 	progress_end(p);
@@ -471,6 +488,16 @@ static int write_output(const struct convert_options *o, const struct snapshot *
 			return error("'%s': its tracing data cannot be written as trace.dat: %s",
 				     strcmp(o->input, "-") ? o->input : "stdin", strerror(-err));
 		return error("cannot write '%s': %s", o->output, strerror(-err));
+	}
+	/*
+	 * An empty profile is no answer to asking for one: a snapshot of
+	 * tracepoints alone has nothing to profile unless they carry stacks.
+	 */
+	if (o->pprof && !res->pprof.nr_samples) {
+		discard_output(set);
+		return error("'%s': no samples: it has no sampling event (such as cpu-clock or "
+			     "cycles) and no tracepoint with a callchain (call-graph=fp)",
+			     strcmp(o->input, "-") ? o->input : "stdin");
 	}
 	return publish(o, set);
 }
@@ -507,6 +534,22 @@ static int convert(const struct convert_options *o, int in_fd)
 	if (err)
 		goto out;
 	st = perfdata_reader__stats(r);
+	if (o->pprof) {
+		printf(PROG ": converted %" PRIu64 " samples from '%s' into '%s' (%" PRIu64
+			    " distinct stacks, %" PRIu64 " functions, %" PRIu64 " mappings)\n",
+		       res.pprof.nr_samples, in_name, o->output, res.pprof.nr_profile_samples,
+		       res.pprof.nr_functions, res.pprof.nr_mappings);
+		if (res.pprof.nr_tracepoint_samples || res.pprof.nr_skipped)
+			printf(PROG ": %" PRIu64 " of them tracepoint hits with their stacks; "
+				    "left out %" PRIu64 " tracepoint hits without a callchain\n",
+			       res.pprof.nr_tracepoint_samples, res.pprof.nr_skipped);
+		printf(PROG ": %" PRIu64 " samples outside --time\n", st->nr_out_of_range);
+		if (snapshot__stats(s)->nr_dropped || res.pprof.nr_invalid)
+			printf(PROG ": also left out %" PRIu64 " records without a time stamp and "
+				    "%" PRIu64 " samples that could not be decoded\n",
+			       snapshot__stats(s)->nr_dropped, res.pprof.nr_invalid);
+		goto out;
+	}
 	if (o->perfetto) {
 		printf(PROG ": converted %" PRIu64 " tracepoint events and %" PRIu64
 			    " samples from '%s' into '%s'\n",

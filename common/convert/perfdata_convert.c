@@ -103,3 +103,56 @@ int perfdata_convert__write_perfetto(const struct snapshot *s, const struct perf
 	meta.nr_build_ids = n;
 	return snapshot_perfetto__write(s, fd, &meta, res);
 }
+
+/**
+ * perfdata_convert__write_pprof - write a read perf.data's samples as a
+ *	pprof profile
+ * @s: the sealed snapshot perfdata_reader__read() filled
+ * @r: the reader, for the input's clock reference
+ * @fd: destination, written from its current offset
+ * @o: kallsyms and progress (may be NULL)
+ * @res: counts, on success
+ *
+ * Symbols as for Perfetto (the input's kallsyms, else this machine's; the
+ * mapped files on this machine); wall-clock time from the input's
+ * CLOCK_DATA only; build-ids from its BUILD_ID list (and its MMAP2
+ * records). Returns 0 or -errno.
+ */
+int perfdata_convert__write_pprof(const struct snapshot *s, const struct perfdata_reader *r, int fd,
+				  const struct perfdata_convert_opts *o, struct pprof_result *res)
+{
+	const struct perfdata_host *host = perfdata_reader__host(r);
+	struct pprof_meta meta = {
+		.clock_ref = { .valid = host->has_clock_ref,
+			       .clockid = host->clockid,
+			       .clock_ns = host->clock_ref_ns,
+			       .realtime_ns = host->realtime_ref_ns },
+		.progress = o ? o->progress : NULL,
+		.progress_ctx = o ? o->progress_ctx : NULL,
+	};
+
+	struct pprof_build_id *v = NULL;
+	int err;
+
+	if (o && o->kallsyms) {
+		meta.kallsyms = o->kallsyms;
+		meta.kallsyms_size = o->kallsyms_size;
+	}
+	meta.nr_build_ids = perfdata_reader__nr_build_ids(r);
+	if (meta.nr_build_ids) {
+		v = calloc(meta.nr_build_ids, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		for (size_t i = 0; i < meta.nr_build_ids; i++) {
+			const struct perfdata_build_id *b = perfdata_reader__build_id(r, i);
+
+			v[i].filename = b->name;
+			v[i].size = b->size;
+			memcpy(v[i].id, b->id, sizeof(v[i].id));
+		}
+		meta.build_ids = v;
+	}
+	err = snapshot_pprof__write(s, fd, &meta, res);
+	free(v);
+	return err;
+}

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * perfdata_convert: a perf.data read by perfdata_reader, as trace.dat or a
- * Perfetto trace: the
- * conversion perfsnap-convert makes (and the fuzz target exercises), with
+ * perfdata_convert: a perf.data read by perfdata_reader, as trace.dat, a
+ * Perfetto trace or a pprof profile: the conversion perfsnap-convert makes (and the fuzz target exercises), with
  * everything taken from the input rather than from the converting machine.
  */
 #ifndef PERFSNAPD_PERFDATA_CONVERT_H
 #define PERFSNAPD_PERFDATA_CONVERT_H
 
 #include "snapshot_perfetto.h"
+#include "snapshot_pprof.h"
 #include "snapshot_tracedat.h"
 
 struct perfdata_reader;
@@ -18,7 +18,7 @@ struct snapshot;
 struct perfdata_convert_opts {
 	enum pftrace_compression compression; /* Perfetto only */
 	enum perfetto_sample_kind samples;    /* Perfetto only */
-	/* Perfetto: a kallsyms text to use over the input's and this machine's */
+	/* Perfetto and pprof: a kallsyms text to use over the input's and this machine's */
 	const char *kallsyms;
 	size_t kallsyms_size;
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
@@ -31,5 +31,7 @@ int perfdata_convert__write_tracedat(const struct snapshot *s, const struct perf
 int perfdata_convert__write_perfetto(const struct snapshot *s, const struct perfdata_reader *r,
 				     int fd, const struct perfdata_convert_opts *o,
 				     struct perfetto_result *res);
+int perfdata_convert__write_pprof(const struct snapshot *s, const struct perfdata_reader *r, int fd,
+				  const struct perfdata_convert_opts *o, struct pprof_result *res);
 
 #endif

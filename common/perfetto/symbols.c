@@ -16,6 +16,7 @@
 struct sym {
 	uint64_t addr, size; /* size 0: up to the next symbol */
 	const char *name;
+	uint8_t bind; /* STB_LOCAL, STB_GLOBAL or STB_WEAK */
 };
 
 struct sym_table {
@@ -60,14 +61,43 @@ struct symbols {
 	struct maps *last; /* the process of the previous lookup */
 };
 
+static size_t leading_underscores(const char *name)
+{
+	return strspn(name, "_");
+}
+
+/*
+ * By address; of aliases (one address, several names), the one perf
+ * report shows sorts last, where sym_find() looks: one with a size, not
+ * weak, global, with fewer leading underscores ("read", not "__read"),
+ * the longer name; then by name, so the choice never depends on order.
+ */
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
+	size_t ux, uy, lx, ly;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (!x->size != !y->size)
+		return x->size ? 1 : -1;
+	if ((x->bind == STB_WEAK) != (y->bind == STB_WEAK))
+		return x->bind == STB_WEAK ? -1 : 1;
+	if ((x->bind == STB_GLOBAL) != (y->bind == STB_GLOBAL))
+		return x->bind == STB_GLOBAL ? 1 : -1;
+	ux = leading_underscores(x->name);
+	uy = leading_underscores(y->name);
+	if (ux != uy)
+		return ux < uy ? 1 : -1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx > ly ? 1 : -1;
+	return strcmp(y->name, x->name);
 }
 
-static int sym_push(struct sym_table *t, uint64_t addr, uint64_t size, const char *name)
+static int sym_push(struct sym_table *t, uint64_t addr, uint64_t size, const char *name,
+		    uint8_t bind)
 {
 	if (t->nr == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 1024;
@@ -78,7 +108,7 @@ static int sym_push(struct sym_table *t, uint64_t addr, uint64_t size, const cha
 		t->v = v;
 		t->cap = cap;
 	}
-	t->v[t->nr++] = (struct sym){ addr, size, name };
+	t->v[t->nr++] = (struct sym){ addr, size, name, bind };
 	return 0;
 }
 
@@ -163,7 +193,10 @@ static int parse_kallsyms(struct symbols *s, const char *text, size_t size)
 			if (tail)
 				*tail = 0;
 			if (addr && (type == 't' || type == 'T' || type == 'w' || type == 'W') &&
-			    sym_push(&s->kernel, addr, 0, name))
+			    sym_push(&s->kernel, addr, 0, name,
+				     type == 'w' || type == 'W' ? STB_WEAK :
+				     type == 'T'		? STB_GLOBAL :
+								  STB_LOCAL))
 				return -ENOMEM;
 		}
 		p = nl + 1;
@@ -261,7 +294,8 @@ static int read_symtab(struct dso *d, Elf *elf, Elf_Scn *scn, GElf_Shdr *sh)
 			continue;
 		len = strlen(name) + 1;
 		memcpy(d->syms.names + at, name, len);
-		if (sym_push(&d->syms, sym.st_value, sym.st_size, d->syms.names + at))
+		if (sym_push(&d->syms, sym.st_value, sym.st_size, d->syms.names + at,
+			     (uint8_t)GELF_ST_BIND(sym.st_info)))
 			return -ENOMEM;
 		at += len;
 	}

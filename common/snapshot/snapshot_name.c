@@ -21,6 +21,7 @@ static const struct {
 	[SNAPSHOT_FILE_PERFDATA] = { "perf.data", ".perf.data" },
 	[SNAPSHOT_FILE_TRACEDAT] = { "trace.dat", ".trace.dat" },
 	[SNAPSHOT_FILE_PERFETTO] = { "perfetto", ".pftrace" },
+	[SNAPSHOT_FILE_PPROF] = { "pprof", ".pb.gz" },
 	[SNAPSHOT_FILE_SYMBOLS] = { NULL, ".symbols.tar" },
 	[SNAPSHOT_FILE_JSON] = { NULL, ".json" },
 };

@@ -3,8 +3,8 @@
  * snapshot_name: the one place that knows what a snapshot's files are
  * called. A snapshot is a stem, "<host>-YYYYmmdd-HHMMSS.mmm-<seq>", and one
  * file per format plus the sidecar: "<stem>.perf.data", "<stem>.trace.dat",
- * "<stem>.pftrace", the symbol pack "<stem>.symbols.tar", "<stem>.json",
- * and the temporaries of both. The table in snapshot_name.c lists the formats (the name
+ * "<stem>.pftrace", "<stem>.pb.gz" (pprof), the symbol pack "<stem>.symbols.tar",
+ * "<stem>.json", and the temporaries of both. The table in snapshot_name.c lists the formats (the name
  * [snapshot] formats accepts, the suffix); a new format is one entry there
  * and one constant here, before the sidecar.
  */
@@ -21,6 +21,7 @@ enum snapshot_file {
 	SNAPSHOT_FILE_PERFDATA,
 	SNAPSHOT_FILE_TRACEDAT,
 	SNAPSHOT_FILE_PERFETTO,
+	SNAPSHOT_FILE_PPROF,
 	SNAPSHOT_FILE_SYMBOLS, /* the symbol pack: [snapshot] symbols = pack, not a format */
 	SNAPSHOT_FILE_JSON,
 	SNAPSHOT_NR_FILES,

@@ -3,9 +3,9 @@
  * libFuzzer target for perfdata_reader: each input is read as a file
  * (from a memfd, so file mode and pipe mode in a file are both reached)
  * and as a stream from a pipe, into a snapshot that is then sealed, walked
- * and written as trace.dat and as a Perfetto trace the way perfsnap-convert
- * does (the Perfetto path with an empty kallsyms, so each input does not
- * read this machine's). Built with clang
+ * and written as trace.dat, as a Perfetto trace and as a pprof profile the
+ * way perfsnap-convert does (Perfetto and pprof with an empty kallsyms, so
+ * each input does not read this machine's). Built with clang
  * under PERFSNAPD_FUZZ; replay_main.c drives it over the corpus in every
  * build.
  */
@@ -72,6 +72,19 @@ static void write_perfetto(const struct snapshot *s, const struct perfdata_reade
 	close(fd);
 }
 
+/* perfsnap-convert --to-pprof, into a memfd. */
+static void write_pprof(const struct snapshot *s, const struct perfdata_reader *r)
+{
+	struct perfdata_convert_opts o = { .kallsyms = "" };
+	struct pprof_result res;
+	int fd = memfd_create("fuzz-pprof", MFD_CLOEXEC);
+
+	if (fd < 0)
+		abort();
+	perfdata_convert__write_pprof(s, r, fd, &o, &res);
+	close(fd);
+}
+
 /* What a converter touches after a successful read. */
 static void walk(const struct snapshot *s, const struct perfdata_reader *r)
 {
@@ -105,6 +118,7 @@ static void walk(const struct snapshot *s, const struct perfdata_reader *r)
 	if (t && t->nr_events)
 		write_tracedat(s, r);
 	write_perfetto(s, r);
+	write_pprof(s, r);
 }
 
 static void read_one(int fd, uint64_t start, uint64_t end)

@@ -239,7 +239,7 @@ static const struct bad_config bad_configs[] = {
 		.nr = 1,
 		.diags = {
 			{ 5, { "[snapshot] formats", "unknown format 'pcap'",
-			       "accepted: perf.data, trace.dat, perfetto (one or more, space-separated)" } },
+			       "accepted: perf.data, trace.dat, perfetto, pprof (one or more, space-separated)" } },
 		},
 	},
 	{

@@ -38,6 +38,7 @@ static void test_parse_name(void **state)
 	expect_name("host-20240101-120000.123-1.perf.data", SNAPSHOT_FILE_PERFDATA, 26);
 	expect_name("host-20240101-120000.123-1.trace.dat", SNAPSHOT_FILE_TRACEDAT, 26);
 	expect_name("host-20240101-120000.123-1.json", SNAPSHOT_FILE_JSON, 26);
+	expect_name("host-20240101-120000.123-1.pb.gz", SNAPSHOT_FILE_PPROF, 26);
 	/* Hosts may hold dashes and dots; sequence numbers grow. */
 	expect_name("web-01.example.com-20241231-235959.999-123456.perf.data",
 		    SNAPSHOT_FILE_PERFDATA, 45);
@@ -113,6 +114,8 @@ static void test_formats(void **state)
 	(void)state;
 	assert_int_equal(snapshot_name__format_of("perf.data"), SNAPSHOT_FILE_PERFDATA);
 	assert_int_equal(snapshot_name__format_of("trace.dat"), SNAPSHOT_FILE_TRACEDAT);
+	assert_int_equal(snapshot_name__format_of("pprof"), SNAPSHOT_FILE_PPROF);
+	assert_string_equal(snapshot_name__suffix(SNAPSHOT_FILE_PPROF), ".pb.gz");
 	assert_int_equal(snapshot_name__format_of("json"), -EINVAL);
 	assert_int_equal(snapshot_name__format_of(".perf.data"), -EINVAL);
 	assert_string_equal(snapshot_name__suffix(SNAPSHOT_FILE_PERFDATA), ".perf.data");
