@@ -210,7 +210,7 @@ int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struc
 	 * The side-band is on and nothing samples yet (capture__start() comes
 	 * next): a task sampled later is in /proc now or has its FORK in the ring.
 	 */
-	proc_table__set_read_build_ids(sb->table, true);
+	proc_table__set_read_build_ids(sb->table, cfg->symbols != CONFIG_SYMBOLS_NONE);
 	r = proc_table__seed_from_proc(sb->table, 0);
 	if (r < 0) {
 		sideband__delete(sb);

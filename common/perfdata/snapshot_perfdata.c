@@ -204,7 +204,7 @@ int snapshot_perfdata__write(const struct snapshot *s, int fd, const struct perf
 		r = perfdata_writer__write_event(e.w, &finished_round);
 	if (r == 0)
 		r = add_features(e.w, s, meta);
-	if (r == 0)
+	if (r == 0 && !meta->no_build_ids)
 		r = add_build_ids(e.w, s, e.ids, &res);
 	if (r == 0)
 		r = perfdata_writer__finish(e.w);

@@ -23,6 +23,8 @@ struct perfdata_meta {
 	bool synthesize_from_proc;
 	/* zstd level (1..22) for PERF_RECORD_COMPRESSED data, 0: none. */
 	int compress_level;
+	/* No BUILD_ID feature ([snapshot] symbols = none): paths only. */
+	bool no_build_ids;
 };
 
 struct perfdata_result {

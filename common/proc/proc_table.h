@@ -51,7 +51,9 @@ int proc_table__set_history_limits(struct proc_table *t, size_t max_comms, size_
  * comes without a build-id gets the one of its ELF note, read right away
  * through /proc/PID/map_files (the file mapped, even if deleted or
  * replaced since), else through its path; it is emitted in the build-id
- * form of MMAP2 then. Off by default.
+ * form of MMAP2 then. Off (the default), the table keeps no build-id: one
+ * a record carries (the kernel gives them while another tool asks) is
+ * dropped and the mapping keeps its path only.
  */
 void proc_table__set_read_build_ids(struct proc_table *t, bool on);
 

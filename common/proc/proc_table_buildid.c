@@ -133,6 +133,14 @@ void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m)
 
 	if (!is_file(m))
 		return;
+	if (!t->read_build_ids) {
+		/* Paths only; an id the kernel gave (asked by another tool) goes too. */
+		if (m->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			m->misc &= (uint16_t)~PERF_RECORD_MISC_MMAP_BUILD_ID;
+			memset(m->id, 0, sizeof(m->id));
+		}
+		return;
+	}
 	if (m->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
 		if (m->id[0]) {
 			t->stats.nr_build_ids_kernel++;
@@ -142,8 +150,6 @@ void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m)
 		m->misc &= (uint16_t)~PERF_RECORD_MISC_MMAP_BUILD_ID;
 		memset(m->id, 0, sizeof(m->id));
 	}
-	if (!t->read_build_ids)
-		return;
 	if (read_build_id(t, pid, m, &id) < 0 || !id.size) {
 		t->stats.nr_build_ids_none++;
 		return;

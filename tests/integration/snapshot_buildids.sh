@@ -7,7 +7,9 @@
 # and perf report must read the file without a warning, and the Perfetto
 # trace's mapping of the program must carry the same build-id in trace
 # processor.
-# perfsnapctl status counts build-ids read from files.
+# perfsnapctl status counts build-ids read from files. With [snapshot]
+# symbols = none the same run gives paths only: no BUILD_ID feature, no
+# build-id in the mmap records.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/perfetto_lib.sh"
 require_env
@@ -50,4 +52,21 @@ got=$(tp_query "$pf" "select build_id from stack_profile_mapping where name = '$
 read_ids=$(sed -n 's/^build-ids: [0-9]* from the kernel, \([0-9]*\) read.*/\1/p' "$WORK/status.txt")
 [ "${read_ids:-0}" -gt 0 ] || { cat "$WORK/status.txt" >&2; fail "no build-id read from a file"; }
 note "$(grep '^build-ids:' "$WORK/status.txt")"
-echo "PASS: the deleted bidspin's build-id $want in perf.data and .pftrace, and the kernel's"
+grep -q '^# missing features:.* BUILD_ID ' < <(perf report --header-only -i "$file" 2>/dev/null) &&
+	fail "the perf.data says it has no BUILD_ID feature"
+
+kill "$DAEMON_PID"
+wait "$DAEMON_PID" 2>/dev/null
+FORMATS="perf.data perfetto" write_config "$WORK/none.conf" "cpu-clock/call-graph=fp/" 32M \
+	"symbols = none"
+start_daemon "$WORK/none.conf"
+cp "$PROGS/shortlived_xyz" "$WORK/bin/bidspin"
+"$WORK/bin/bidspin" 1 >"$WORK/spin.out" 2>&1 || fail "bidspin failed"
+file=$(dump_and_wait)
+perf report --header-only -i "$file" 2>/dev/null | grep -q '^# missing features:.* BUILD_ID ' ||
+	fail "symbols = none: the perf.data has a BUILD_ID feature"
+perf script --show-mmap-events -F comm -i "$file" 2>/dev/null | grep -q 'PERF_RECORD_MMAP2' ||
+	fail "symbols = none: no mmap records"
+perf script --show-mmap-events -F comm -i "$file" 2>/dev/null | grep -qE 'PERF_RECORD_MMAP2.* <[0-9a-f]+>\]' &&
+	fail "symbols = none: mmap records carry build-ids"
+echo "PASS: the deleted bidspin's build-id $want in perf.data and .pftrace, and the kernel's; none with symbols = none"

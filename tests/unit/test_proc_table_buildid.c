@@ -270,6 +270,7 @@ static void test_cache_sees_rewrite(void **state)
 
 static void test_reading_off(void **state)
 {
+	static const uint8_t kernel_id[20] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
 	struct proc_table *t = proc_table__new(8);
 	uint32_t pid = (uint32_t)getpid();
 	struct snapshot_task tasks[] = { { (pid_t)pid, (pid_t)pid } };
@@ -280,10 +281,30 @@ static void test_reading_off(void **state)
 	assert_non_null(t);
 	test_records__init(&rec, ST);
 	feed(t, inode_mmap2(&rec, pid, 0x1000, 0x1000, "/proc/self/exe", 5));
+	/* An id the kernel gave (another tool asked for them) is dropped too. */
+	feed(t, test_records__mmap2(&rec, &(struct test_mmap){
+						  .misc = PERF_RECORD_MISC_USER |
+							  PERF_RECORD_MISC_MMAP_BUILD_ID,
+						  .pid = pid,
+						  .tid = pid,
+						  .start = 0x9000,
+						  .len = 0x1000,
+						  .build_id_size = 20,
+						  .build_id = kernel_id,
+						  .prot = PROT_READ | PROT_EXEC,
+						  .flags = MAP_PRIVATE,
+						  .filename = "/kernel-gave-an-id",
+						  .time = 6,
+						  .id = 1,
+						  .cpu = 1,
+					  }));
 	test_records__fini(&rec);
 	assert_int_equal(emit(t, tasks, 1, 1, 10, &c, NULL), 0);
-	assert_int_equal(c.nr, 1);
+	assert_int_equal(c.nr, 2);
 	assert_int_equal(c.rec[0]->misc, PERF_RECORD_MISC_USER);
+	assert_int_equal(c.rec[1]->misc, PERF_RECORD_MISC_USER);
+	assert_string_equal(((const struct perf_record_mmap2 *)c.rec[1])->filename,
+			    "/kernel-gave-an-id");
 	assert_int_equal(proc_table__stats(t)->nr_build_ids_read, 0);
 	collector_free(&c);
 	proc_table__delete(t);
