@@ -268,6 +268,7 @@ static void write_files(struct dump_job *job)
 		.perfetto_samples = job->cfg->perfetto_samples,
 		.symbol_cache = job->sb ? sideband__symbol_cache(job->sb) : NULL,
 		.symbols = &f->symbols,
+		.nr_build_ids = &f->nr_build_ids,
 	};
 	int r;
 

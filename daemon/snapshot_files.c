@@ -58,8 +58,13 @@ static int write_perfdata(const struct snapshot *s, const struct snapshot_files_
 	struct perfdata_meta pmeta = p->perfdata;
 	struct perfdata_result res;
 
+	int r;
+
 	pmeta.compress_level = f->compressed ? PERFDATA_ZSTD_LEVEL : 0;
-	return snapshot_perfdata__write(s, fd, &pmeta, &res);
+	r = snapshot_perfdata__write(s, fd, &pmeta, &res);
+	if (r == 0 && p->nr_build_ids)
+		*p->nr_build_ids = res.nr_build_ids;
+	return r;
 }
 
 static int write_tracedat(const struct snapshot *s, const struct snapshot_files_params *p, int fd,

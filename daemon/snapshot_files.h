@@ -34,6 +34,7 @@ struct snapshot_files_params {
 	enum config_perfetto_samples perfetto_samples;
 	struct symbol_cache *symbol_cache;   /* the pack's objects; NULL: opened by path */
 	struct dump_symbol_figures *symbols; /* the pack's figures, written by its thread */
+	uint64_t *nr_build_ids;		     /* perf.data's BUILD_ID entries, by its thread */
 };
 
 /*

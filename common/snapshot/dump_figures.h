@@ -124,6 +124,7 @@ struct dump_figures {
 	uint64_t nr_records, record_bytes, lost_events;
 	uint64_t index_bytes;	   /* memory for the time index */
 	uint64_t nr_synthesized;   /* COMM/MMAP2/... records added to name tasks */
+	uint64_t nr_build_ids;	   /* objects hit the perf.data names by build-id */
 	uint64_t nr_tasks_unnamed; /* tasks with events but no known name */
 
 	/* The files. */

@@ -218,11 +218,12 @@ int snapshot_json__write(const struct snapshot *s, const struct dump_figures *f,
 		",\n  \"lost_events\": %" PRIu64 ",\n  \"lost_records\": %" PRIu64
 		",\n  \"dropped_records\": %" PRIu64 ",\n  \"tasks\": %zu"
 		",\n  \"tasks_unnamed\": %" PRIu64 ",\n  \"synthesized_records\": %" PRIu64
-		",\n  \"blind_window_max_ns\": %" PRIu64 ",\n  \"blind_window_total_ns\": %" PRIu64
-		",\n",
+		",\n  \"build_ids\": %" PRIu64 ",\n  \"blind_window_max_ns\": %" PRIu64
+		",\n  \"blind_window_total_ns\": %" PRIu64 ",\n",
 		st->nr_records, st->nr_samples, st->first_time, st->last_time, st->lost_events,
 		st->nr_lost_records, st->nr_dropped, snapshot__nr_tasks(s), f->nr_tasks_unnamed,
-		f->nr_synthesized, dump_figures__blind_max_ns(f), dump_figures__blind_total_ns(f));
+		f->nr_synthesized, f->nr_build_ids, dump_figures__blind_max_ns(f),
+		dump_figures__blind_total_ns(f));
 	put_events(s, out);
 	fprintf(out,
 		"  \"pause_spread_ns\": %" PRIu64 ",\n  \"newest_record_spread_ns\": %" PRIu64

@@ -54,6 +54,9 @@ read_ids=$(sed -n 's/^build-ids: [0-9]* from the kernel, \([0-9]*\) read.*/\1/p'
 note "$(grep '^build-ids:' "$WORK/status.txt")"
 grep -q '^# missing features:.* BUILD_ID ' < <(perf report --header-only -i "$file" 2>/dev/null) &&
 	fail "the perf.data says it has no BUILD_ID feature"
+listed=$(grep -c . "$WORK/ids.txt")
+sidecar=$(sed -n 's/^  "build_ids": \([0-9]*\),$/\1/p' "${file%.perf.data}.json")
+[ "$sidecar" = "$listed" ] || fail "the sidecar says ${sidecar:-no} build_ids, perf buildid-list lists $listed"
 
 kill "$DAEMON_PID"
 wait "$DAEMON_PID" 2>/dev/null
@@ -69,4 +72,6 @@ perf script --show-mmap-events -F comm -i "$file" 2>/dev/null | grep -q 'PERF_RE
 	fail "symbols = none: no mmap records"
 perf script --show-mmap-events -F comm -i "$file" 2>/dev/null | grep -qE 'PERF_RECORD_MMAP2.* <[0-9a-f]+>\]' &&
 	fail "symbols = none: mmap records carry build-ids"
+grep -q '^  "build_ids": 0,$' "${file%.perf.data}.json" ||
+	fail "symbols = none: the sidecar counts build-ids"
 echo "PASS: the deleted bidspin's build-id $want in perf.data and .pftrace, and the kernel's; none with symbols = none"
