@@ -465,8 +465,10 @@ int snapshot_buildids__scan(struct snapshot_buildids *b, const struct snapshot *
 	r = snapshot_index__for_each_run(s, take_mappings, ctx);
 	if (r < 0)
 		return r;
-	qsort(b->maps, b->nr_maps, sizeof(*b->maps), cmp_map);
-	qsort(b->forks, b->nr_forks, sizeof(*b->forks), cmp_fork);
+	if (b->nr_maps) /* qsort may not take NULL, even for none */
+		qsort(b->maps, b->nr_maps, sizeof(*b->maps), cmp_map);
+	if (b->nr_forks)
+		qsort(b->forks, b->nr_forks, sizeof(*b->forks), cmp_fork);
 	r = read_modules(b);
 	if (r < 0)
 		return r;

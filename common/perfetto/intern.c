@@ -87,7 +87,8 @@ uint64_t intern_table__get(struct intern_table *t, const void *key, size_t len, 
 		t->keys = p;
 		t->keys_cap = cap;
 	}
-	memcpy(t->keys + t->keys_len, key, len);
+	if (len) /* the empty key ("" in pprof's string table) has no bytes, maybe no buffer */
+		memcpy(t->keys + t->keys_len, key, len);
 	*s = (struct intern_slot){
 		.hash = h, .iid = ++t->nr, .key_off = t->keys_len, .key_len = len
 	};

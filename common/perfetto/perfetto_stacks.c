@@ -231,7 +231,7 @@ static uint64_t intern_mapping(struct seq *q, const struct symbol_info *si, bool
 
 	if (kernel)
 		memset(key, 0, sizeof(key));
-	else
+	else if (si->build_id_size)
 		memcpy(&key[4], si->build_id, si->build_id_size);
 	iid = intern(q, T_MAPPINGS, key, sizeof(key), &is_new);
 	if (!is_new)
