@@ -347,6 +347,16 @@ static int take_samples(void *ctx, const void *data, size_t len)
 		if (h->type != PERF_RECORD_SAMPLE || perf_record__id(h, &id) < 0 ||
 		    !(ev = snapshot__event_by_id(s, id)))
 			continue;
+		/*
+		 * A kernel sample without a callchain where no module is loaded
+		 * can hit only the kernel: most of a tracepoint snapshot, and
+		 * not parsing it keeps the scan off the perf.data's write time.
+		 */
+		if (!b->nr_mods && !(ev->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
+		    (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
+			b->kernel_hit = true;
+			continue;
+		}
 		/* One the parser cannot read names nothing, as in perf. */
 		if (perf_record__parse_sample(h, ev->attr.sample_type, &info) == 0)
 			take_sample(b, h, &info);
