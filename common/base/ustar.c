@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "file_output.h"
 #include "ustar.h"
 
 #define BLOCK	     512
@@ -80,22 +81,11 @@ uint64_t ustar__member_bytes(uint64_t size)
 
 static int write_at(struct ustar *t, const void *buf, size_t len)
 {
-	const char *p = buf;
+	int r = file_output__write_at(t->fd, t->offset, buf, len);
 
-	while (len) {
-		ssize_t n = pwrite(t->fd, p, len, (off_t)t->offset);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-		t->offset += (uint64_t)n;
-	}
-	return 0;
+	if (r == 0)
+		t->offset += len;
+	return r;
 }
 
 static int pad_to_block(struct ustar *t, uint64_t size)
