@@ -33,6 +33,7 @@
 #include "tracing_meta.h"
 #include "snapshot_perfetto.h"
 #include "symbols.h"
+#include "tid_table.h"
 
 #define CLOCK_ID_REALTIME      1
 #define CLOCK_ID_MONOTONIC     3
@@ -58,8 +59,7 @@ struct writer {
 	struct symbols *syms;
 	struct perfetto_ftrace *fc;
 	struct perfetto_stacks *sc;
-	struct task_name *tasks; /* open addressing by tid */
-	size_t cap_tasks, nr_tasks;
+	struct tid_table tasks; /* of struct task_name */
 	uint32_t clock_id;
 	/* What each kind of ring carries ([1]: write_backward, [0]: forward). */
 	bool ring_tracepoints[2], ring_samples[2];
@@ -90,48 +90,16 @@ static uint32_t clock_id_of(const struct snapshot *s)
 	return CLOCK_ID_PERF;
 }
 
-static struct task_name *task_slot(const struct writer *w, int32_t tid)
-{
-	size_t i = ((uint32_t)tid * 2654435761u) & (w->cap_tasks - 1);
-
-	while (w->tasks[i].tid && w->tasks[i].tid != tid)
-		i = (i + 1) & (w->cap_tasks - 1);
-	return &w->tasks[i];
-}
-
 static struct task_name *task_find(const struct writer *w, int32_t tid)
 {
-	struct task_name *t;
-
-	if (!w->cap_tasks || tid <= 0)
-		return NULL;
-	t = task_slot(w, tid);
-	return t->tid ? t : NULL;
+	return tid_table__find(&w->tasks, tid);
 }
 
 static struct task_name *task_get(struct writer *w, int32_t tid, int32_t pid)
 {
-	struct task_name *t;
+	struct task_name *t = tid_table__get(&w->tasks, tid);
 
-	if ((w->nr_tasks + 1) * 4 > w->cap_tasks * 3) {
-		struct writer n = { .cap_tasks = w->cap_tasks ? w->cap_tasks * 2 : 1024 };
-
-		n.tasks = calloc(n.cap_tasks, sizeof(*n.tasks));
-		if (!n.tasks)
-			return NULL;
-		for (size_t i = 0; i < w->cap_tasks; i++)
-			if (w->tasks[i].tid)
-				*task_slot(&n, w->tasks[i].tid) = w->tasks[i];
-		free(w->tasks);
-		w->tasks = n.tasks;
-		w->cap_tasks = n.cap_tasks;
-	}
-	t = task_slot(w, tid);
-	if (!t->tid) {
-		t->tid = tid;
-		w->nr_tasks++;
-	}
-	if (pid > 0)
+	if (t && pid > 0)
 		t->pid = pid;
 	return t;
 }
@@ -535,11 +503,11 @@ static int process_tree(struct writer *w)
 		if (t && (!t->pid || t->pid == t->tid))
 			t->cmdline = c;
 	}
-	v = calloc(w->nr_tasks ? w->nr_tasks : 1, sizeof(*v));
+	v = calloc(w->tasks.nr ? w->tasks.nr : 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < w->cap_tasks; i++) {
-		struct task_name *t = &w->tasks[i];
+	for (size_t i = 0; i < w->tasks.cap; i++) {
+		struct task_name *t = tid_table__slot_at(&w->tasks, i);
 
 		if (!t->tid)
 			continue;
@@ -575,7 +543,7 @@ static int process_tree(struct writer *w)
 int snapshot_perfetto__write(const struct snapshot *s, int fd, const struct perfetto_meta *meta,
 			     struct perfetto_result *ret)
 {
-	struct writer w = { .s = s, .m = meta };
+	struct writer w = { .s = s, .m = meta, .tasks = { .elem_size = sizeof(struct task_name) } };
 	const struct tracing_data_info *t;
 	const struct tracing_meta *tm;
 	const struct perf_event_header *h;
@@ -628,7 +596,7 @@ int snapshot_perfetto__write(const struct snapshot *s, int fd, const struct perf
 	perfetto_stacks__delete(w.sc);
 	symbols__delete(w.syms);
 	pftrace_out__delete(w.o);
-	free(w.tasks);
+	tid_table__fini(&w.tasks);
 	pb_buf__fini(&w.pkt);
 	return r;
 }

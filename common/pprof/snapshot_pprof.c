@@ -20,6 +20,7 @@
 #include "snapshot_cursor.h"
 #include "snapshot_pprof.h"
 #include "symbols.h"
+#include "tid_table.h"
 #include "tracing_meta.h"
 
 #ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
@@ -51,8 +52,7 @@ struct writer {
 	struct symbols *syms;
 	struct event_types *types;
 	size_t nr_types;
-	struct task *tasks; /* open addressing by tid */
-	size_t cap_tasks, nr_tasks;
+	struct tid_table tasks; /* of struct task */
 	/* build-ids by path: the newest the records state, else the meta's */
 	struct intern_table build_id_paths;
 	char (*build_ids)[2 * BUILD_ID_MAX + 1];
@@ -64,48 +64,14 @@ struct writer {
 	struct pprof_result res;
 };
 
-static struct task *task_slot(const struct writer *w, int32_t tid)
-{
-	size_t i = ((uint32_t)tid * 2654435761u) & (w->cap_tasks - 1);
-
-	while (w->tasks[i].tid && w->tasks[i].tid != tid)
-		i = (i + 1) & (w->cap_tasks - 1);
-	return &w->tasks[i];
-}
-
 static struct task *task_find(const struct writer *w, int32_t tid)
 {
-	struct task *t;
-
-	if (!w->cap_tasks || tid <= 0)
-		return NULL;
-	t = task_slot(w, tid);
-	return t->tid ? t : NULL;
+	return tid_table__find(&w->tasks, tid);
 }
 
 static struct task *task_get(struct writer *w, int32_t tid)
 {
-	struct task *t;
-
-	if ((w->nr_tasks + 1) * 4 > w->cap_tasks * 3) {
-		struct writer n = { .cap_tasks = w->cap_tasks ? w->cap_tasks * 2 : 1024 };
-
-		n.tasks = calloc(n.cap_tasks, sizeof(*n.tasks));
-		if (!n.tasks)
-			return NULL;
-		for (size_t i = 0; i < w->cap_tasks; i++)
-			if (w->tasks[i].tid)
-				*task_slot(&n, w->tasks[i].tid) = w->tasks[i];
-		free(w->tasks);
-		w->tasks = n.tasks;
-		w->cap_tasks = n.cap_tasks;
-	}
-	t = task_slot(w, tid);
-	if (!t->tid) {
-		t->tid = tid;
-		w->nr_tasks++;
-	}
-	return t;
+	return tid_table__get(&w->tasks, tid);
 }
 
 /* The name of @tid now: its last COMM (or its parent's at FORK), else the snapshot's. */
@@ -490,7 +456,7 @@ static struct symbols *new_symbols(const struct snapshot *s, const struct pprof_
 int snapshot_pprof__write(const struct snapshot *s, int fd, const struct pprof_meta *meta,
 			  struct pprof_result *ret)
 {
-	struct writer w = { .s = s, .m = meta };
+	struct writer w = { .s = s, .m = meta, .tasks = { .elem_size = sizeof(struct task) } };
 	const struct perf_event_header *h;
 	struct snapshot_cursor *cur = NULL;
 	struct pprof_profile_stats ps;
@@ -551,6 +517,6 @@ int snapshot_pprof__write(const struct snapshot *s, int fd, const struct pprof_m
 	free(w.build_ids);
 	free(w.types);
 	free(w.values);
-	free(w.tasks);
+	tid_table__fini(&w.tasks);
 	return r;
 }
