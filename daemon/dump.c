@@ -4,6 +4,7 @@
  * thread only starts them and collects their results. See dump.h.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -23,10 +24,12 @@
 #include "compress_policy.h"
 #include "cpu_idle.h"
 #include "config.h"
+#include "control_window.h"
 #include "dump.h"
 #include "dump_copy.h"
 #include "log.h"
 #include "monotonic.h"
+#include "recording_clock.h"
 #include "ring_copy.h"
 #include "sideband.h"
 #include "snapshot.h"
@@ -87,6 +90,8 @@ struct dump {
 	char pending_reason[128];
 	bool pending_has_trigger;
 	struct snapshot_trigger pending_trigger;
+	struct control_window pending_window; /* unset: everything */
+	struct recording_clock *clock;	      /* what a window is resolved in; NULL: none */
 	dump_collect_fn collect_fn;
 	void *collect_ctx;
 	struct dump_job *job; /* the dump in flight, or NULL */
@@ -255,6 +260,72 @@ static void newest_records(struct dump_job *job)
 	}
 }
 
+/* Seconds, for a note. */
+static double secs(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+/*
+ * After a windowed __seal: which rings hold less than the window asked
+ * (they had wrapped, and their oldest record is newer than its start),
+ * said in the note the reply and the sidecar carry. A window the rings
+ * hold nothing of fails the dump: no empty files.
+ */
+static int window_held(struct dump_job *job)
+{
+	struct dump_window *w = &job->fig.window;
+	const struct snapshot_stats *st = snapshot__stats(job->snap);
+	uint64_t oldest = UINT64_MAX, newest = 0;
+	size_t n = 0, len = 0;
+	char list[256] = "";
+
+	for (size_t i = 0; i < job->fig.nr_rings && i < snapshot__nr_chunks(job->snap); i++) {
+		const struct snapshot_chunk_info *c = snapshot__chunk(job->snap, i);
+		int k;
+
+		if (!c->held_records)
+			continue;
+		if (c->held_first_time < oldest)
+			oldest = c->held_first_time;
+		if (c->held_last_time > newest)
+			newest = c->held_last_time;
+		if (!c->overwritten || c->held_first_time <= w->from_ns || !w->from_ns)
+			continue;
+		w->nr_short++;
+		k = snprintf(list + len, sizeof(list) - len, "%scpu%d %.3f s", n++ ? ", " : "",
+			     c->cpu,
+			     secs(w->to_ns != UINT64_MAX && w->to_ns > c->held_first_time ?
+					  w->to_ns - c->held_first_time :
+					  0));
+		if (k > 0 && (size_t)k < sizeof(list) - len)
+			len += (size_t)k;
+	}
+	if (!st->nr_records) {
+		if (oldest == UINT64_MAX)
+			snprintf(w->note, sizeof(w->note), "nothing to write: the rings are empty");
+		else
+			snprintf(w->note, sizeof(w->note),
+				 "nothing to write: no record the rings hold falls in the window "
+				 "asked (they hold from %.3f s to %.3f s before its end)",
+				 secs(w->to_ns > oldest ? w->to_ns - oldest : 0),
+				 secs(w->to_ns > newest ? w->to_ns - newest : 0));
+		return -ENODATA;
+	}
+	if (w->nr_short)
+		snprintf(w->note, sizeof(w->note),
+			 "the rings hold less than the window asked (%.3f s): written what they "
+			 "hold, %s of it",
+			 secs(w->to_ns - w->from_ns), list);
+	else if (st->max_bytes_cut)
+		snprintf(w->note, sizeof(w->note),
+			 "--max-size kept the newest %.3f s (%" PRIu64 " of %" PRIu64
+			 " records' bytes)",
+			 secs(st->last_time - st->window_from), st->bytes,
+			 st->bytes + st->cropped_bytes);
+	return 0;
+}
+
 static void write_files(struct dump_job *job)
 {
 	struct dump_figures *f = &job->fig;
@@ -270,12 +341,18 @@ static void write_files(struct dump_job *job)
 		.symbols = &f->symbols,
 		.nr_build_ids = &f->nr_build_ids,
 	};
-	int r;
+	int r = 0;
 
-	r = snapshot__seal(job->snap);
+	if (f->window.set)
+		r = snapshot__set_window(job->snap, f->window.from_ns, f->window.to_ns,
+					 f->window.max_bytes);
+	if (r == 0)
+		r = snapshot__seal(job->snap);
 	f->sealed_at_ns = monotonic_ns();
 	if (r == 0)
 		newest_records(job);
+	if (r == 0 && f->window.set)
+		r = window_held(job);
 	if (r == 0 && job->sb)
 		r = sideband__name_tasks(job->sb, job->snap,
 					 job->cfg->formats &
@@ -399,6 +476,81 @@ static void start_failed(struct dump *d, int err)
 		retire_later(d);
 }
 
+/*
+ * Below this --max-size, what a data file holds besides the records (its
+ * headers, the side-band that names the tasks) leaves too little room.
+ */
+#define WINDOW_MIN_MAX_SIZE (1ull << 20)
+
+/*
+ * The bytes of ring records a --max-size leaves room for: the rest of the
+ * largest data file (perf.data: its headers and sections, the side-band
+ * records synthesized after the crop) is not known before the files are
+ * written, so an eighth of the size, at least 256 KiB, is kept for it.
+ */
+static uint64_t window_record_bytes(uint64_t max_size)
+{
+	uint64_t reserve = max_size / 8;
+
+	if (reserve < (256u << 10))
+		reserve = 256u << 10;
+	return max_size - reserve;
+}
+
+/*
+ * Loop thread, at the trigger: @w in the recording clock, from one
+ * reading of it beside CLOCK_REALTIME. Returns 0 or -errno (@out->note
+ * says why).
+ */
+static int resolve_window(struct dump *d, const struct control_window *w, struct dump_window *out)
+{
+	uint64_t now = 0, back;
+	struct timespec ts;
+	int64_t rt, since, until;
+	int r;
+
+	out->set = true;
+	control_window__format(w, out->asked, sizeof(out->asked));
+	out->max_size = w->max_size;
+	r = d->clock ? recording_clock__now(d->clock, &now) : -ENODEV;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (r < 0) {
+		snprintf(out->note, sizeof(out->note),
+			 "cannot read the recording clock to place the window: %s", strerror(-r));
+		return r;
+	}
+	rt = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	r = control_window__check(w, rt, out->note, sizeof(out->note));
+	if (r < 0)
+		return r;
+	if (w->max_size && w->max_size < WINDOW_MIN_MAX_SIZE) {
+		snprintf(out->note, sizeof(out->note),
+			 "--max-size %" PRIu64 " is too small: a snapshot's headers and the "
+			 "records that name its tasks need room too (at least 1M)",
+			 w->max_size);
+		return -EINVAL;
+	}
+	since = w->since.set ? (w->since.relative ? rt + w->since.ns : w->since.ns) : 0;
+	until = w->until.set ? (w->until.relative ? rt + w->until.ns : w->until.ns) : rt;
+	if (until > rt)
+		until = rt;
+	if (w->since.set) {
+		back = (uint64_t)(rt - since);
+		out->from_ns = back < now ? now - back : 0;
+		out->from_realtime_ns = since;
+	}
+	if (w->since.set || w->until.set) {
+		back = (uint64_t)(rt - until);
+		out->to_ns = back < now ? now - back : 0;
+		out->to_realtime_ns = until;
+	} else {
+		out->to_ns = UINT64_MAX;
+	}
+	if (w->max_size)
+		out->max_bytes = window_record_bytes(w->max_size);
+	return 0;
+}
+
 static void start(struct dump *d)
 {
 	uint64_t now = monotonic_ns();
@@ -415,6 +567,15 @@ static void start(struct dump *d)
 	job->fig.has_trigger = d->pending_has_trigger;
 	job->fig.trigger = d->pending_trigger;
 	d->job = job;
+	r = control_window__is_set(&d->pending_window) ?
+		    resolve_window(d, &d->pending_window, &job->fig.window) :
+		    0;
+	if (r < 0) {
+		log_warning("dump (%s): %s", job->fig.reason, job->fig.window.note);
+		job->fig.error = r;
+		finish(d, job);
+		return;
+	}
 	r = make_stem(d, job, seq);
 	log_debug("dump %s (%s)", job->fig.stem, job->fig.reason);
 	if (r == 0)
@@ -532,6 +693,32 @@ int dump__trigger(struct dump *d, const char *reason, dump_done_fn waiter, void 
 int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_trigger *trigger,
 		     dump_done_fn waiter, void *waiter_ctx)
 {
+	struct control_window w = { 0 };
+
+	if (trigger && trigger->before_ms)
+		w.since = (struct control_time){
+			.set = true,
+			.relative = true,
+			.ns = -(int64_t)((trigger->before_ms + trigger->after_ms) * 1000000),
+		};
+	return dump__request(d, reason, trigger, trigger && trigger->before_ms ? &w : NULL, waiter,
+			     waiter_ctx);
+}
+
+/**
+ * dump__request - ask for a snapshot of a window
+ * @d: the dumper
+ * @reason: as for dump__trigger()
+ * @trigger: as for dump__trigger_by(), or NULL
+ * @window: what to keep, or NULL for everything; copied
+ * @waiter: as for dump__trigger()
+ * @waiter_ctx: its argument
+ *
+ * Returns 0, or -EAGAIN when max_per_hour refuses a new dump.
+ */
+int dump__request(struct dump *d, const char *reason, const struct snapshot_trigger *trigger,
+		  const struct control_window *window, dump_done_fn waiter, void *waiter_ctx)
+{
 	bool pending = dump_schedule__pending(d->sched);
 	uint64_t wait = 0;
 	int r;
@@ -554,6 +741,7 @@ int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_t
 		d->pending_has_trigger = trigger != NULL;
 		if (trigger)
 			d->pending_trigger = *trigger;
+		d->pending_window = window ? *window : (struct control_window){ 0 };
 	}
 	switch (r) {
 	case DUMP_SCHEDULE_COALESCED:
@@ -660,6 +848,14 @@ int dump__new(struct capture *cap, struct sideband *sb, struct perfsnapd_config 
 				  "cannot allocate the resident copy memory (copy_memory = %llu)",
 				  (unsigned long long)budget);
 	}
+	if (r == 0 && capture__nr_events(cap)) {
+		const struct perf_event_attr *a = capture__event(cap, 0)->attr;
+		int cr = recording_clock__new(a->use_clockid, a->clockid, &d->clock);
+
+		/* Only a windowed dump needs it: that one fails, saying why. */
+		if (cr < 0)
+			log_debug("dump: no recording clock for windows: %s", strerror(-cr));
+	}
 	if (r == 0 && (r = ring_copy_pool__new(&d->copiers)) < 0)
 		log_errno(r, "cannot start the copy threads");
 	if (r == 0 && pipe2(d->notify_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
@@ -715,6 +911,7 @@ static void dump_free(struct dump *d)
 		close(d->notify_pipe[1]);
 	if (d->resident)
 		munmap(d->resident, d->resident_size);
+	recording_clock__delete(d->clock);
 	config__put(d->cfg);
 	free(d);
 }
