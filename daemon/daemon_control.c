@@ -64,8 +64,8 @@ static void ctl_dump(void *ctx, const char *args, struct control_client *client)
 		return;
 	}
 	snprintf(why, sizeof(why), "ctl:%s", *reason ? reason : "perfsnapctl");
-	r = dump__request(d->dump, why, NULL, control_window__is_set(&w) ? &w : NULL,
-			  dump_answered, client);
+	r = dump__request(d->dump, why, NULL, control_window__is_set(&w) ? &w : NULL, dump_answered,
+			  client);
 	if (r == -EAGAIN) {
 		d->refused++;
 		control_client__done(client, r, "refused: max_per_hour = %u reached",

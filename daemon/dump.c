@@ -92,6 +92,7 @@ struct dump {
 	struct snapshot_trigger pending_trigger;
 	struct control_window pending_window; /* unset: everything */
 	struct recording_clock *clock;	      /* what a window is resolved in; NULL: none */
+	uint64_t opened_ns;		      /* the clock when the dumper came: its rings' start */
 	dump_collect_fn collect_fn;
 	void *collect_ctx;
 	struct dump_job *job; /* the dump in flight, or NULL */
@@ -282,22 +283,23 @@ static int window_held(struct dump_job *job)
 
 	for (size_t i = 0; i < job->fig.nr_rings && i < snapshot__nr_chunks(job->snap); i++) {
 		const struct snapshot_chunk_info *c = snapshot__chunk(job->snap, i);
+		struct dump_ring_figures *rf = &job->fig.rings[i];
+		/* A ring that never wrapped holds all since the rings opened. */
+		uint64_t held = c->overwritten && c->held_records ? c->held_first_time :
+								    w->recording_since_ns;
 		int k;
 
-		if (!c->held_records)
-			continue;
-		if (c->held_first_time < oldest)
+		if (c->held_records && c->held_first_time < oldest)
 			oldest = c->held_first_time;
-		if (c->held_last_time > newest)
+		if (c->held_records && c->held_last_time > newest)
 			newest = c->held_last_time;
-		if (!c->overwritten || c->held_first_time <= w->from_ns || !w->from_ns)
+		if (!w->from_ns || held <= w->from_ns)
 			continue;
+		rf->window_short = true;
+		rf->reach_ns = w->to_ns != UINT64_MAX && w->to_ns > held ? w->to_ns - held : 0;
 		w->nr_short++;
 		k = snprintf(list + len, sizeof(list) - len, "%scpu%d %.3f s", n++ ? ", " : "",
-			     c->cpu,
-			     secs(w->to_ns != UINT64_MAX && w->to_ns > c->held_first_time ?
-					  w->to_ns - c->held_first_time :
-					  0));
+			     c->cpu, secs(rf->reach_ns));
 		if (k > 0 && (size_t)k < sizeof(list) - len)
 			len += (size_t)k;
 	}
@@ -306,10 +308,9 @@ static int window_held(struct dump_job *job)
 			snprintf(w->note, sizeof(w->note), "nothing to write: the rings are empty");
 		else
 			snprintf(w->note, sizeof(w->note),
-				 "nothing to write: no record the rings hold falls in the window "
-				 "asked (they hold from %.3f s to %.3f s before its end)",
-				 secs(w->to_ns > oldest ? w->to_ns - oldest : 0),
-				 secs(w->to_ns > newest ? w->to_ns - newest : 0));
+				 "nothing to write: the window asked ends %.3f s before the oldest "
+				 "record the rings hold",
+				 secs(oldest > w->to_ns ? oldest - w->to_ns : 0));
 		return -ENODATA;
 	}
 	if (w->nr_short)
@@ -486,14 +487,15 @@ static void start_failed(struct dump *d, int err)
  * The bytes of ring records a --max-size leaves room for: the rest of the
  * largest data file (perf.data: its headers and sections, the side-band
  * records synthesized after the crop) is not known before the files are
- * written, so an eighth of the size, at least 256 KiB, is kept for it.
+ * written, so an eighth of the size, at least 512 KiB, is kept for it
+ * (docs/decisions.md).
  */
 static uint64_t window_record_bytes(uint64_t max_size)
 {
 	uint64_t reserve = max_size / 8;
 
-	if (reserve < (256u << 10))
-		reserve = 256u << 10;
+	if (reserve < (512u << 10))
+		reserve = 512u << 10;
 	return max_size - reserve;
 }
 
@@ -548,6 +550,7 @@ static int resolve_window(struct dump *d, const struct control_window *w, struct
 	}
 	if (w->max_size)
 		out->max_bytes = window_record_bytes(w->max_size);
+	out->recording_since_ns = d->opened_ns;
 	return 0;
 }
 
@@ -853,6 +856,8 @@ int dump__new(struct capture *cap, struct sideband *sb, struct perfsnapd_config 
 		int cr = recording_clock__new(a->use_clockid, a->clockid, &d->clock);
 
 		/* Only a windowed dump needs it: that one fails, saying why. */
+		if (cr == 0)
+			cr = recording_clock__now(d->clock, &d->opened_ns);
 		if (cr < 0)
 			log_debug("dump: no recording clock for windows: %s", strerror(-cr));
 	}

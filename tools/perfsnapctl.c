@@ -280,7 +280,9 @@ static int parse_window_option(int c, const char *arg, struct control_window *w,
 			return window_error("--last is too long");
 		if (w->since.set)
 			return window_error("--last and --since both set the start: give one");
-		w->since = (struct control_time){ .set = true, .relative = true, .ns = -(int64_t)ns };
+		w->since = (struct control_time){ .set = true,
+						  .relative = true,
+						  .ns = -(int64_t)ns };
 		*last = true;
 		return 0;
 	case 'S':

@@ -90,6 +90,8 @@ int control_window__parse_duration(const char *s, uint64_t *ret_ns, char *err, s
 
 	if (!unit)
 		return fail(err, errlen, "bad duration '%s' (e.g. 2s, 1.5s, 500ms, 1m)", s);
+	if (!whole && !frac)
+		return fail(err, errlen, "duration '%s' is zero: give a length above 0", s);
 	for (size_t i = 0; i < sizeof(duration_units) / sizeof(duration_units[0]); i++) {
 		uint64_t m = duration_units[i].mult;
 

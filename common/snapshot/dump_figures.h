@@ -45,7 +45,8 @@ struct dump_window {
 	int64_t from_realtime_ns, to_realtime_ns; /* the same in CLOCK_REALTIME; 0: none */
 	uint64_t max_size;			  /* bytes of each data file; 0: none */
 	uint64_t max_bytes;			  /* of records, within max_size */
-	int nr_short;				  /* rings that hold less than asked */
+	uint64_t recording_since_ns; /* when these rings opened: none holds older records */
+	int nr_short;		     /* rings that hold less than asked */
 	char note[512]; /* what the operator should know: a shortfall, or why it failed */
 };
 
@@ -57,6 +58,8 @@ struct dump_ring_figures {
 	bool has_records;     /* else newest_time means nothing */
 	uint64_t newest_time; /* of its newest record */
 	bool closed;	      /* the history of a ring closed when its CPU went offline */
+	bool window_short;    /* holds less than the dump's window asked */
+	uint64_t reach_ns;    /* with window_short: how far back from the window's end it holds */
 };
 
 /* A span a CPU was not recorded (it was offline), in the recording clock. */

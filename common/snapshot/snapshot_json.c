@@ -107,11 +107,9 @@ static void put_rings(const struct snapshot *s, const struct dump_figures *f, FI
 				", \"held_records\": %" PRIu64 ", \"held_first_time\": %" PRIu64
 				", \"held_last_time\": %" PRIu64 ", \"window_short\": %s",
 				c->held_records, c->held_first_time, c->held_last_time,
-				i < f->nr_rings && c->overwritten && f->window.from_ns &&
-						c->held_records &&
-						c->held_first_time > f->window.from_ns ?
-					"true" :
-					"false");
+				i < f->nr_rings && f->rings[i].window_short ? "true" : "false");
+		if (f->window.set && i < f->nr_rings && f->rings[i].window_short)
+			fprintf(out, ", \"window_reach_ns\": %" PRIu64, f->rings[i].reach_ns);
 		put_offline(f, c->cpu, out);
 		fputc('}', out);
 	}
@@ -139,9 +137,9 @@ static void put_window(const struct snapshot *s, const struct dump_window *w, FI
 		", \"max_size\": %" PRIu64 ", \"max_record_bytes\": %" PRIu64
 		", \"kept_from_ns\": %" PRIu64 ", \"max_size_cut\": %s"
 		", \"cropped_records\": %" PRIu64 ", \"cropped_bytes\": %" PRIu64
-		", \"short_rings\": %d, \"note\": ",
+		", \"recording_since_ns\": %" PRIu64 ", \"short_rings\": %d, \"note\": ",
 		w->max_size, w->max_bytes, st->window_from, st->max_bytes_cut ? "true" : "false",
-		st->nr_cropped, st->cropped_bytes, w->nr_short);
+		st->nr_cropped, st->cropped_bytes, w->recording_since_ns, w->nr_short);
 	if (w->note[0])
 		put_string(out, w->note);
 	else
