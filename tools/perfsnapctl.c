@@ -319,7 +319,7 @@ static int parse_dump(int argc, char **argv, char *req, size_t size)
 	struct control_window w = { 0 };
 	const char *reason = NULL;
 	struct timespec now;
-	bool last = false;
+	bool last = false, dashes;
 	int c, r;
 
 	optind = 0;
@@ -343,11 +343,12 @@ static int parse_dump(int argc, char **argv, char *req, size_t size)
 		return window_error(err);
 	control_window__format(&w, win, sizeof(win));
 	/* "--" ends the window: a reason of its own that starts with "--" stays a reason. */
+	dashes = *win || (reason && !strncmp(reason, "--", 2));
 	if ((size_t)snprintf(req, size, "dump%s%s%s%s%s\n", *win ? " " : "", win,
-			     *win || (reason && !strncmp(reason, "--", 2)) ? " --" : "",
-			     reason ? " " : "", reason ? reason : "") >= size) {
+			     dashes ? " --" : "", reason ? " " : "",
+			     reason ? reason : "") >= size) {
 		fprintf(stderr, "perfsnapctl: dump: the reason is too long (at most %zu bytes)\n",
-			size - sizeof("dump \n") - strlen(win) - 4);
+			size - sizeof("dump \n") - strlen(win) - (*win ? 1 : 0) - (dashes ? 3 : 0));
 		return EXIT_USAGE;
 	}
 	/* One request line: a newline in the reason would end it early. */
