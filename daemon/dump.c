@@ -63,6 +63,11 @@ struct dump_job {
 	struct snapshot *snap;
 	int error; /* of the copy stage */
 	struct dump_figures fig;
+
+	/* A window (fig.window.set): as asked, and the clocks read at the trigger. */
+	struct control_window window;
+	uint64_t at_clock, at_mono;
+	int64_t at_realtime;
 };
 
 struct dump {
@@ -261,6 +266,8 @@ static void newest_records(struct dump_job *job)
 	}
 }
 
+static void window_place(struct dump_job *job);
+
 /* Seconds, for a note. */
 static double secs(uint64_t ns)
 {
@@ -344,9 +351,11 @@ static void write_files(struct dump_job *job)
 	};
 	int r = 0;
 
-	if (f->window.set)
+	if (f->window.set) {
+		window_place(job);
 		r = snapshot__set_window(job->snap, f->window.from_ns, f->window.to_ns,
 					 f->window.max_bytes);
+	}
 	if (r == 0)
 		r = snapshot__seal(job->snap);
 	f->sealed_at_ns = monotonic_ns();
@@ -500,29 +509,30 @@ static uint64_t window_record_bytes(uint64_t max_size)
 }
 
 /*
- * Loop thread, at the trigger: @w in the recording clock, from one
- * reading of it beside CLOCK_REALTIME. Returns 0 or -errno (@out->note
- * says why).
+ * Loop thread, at the trigger: checks @w and reads the recording clock
+ * beside CLOCK_REALTIME and CLOCK_MONOTONIC, for window_place(). Returns
+ * 0 or -errno (@out->note says why).
  */
-static int resolve_window(struct dump *d, const struct control_window *w, struct dump_window *out)
+static int window_check(struct dump *d, struct dump_job *job, const struct control_window *w)
 {
-	uint64_t now = 0, back;
+	struct dump_window *out = &job->fig.window;
 	struct timespec ts;
-	int64_t rt, since, until;
 	int r;
 
 	out->set = true;
+	job->window = *w;
 	control_window__format(w, out->asked, sizeof(out->asked));
 	out->max_size = w->max_size;
-	r = d->clock ? recording_clock__now(d->clock, &now) : -ENODEV;
+	r = d->clock ? recording_clock__now(d->clock, &job->at_clock) : -ENODEV;
 	clock_gettime(CLOCK_REALTIME, &ts);
+	job->at_mono = monotonic_ns();
 	if (r < 0) {
 		snprintf(out->note, sizeof(out->note),
 			 "cannot read the recording clock to place the window: %s", strerror(-r));
 		return r;
 	}
-	rt = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	r = control_window__check(w, rt, out->note, sizeof(out->note));
+	job->at_realtime = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	r = control_window__check(w, job->at_realtime, out->note, sizeof(out->note));
 	if (r < 0)
 		return r;
 	if (w->max_size && w->max_size < WINDOW_MIN_MAX_SIZE) {
@@ -532,26 +542,59 @@ static int resolve_window(struct dump *d, const struct control_window *w, struct
 			 w->max_size);
 		return -EINVAL;
 	}
-	since = w->since.set ? (w->since.relative ? rt + w->since.ns : w->since.ns) : 0;
-	until = w->until.set ? (w->until.relative ? rt + w->until.ns : w->until.ns) : rt;
-	if (until > rt)
-		until = rt;
+	out->recording_since_ns = d->opened_ns;
+	if (w->max_size)
+		out->max_bytes = window_record_bytes(w->max_size);
+	return 0;
+}
+
+/* @ns of CLOCK_REALTIME in the recording clock, by the readings at the trigger. */
+static uint64_t clock_at(const struct dump_job *job, int64_t realtime)
+{
+	int64_t back = job->at_realtime - realtime;
+
+	if (back <= 0)
+		return job->at_clock + (uint64_t)-back;
+	return (uint64_t)back < job->at_clock ? job->at_clock - (uint64_t)back : 0;
+}
+
+/*
+ * After the copy: the window in the recording clock. "Now" is the instant
+ * the rings were paused (their newest records), which on a busy machine
+ * can come well after the request: relative bounds count from it, and no
+ * bound lies after it. Wall-clock bounds go through the readings taken at
+ * the trigger.
+ */
+static void window_place(struct dump_job *job)
+{
+	const struct control_window *w = &job->window;
+	struct dump_window *out = &job->fig.window;
+	uint64_t paused = job->fig.first_pause_at_ns ? job->fig.first_pause_at_ns : job->at_mono;
+	int64_t now_rt = job->at_realtime + (int64_t)(paused - job->at_mono);
+	uint64_t now = job->at_clock + (paused - job->at_mono);
+	int64_t since, until;
+
 	if (w->since.set) {
-		back = (uint64_t)(rt - since);
-		out->from_ns = back < now ? now - back : 0;
+		since = w->since.relative ? now_rt + w->since.ns : w->since.ns;
+		out->from_ns = clock_at(job, since);
 		out->from_realtime_ns = since;
 	}
 	if (w->since.set || w->until.set) {
-		back = (uint64_t)(rt - until);
-		out->to_ns = back < now ? now - back : 0;
+		until = w->until.set ? (w->until.relative ? now_rt + w->until.ns : w->until.ns) :
+				       now_rt;
+		if (until > now_rt)
+			until = now_rt;
+		out->to_ns = clock_at(job, until);
 		out->to_realtime_ns = until;
 	} else {
 		out->to_ns = UINT64_MAX;
 	}
-	if (w->max_size)
-		out->max_bytes = window_record_bytes(w->max_size);
-	out->recording_since_ns = d->opened_ns;
-	return 0;
+	if (out->to_ns > now)
+		out->to_ns = now;
+	if (!w->since.set && !w->until.set)
+		out->to_ns = UINT64_MAX;
+	if (out->from_ns > out->to_ns)
+		out->from_ns = out->to_ns;
 }
 
 static void start(struct dump *d)
@@ -570,9 +613,8 @@ static void start(struct dump *d)
 	job->fig.has_trigger = d->pending_has_trigger;
 	job->fig.trigger = d->pending_trigger;
 	d->job = job;
-	r = control_window__is_set(&d->pending_window) ?
-		    resolve_window(d, &d->pending_window, &job->fig.window) :
-		    0;
+	r = control_window__is_set(&d->pending_window) ? window_check(d, job, &d->pending_window) :
+							 0;
 	if (r < 0) {
 		log_warning("dump (%s): %s", job->fig.reason, job->fig.window.note);
 		job->fig.error = r;

@@ -3,9 +3,9 @@
  * control_window: the window a dump takes (perfsnapctl dump --last,
  * --since, --until, --max-size) as the user writes it, as perfsnapctl
  * sends it on the request line, and as perfsnapd reads it back. A bound
- * is a wall-clock time (CLOCK_REALTIME ns) or an offset from the moment
- * perfsnapd takes the request (ns, never positive): only perfsnapd knows
- * that moment, so a relative bound stays relative on the wire. Pure
+ * is a wall-clock time (CLOCK_REALTIME ns) or an offset from the dump's
+ * instant (ns, never positive): only perfsnapd knows that instant (when
+ * it pauses the rings), so a relative bound stays relative on the wire. Pure
  * functions: no I/O; errors are returned as -errno with a message.
  */
 #ifndef PERFSNAPD_CONTROL_WINDOW_H
