@@ -190,6 +190,9 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 		return 0;
 	control_reply__add(reply, "last: %s", last->error ? "failed" : last->files.paths[0]);
 	control_reply__add(reply, "last reason: %s", last->reason);
+	if (last->window.set)
+		control_reply__add(reply, "last window: %s%s%s", last->window.asked,
+				   last->window.note[0] ? ": " : "", last->window.note);
 	if (last->error)
 		control_reply__add(reply, "last error: %s", strerror(-last->error));
 	control_reply__add(

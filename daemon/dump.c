@@ -451,6 +451,9 @@ static void finish(struct dump *d, struct dump_job *job)
 	}
 	if (job->fig.error == 0)
 		compress_policy__learn(d->compress, &job->fig, usable_cpus(), monotonic_ns());
+	if (job->fig.error == 0 && job->fig.window.note[0])
+		log_notice("dump %s (%s): %s", job->fig.stem, job->fig.reason,
+			   job->fig.window.note);
 	d->done(d->done_ctx, &job->fig);
 	more = dump_schedule__end(d->sched, &job->fig);
 	job_free(job);

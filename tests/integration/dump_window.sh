@@ -183,6 +183,12 @@ stem=$(grep '\.json$' "$WORK/dump.out")
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); w=j["window"]; assert w["short_rings"] >= 1 and "less than" in w["note"] and any(r.get("window_short") for r in j["rings"]), w' \
 	"$stem" || fail "--last 1h: the sidecar does not say the rings are short"
 
+"$CTL" --socket "$sock" status >"$WORK/status.out" || fail "perfsnapctl status"
+grep -q '^last window: --since=-3600000000000: the rings hold less than the window asked' "$WORK/status.out" ||
+	{ cat "$WORK/status.out"; fail "status: no last window"; }
+grep -q 'the rings hold less than the window asked (3600.000 s)' "$WORK/daemon.log" ||
+	fail "the log does not say the rings are short"
+
 # SIGUSR2 still takes everything: more than the 2 s of the crops.
 full=$(dump_and_wait)
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert "window" not in j and j["last_time"] - j["first_time"] > 3e9, (j["last_time"] - j["first_time"])' \
