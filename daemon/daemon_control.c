@@ -14,6 +14,7 @@
 #include "capture.h"
 #include "config.h"
 #include "control.h"
+#include "control_window.h"
 #include "daemon.h"
 #include "log.h"
 #include "retention.h"
@@ -25,6 +26,11 @@ static void dump_answered(void *ctx, const struct dump_figures *rep)
 {
 	struct control_client *client = ctx;
 
+	if (rep->error && rep->window.note[0]) {
+		control_client__done(client, rep->error, "snapshot not written: %s",
+				     rep->window.note);
+		return;
+	}
 	if (rep->error) {
 		control_client__done(client, rep->error, "snapshot failed: %s",
 				     strerror(-rep->error));
@@ -32,17 +38,34 @@ static void dump_answered(void *ctx, const struct dump_figures *rep)
 	}
 	for (int i = 0; i < rep->files.nr_paths; i++)
 		control_client__add_line(client, "%s", rep->files.paths[i]);
+	/* perfsnapctl prints it apart from the paths (stderr). */
+	if (rep->window.note[0])
+		control_client__add_line(client, "note: %s", rep->window.note);
 	control_client__done(client, 0, NULL);
 }
 
-static void ctl_dump(void *ctx, const char *reason, struct control_client *client)
+/* "dump [--since=T] [--until=T] [--max-size=N] [--] [reason]": the window first. */
+static void ctl_dump(void *ctx, const char *args, struct control_client *client)
 {
 	struct daemon *d = ctx;
-	char why[128];
+	char why[128], err[CONTROL_WINDOW_ERROR_MAX];
+	struct control_window w;
+	const char *reason = "";
+	struct timespec now;
 	int r;
 
-	snprintf(why, sizeof(why), "ctl:%s", reason && *reason ? reason : "perfsnapctl");
-	r = dump__trigger(d->dump, why, dump_answered, client);
+	r = control_window__parse_options(args ? args : "", &w, &reason, err, sizeof(err));
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (r == 0)
+		r = control_window__check(&w, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec, err,
+					  sizeof(err));
+	if (r < 0) {
+		control_client__done(client, r, "dump: %s", err);
+		return;
+	}
+	snprintf(why, sizeof(why), "ctl:%s", *reason ? reason : "perfsnapctl");
+	r = dump__request(d->dump, why, NULL, control_window__is_set(&w) ? &w : NULL, dump_answered,
+			  client);
 	if (r == -EAGAIN) {
 		d->refused++;
 		control_client__done(client, r, "refused: max_per_hour = %u reached",
@@ -167,6 +190,9 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 		return 0;
 	control_reply__add(reply, "last: %s", last->error ? "failed" : last->files.paths[0]);
 	control_reply__add(reply, "last reason: %s", last->reason);
+	if (last->window.set)
+		control_reply__add(reply, "last window: %s%s%s", last->window.asked,
+				   last->window.note[0] ? ": " : "", last->window.note);
 	if (last->error)
 		control_reply__add(reply, "last error: %s", strerror(-last->error));
 	control_reply__add(

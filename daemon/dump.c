@@ -4,6 +4,7 @@
  * thread only starts them and collects their results. See dump.h.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -23,10 +24,12 @@
 #include "compress_policy.h"
 #include "cpu_idle.h"
 #include "config.h"
+#include "control_window.h"
 #include "dump.h"
 #include "dump_copy.h"
 #include "log.h"
 #include "monotonic.h"
+#include "recording_clock.h"
 #include "ring_copy.h"
 #include "sideband.h"
 #include "snapshot.h"
@@ -60,6 +63,11 @@ struct dump_job {
 	struct snapshot *snap;
 	int error; /* of the copy stage */
 	struct dump_figures fig;
+
+	/* A window (fig.window.set): as asked, and the clocks read at the trigger. */
+	struct control_window window;
+	uint64_t at_clock, at_mono;
+	int64_t at_realtime;
 };
 
 struct dump {
@@ -87,6 +95,9 @@ struct dump {
 	char pending_reason[128];
 	bool pending_has_trigger;
 	struct snapshot_trigger pending_trigger;
+	struct control_window pending_window; /* unset: everything */
+	struct recording_clock *clock;	      /* what a window is resolved in; NULL: none */
+	uint64_t opened_ns;		      /* the clock when the dumper came: its rings' start */
 	dump_collect_fn collect_fn;
 	void *collect_ctx;
 	struct dump_job *job; /* the dump in flight, or NULL */
@@ -255,6 +266,74 @@ static void newest_records(struct dump_job *job)
 	}
 }
 
+static void window_place(struct dump_job *job);
+
+/* Seconds, for a note. */
+static double secs(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+/*
+ * After a windowed __seal: which rings hold less than the window asked
+ * (they had wrapped, and their oldest record is newer than its start),
+ * said in the note the reply and the sidecar carry. A window the rings
+ * hold nothing of fails the dump: no empty files.
+ */
+static int window_held(struct dump_job *job)
+{
+	struct dump_window *w = &job->fig.window;
+	const struct snapshot_stats *st = snapshot__stats(job->snap);
+	uint64_t oldest = UINT64_MAX, newest = 0;
+	size_t n = 0, len = 0;
+	char list[256] = "";
+
+	for (size_t i = 0; i < job->fig.nr_rings && i < snapshot__nr_chunks(job->snap); i++) {
+		const struct snapshot_chunk_info *c = snapshot__chunk(job->snap, i);
+		struct dump_ring_figures *rf = &job->fig.rings[i];
+		/* A ring that never wrapped holds all since the rings opened. */
+		uint64_t held = c->overwritten && c->held_records ? c->held_first_time :
+								    w->recording_since_ns;
+		int k;
+
+		if (c->held_records && c->held_first_time < oldest)
+			oldest = c->held_first_time;
+		if (c->held_records && c->held_last_time > newest)
+			newest = c->held_last_time;
+		if (!w->from_ns || held <= w->from_ns)
+			continue;
+		rf->window_short = true;
+		rf->reach_ns = w->to_ns != UINT64_MAX && w->to_ns > held ? w->to_ns - held : 0;
+		w->nr_short++;
+		k = snprintf(list + len, sizeof(list) - len, "%scpu%d %.3f s", n++ ? ", " : "",
+			     c->cpu, secs(rf->reach_ns));
+		if (k > 0 && (size_t)k < sizeof(list) - len)
+			len += (size_t)k;
+	}
+	if (!st->nr_records) {
+		if (oldest == UINT64_MAX)
+			snprintf(w->note, sizeof(w->note), "nothing to write: the rings are empty");
+		else
+			snprintf(w->note, sizeof(w->note),
+				 "nothing to write: the window asked ends %.3f s before the oldest "
+				 "record the rings hold",
+				 secs(oldest > w->to_ns ? oldest - w->to_ns : 0));
+		return -ENODATA;
+	}
+	if (w->nr_short)
+		snprintf(w->note, sizeof(w->note),
+			 "the rings hold less than the window asked (%.3f s): written what they "
+			 "hold, %s of it",
+			 secs(w->to_ns - w->from_ns), list);
+	else if (st->max_bytes_cut)
+		snprintf(w->note, sizeof(w->note),
+			 "--max-size kept the newest %.3f s (%" PRIu64 " of %" PRIu64
+			 " records' bytes)",
+			 secs(st->last_time - st->window_from), st->bytes,
+			 st->bytes + st->cropped_bytes);
+	return 0;
+}
+
 static void write_files(struct dump_job *job)
 {
 	struct dump_figures *f = &job->fig;
@@ -270,12 +349,20 @@ static void write_files(struct dump_job *job)
 		.symbols = &f->symbols,
 		.nr_build_ids = &f->nr_build_ids,
 	};
-	int r;
+	int r = 0;
 
-	r = snapshot__seal(job->snap);
+	if (f->window.set) {
+		window_place(job);
+		r = snapshot__set_window(job->snap, f->window.from_ns, f->window.to_ns,
+					 f->window.max_bytes);
+	}
+	if (r == 0)
+		r = snapshot__seal(job->snap);
 	f->sealed_at_ns = monotonic_ns();
 	if (r == 0)
 		newest_records(job);
+	if (r == 0 && f->window.set)
+		r = window_held(job);
 	if (r == 0 && job->sb)
 		r = sideband__name_tasks(job->sb, job->snap,
 					 job->cfg->formats &
@@ -364,6 +451,9 @@ static void finish(struct dump *d, struct dump_job *job)
 	}
 	if (job->fig.error == 0)
 		compress_policy__learn(d->compress, &job->fig, usable_cpus(), monotonic_ns());
+	if (job->fig.error == 0 && job->fig.window.note[0])
+		log_notice("dump %s (%s): %s", job->fig.stem, job->fig.reason,
+			   job->fig.window.note);
 	d->done(d->done_ctx, &job->fig);
 	more = dump_schedule__end(d->sched, &job->fig);
 	job_free(job);
@@ -399,6 +489,117 @@ static void start_failed(struct dump *d, int err)
 		retire_later(d);
 }
 
+/*
+ * Below this --max-size, what a data file holds besides the records (its
+ * headers, the side-band that names the tasks) leaves too little room.
+ */
+#define WINDOW_MIN_MAX_SIZE (1ull << 20)
+
+/*
+ * The bytes of ring records a --max-size leaves room for: the rest of the
+ * largest data file (perf.data: its headers and sections, the side-band
+ * records synthesized after the crop) is not known before the files are
+ * written, so an eighth of the size, at least 512 KiB, is kept for it
+ * (docs/decisions.md).
+ */
+static uint64_t window_record_bytes(uint64_t max_size)
+{
+	uint64_t reserve = max_size / 8;
+
+	if (reserve < (512u << 10))
+		reserve = 512u << 10;
+	return max_size - reserve;
+}
+
+/*
+ * Loop thread, at the trigger: checks @w and reads the recording clock
+ * beside CLOCK_REALTIME and CLOCK_MONOTONIC, for window_place(). Returns
+ * 0 or -errno (@out->note says why).
+ */
+static int window_check(struct dump *d, struct dump_job *job, const struct control_window *w)
+{
+	struct dump_window *out = &job->fig.window;
+	struct timespec ts;
+	int r;
+
+	out->set = true;
+	job->window = *w;
+	control_window__format(w, out->asked, sizeof(out->asked));
+	out->max_size = w->max_size;
+	r = d->clock ? recording_clock__now(d->clock, &job->at_clock) : -ENODEV;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	job->at_mono = monotonic_ns();
+	if (r < 0) {
+		snprintf(out->note, sizeof(out->note),
+			 "cannot read the recording clock to place the window: %s", strerror(-r));
+		return r;
+	}
+	job->at_realtime = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	r = control_window__check(w, job->at_realtime, out->note, sizeof(out->note));
+	if (r < 0)
+		return r;
+	if (w->max_size && w->max_size < WINDOW_MIN_MAX_SIZE) {
+		snprintf(out->note, sizeof(out->note),
+			 "--max-size %" PRIu64 " is too small: a snapshot's headers and the "
+			 "records that name its tasks need room too (at least 1M)",
+			 w->max_size);
+		return -EINVAL;
+	}
+	out->recording_since_ns = d->opened_ns;
+	if (w->max_size)
+		out->max_bytes = window_record_bytes(w->max_size);
+	return 0;
+}
+
+/* @ns of CLOCK_REALTIME in the recording clock, by the readings at the trigger. */
+static uint64_t clock_at(const struct dump_job *job, int64_t realtime)
+{
+	int64_t back = job->at_realtime - realtime;
+
+	if (back <= 0)
+		return job->at_clock + (uint64_t)-back;
+	return (uint64_t)back < job->at_clock ? job->at_clock - (uint64_t)back : 0;
+}
+
+/*
+ * After the copy: the window in the recording clock. "Now" is the instant
+ * the rings were paused (their newest records), which on a busy machine
+ * can come well after the request: relative bounds count from it, and no
+ * bound lies after it. Wall-clock bounds go through the readings taken at
+ * the trigger.
+ */
+static void window_place(struct dump_job *job)
+{
+	const struct control_window *w = &job->window;
+	struct dump_window *out = &job->fig.window;
+	uint64_t paused = job->fig.first_pause_at_ns ? job->fig.first_pause_at_ns : job->at_mono;
+	int64_t now_rt = job->at_realtime + (int64_t)(paused - job->at_mono);
+	uint64_t now = job->at_clock + (paused - job->at_mono);
+	int64_t since, until;
+
+	if (w->since.set) {
+		since = w->since.relative ? now_rt + w->since.ns : w->since.ns;
+		out->from_ns = clock_at(job, since);
+		out->from_realtime_ns = since;
+	}
+	if (w->since.set || w->until.set) {
+		until = w->until.set ? (w->until.relative ? now_rt + w->until.ns : w->until.ns) :
+				       now_rt;
+		if (until > now_rt)
+			until = now_rt;
+		out->to_ns = clock_at(job, until);
+		out->to_realtime_ns = until;
+	} else {
+		out->to_ns = UINT64_MAX;
+	}
+	if (out->to_ns > now)
+		out->to_ns = now;
+	if (!w->since.set && !w->until.set)
+		out->to_ns = UINT64_MAX;
+	if (out->from_ns > out->to_ns)
+		out->from_ns = out->to_ns;
+}
+
 static void start(struct dump *d)
 {
 	uint64_t now = monotonic_ns();
@@ -415,6 +616,14 @@ static void start(struct dump *d)
 	job->fig.has_trigger = d->pending_has_trigger;
 	job->fig.trigger = d->pending_trigger;
 	d->job = job;
+	r = control_window__is_set(&d->pending_window) ? window_check(d, job, &d->pending_window) :
+							 0;
+	if (r < 0) {
+		log_warning("dump (%s): %s", job->fig.reason, job->fig.window.note);
+		job->fig.error = r;
+		finish(d, job);
+		return;
+	}
 	r = make_stem(d, job, seq);
 	log_debug("dump %s (%s)", job->fig.stem, job->fig.reason);
 	if (r == 0)
@@ -532,6 +741,32 @@ int dump__trigger(struct dump *d, const char *reason, dump_done_fn waiter, void 
 int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_trigger *trigger,
 		     dump_done_fn waiter, void *waiter_ctx)
 {
+	struct control_window w = { 0 };
+
+	if (trigger && trigger->before_ms)
+		w.since = (struct control_time){
+			.set = true,
+			.relative = true,
+			.ns = -(int64_t)((trigger->before_ms + trigger->after_ms) * 1000000),
+		};
+	return dump__request(d, reason, trigger, trigger && trigger->before_ms ? &w : NULL, waiter,
+			     waiter_ctx);
+}
+
+/**
+ * dump__request - ask for a snapshot of a window
+ * @d: the dumper
+ * @reason: as for dump__trigger()
+ * @trigger: as for dump__trigger_by(), or NULL
+ * @window: what to keep, or NULL for everything; copied
+ * @waiter: as for dump__trigger()
+ * @waiter_ctx: its argument
+ *
+ * Returns 0, or -EAGAIN when max_per_hour refuses a new dump.
+ */
+int dump__request(struct dump *d, const char *reason, const struct snapshot_trigger *trigger,
+		  const struct control_window *window, dump_done_fn waiter, void *waiter_ctx)
+{
 	bool pending = dump_schedule__pending(d->sched);
 	uint64_t wait = 0;
 	int r;
@@ -554,6 +789,7 @@ int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_t
 		d->pending_has_trigger = trigger != NULL;
 		if (trigger)
 			d->pending_trigger = *trigger;
+		d->pending_window = window ? *window : (struct control_window){ 0 };
 	}
 	switch (r) {
 	case DUMP_SCHEDULE_COALESCED:
@@ -660,6 +896,16 @@ int dump__new(struct capture *cap, struct sideband *sb, struct perfsnapd_config 
 				  "cannot allocate the resident copy memory (copy_memory = %llu)",
 				  (unsigned long long)budget);
 	}
+	if (r == 0 && capture__nr_events(cap)) {
+		const struct perf_event_attr *a = capture__event(cap, 0)->attr;
+		int cr = recording_clock__new(a->use_clockid, a->clockid, &d->clock);
+
+		/* Only a windowed dump needs it: that one fails, saying why. */
+		if (cr == 0)
+			cr = recording_clock__now(d->clock, &d->opened_ns);
+		if (cr < 0)
+			log_debug("dump: no recording clock for windows: %s", strerror(-cr));
+	}
 	if (r == 0 && (r = ring_copy_pool__new(&d->copiers)) < 0)
 		log_errno(r, "cannot start the copy threads");
 	if (r == 0 && pipe2(d->notify_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
@@ -715,6 +961,7 @@ static void dump_free(struct dump *d)
 		close(d->notify_pipe[1]);
 	if (d->resident)
 		munmap(d->resident, d->resident_size);
+	recording_clock__delete(d->clock);
 	config__put(d->cfg);
 	free(d);
 }

@@ -65,6 +65,18 @@ int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_t
 		     dump_done_fn waiter, void *waiter_ctx);
 
 /*
+ * Like dump__trigger_by(), for a window (perfsnapctl dump --last, --since,
+ * --until, --max-size): @window (may be NULL: everything) is resolved
+ * against the recording clock when the dump starts, and the snapshot
+ * keeps only what falls in it. A request coalesced into a pending dump
+ * takes that dump's window. A [trigger NAME] with before = T asks for the
+ * window T before its match through dump__trigger_by().
+ */
+struct control_window;
+int dump__request(struct dump *d, const char *reason, const struct snapshot_trigger *trigger,
+		  const struct control_window *window, dump_done_fn waiter, void *waiter_ctx);
+
+/*
  * Called on the loop thread at the end of each dump's copy phase to add
  * records of its own to the snapshot (the triggers' matches). Returns 0 or -errno.
  */

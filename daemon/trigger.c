@@ -272,6 +272,8 @@ static int fire(struct trigger *t, const struct snapshot_trigger *what, char *wh
 		return -EAGAIN;
 	}
 	t->what = *what;
+	t->what.before_ms = t->spec->before_ms;
+	t->what.after_ms = t->spec->after_ms;
 	t->nr_times = 0;
 	t->state = TRIGGER_ARMED;
 	if (t->spec->after_ms) {

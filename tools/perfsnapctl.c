@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "control_protocol.h"
+#include "control_window.h"
 
 #define EXIT_ERROR	    1
 #define EXIT_USAGE	    2
@@ -38,12 +39,22 @@ static void usage(FILE *out)
 		"usage: perfsnapctl [--socket PATH] [--timeout SEC] COMMAND [ARGS]\n"
 		"\n"
 		"Commands:\n"
-		"  dump [--reason TEXT]  take a snapshot now and print its files\n"
+		"  dump [--reason TEXT] [WINDOW]\n"
+		"                        take a snapshot now and print its files\n"
 		"  trigger NAME          fire [trigger NAME] and print its snapshot's files\n"
 		"  status                what perfsnapd is recording\n"
 		"  list                  the snapshots on disk, oldest first: stem, bytes,\n"
 		"                        upload, compression, reason\n"
 		"  reload                reread the configuration\n"
+		"\n"
+		"Window of a dump (all the rings hold without one):\n"
+		"  --last DURATION       the last DURATION before the dump (e.g. 2s, 500ms)\n"
+		"  --since TIME          from TIME: -5s (before now) or ISO 8601 wall clock\n"
+		"                        (2026-12-05T21:40:00Z, 2026-12-05T22:40:00.5+01:00,\n"
+		"                        2026-12-05 21:40:00 in local time)\n"
+		"  --until TIME          up to TIME (default: the dump)\n"
+		"  --max-size SIZE       each data file at most SIZE (e.g. 50M, at least 1M):\n"
+		"                        keeps the newest records\n"
 		"\n"
 		"Options:\n"
 		"  -s, --socket PATH     control socket (default $PERFSNAPD_SOCKET or\n"
@@ -169,6 +180,11 @@ static int take_line(char *line, const char **header)
 {
 	if (!strcmp(line, CONTROL_REPLY_OK))
 		return 0;
+	/* Not a file: kept off stdout, where scripts read the paths. */
+	if (!strncmp(line, "note: ", 6)) {
+		fprintf(stderr, "perfsnapctl: %s\n", line);
+		return -1;
+	}
 	if (control_protocol__is_final(line)) {
 		fprintf(stderr, "perfsnapctl: %s\n", line[5] ? line + 6 : "error");
 		return EXIT_ERROR;
@@ -243,29 +259,96 @@ static int run(const struct ctl_options *o, const char *request)
 	return r;
 }
 
-/* Builds "dump [reason]\n" from the dump command's own options. */
+/* Prints a bad window's message; returns the usage exit code. */
+static int window_error(const char *err)
+{
+	fprintf(stderr, "perfsnapctl: dump: %s\nNothing was written.\n", err);
+	return EXIT_USAGE;
+}
+
+/* Reads --last, --since, --until and --max-size into @w; returns 0 or an exit code. */
+static int parse_window_option(int c, const char *arg, struct control_window *w, bool *last)
+{
+	char err[CONTROL_WINDOW_ERROR_MAX];
+	uint64_t ns;
+
+	switch (c) {
+	case 'l':
+		if (control_window__parse_duration(arg, &ns, err, sizeof(err)) < 0)
+			return window_error(err);
+		if (ns > (uint64_t)INT64_MAX)
+			return window_error("--last is too long");
+		if (w->since.set)
+			return window_error("--last and --since both set the start: give one");
+		w->since = (struct control_time){ .set = true,
+						  .relative = true,
+						  .ns = -(int64_t)ns };
+		*last = true;
+		return 0;
+	case 'S':
+		if (*last)
+			return window_error("--last and --since both set the start: give one");
+		if (control_window__parse_time(arg, &w->since, err, sizeof(err)) < 0)
+			return window_error(err);
+		return 0;
+	case 'U':
+		if (control_window__parse_time(arg, &w->until, err, sizeof(err)) < 0)
+			return window_error(err);
+		return 0;
+	case 'm':
+		if (control_window__parse_size(arg, &w->max_size, err, sizeof(err)) < 0)
+			return window_error(err);
+		return 0;
+	default:
+		return usage_error("%s", "dump: bad option");
+	}
+}
+
+/* Builds "dump [WINDOW --] [reason]\n" from the dump command's own options. */
 static int parse_dump(int argc, char **argv, char *req, size_t size)
 {
 	static const struct option options[] = {
 		{ "reason", required_argument, NULL, 'r' },
+		{ "last", required_argument, NULL, 'l' },
+		{ "since", required_argument, NULL, 'S' },
+		{ "until", required_argument, NULL, 'U' },
+		{ "max-size", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char win[CONTROL_WINDOW_WIRE_MAX], err[CONTROL_WINDOW_ERROR_MAX];
+	struct control_window w = { 0 };
 	const char *reason = NULL;
-	int c;
+	struct timespec now;
+	bool last = false, dashes;
+	int c, r;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+r:", options, NULL)) != -1) {
-		if (c != 'r')
+		if (c == 'r') {
+			reason = optarg;
+			continue;
+		}
+		if (c == '?')
 			return usage_error("%s", "dump: bad option");
-		reason = optarg;
+		r = parse_window_option(c, optarg, &w, &last);
+		if (r)
+			return r;
 	}
 	if (optind < argc)
 		return usage_error("dump: unexpected argument '%s' (use --reason TEXT)",
 				   argv[optind]);
-	if ((size_t)snprintf(req, size, "dump%s%s\n", reason ? " " : "", reason ? reason : "") >=
-	    size) {
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (control_window__check(&w, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec, err,
+				  sizeof(err)) < 0)
+		return window_error(err);
+	control_window__format(&w, win, sizeof(win));
+	/* "--" ends the window: a reason of its own that starts with "--" stays a reason. */
+	dashes = *win || (reason && !strncmp(reason, "--", 2));
+	if ((size_t)snprintf(req, size, "dump%s%s%s%s%s\n", *win ? " " : "", win,
+			     dashes ? " --" : "", reason ? " " : "",
+			     reason ? reason : "") >= size) {
 		fprintf(stderr, "perfsnapctl: dump: the reason is too long (at most %zu bytes)\n",
-			size - sizeof("dump \n"));
+			size - sizeof("dump \n") - strlen(win) - (*win ? 1 : 0) - (dashes ? 3 : 0));
 		return EXIT_USAGE;
 	}
 	/* One request line: a newline in the reason would end it early. */

@@ -63,6 +63,7 @@ enum trigger_key {
 	TKEY_MIN_INTERVAL,
 	TKEY_PSI,
 	TKEY_PSI_FILE,
+	TKEY_BEFORE,
 	NR_TRIGGER_KEYS
 };
 

@@ -71,6 +71,7 @@ struct trigger_spec {
 	char *filter; /* kernel filter syntax, or NULL */
 	int filter_line;
 	uint64_t after_ms;	   /* recording goes on this long after the match */
+	uint64_t before_ms;	   /* the snapshot keeps this long before it; 0: all */
 	unsigned int count;	   /* fire on the count-th match ... */
 	uint64_t window_ms;	   /* ... within this long */
 	unsigned int max_per_hour; /* this trigger's dumps; 0: unlimited */

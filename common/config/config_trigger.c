@@ -47,10 +47,11 @@ static const char *const trigger_key_names[NR_TRIGGER_KEYS] = {
 	[TKEY_MIN_INTERVAL] = "min_interval",
 	[TKEY_PSI] = "psi",
 	[TKEY_PSI_FILE] = "psi_file",
+	[TKEY_BEFORE] = "before",
 };
 
 #define TRIGGER_KEYS \
-	"event, filter, after, count, window, max_per_hour, min_interval, psi, psi_file"
+	"event, filter, before, after, count, window, max_per_hour, min_interval, psi, psi_file"
 
 /**
  * config_trigger__is_section - whether a section header is a trigger's
@@ -229,6 +230,9 @@ static void parse_number(struct config_reader *p, struct trigger_spec *t, int ke
 		const char *accepted;
 	} b[NR_TRIGGER_KEYS] = {
 		[TKEY_AFTER] = { true, 0, 60000, "0 to 1m, with unit ms, s or m, e.g. 100ms" },
+		[TKEY_BEFORE] = { true, 0, MS_PER_HOUR,
+				  "0 (all the rings hold) or 1ms to 1h, with unit ms, s, m or h, "
+				  "e.g. 2s" },
 		[TKEY_COUNT] = { false, 1, 1000000, "a number from 1 to 1000000, e.g. 3" },
 		[TKEY_WINDOW] = { true, 1, MS_PER_HOUR,
 				  "1ms to 1h, with unit ms, s, m or h, e.g. 1s" },
@@ -254,6 +258,9 @@ static void parse_number(struct config_reader *p, struct trigger_spec *t, int ke
 	switch (key) {
 	case TKEY_AFTER:
 		t->after_ms = v;
+		break;
+	case TKEY_BEFORE:
+		t->before_ms = v;
 		break;
 	case TKEY_COUNT:
 		t->count = (unsigned int)v;
@@ -539,6 +546,8 @@ void config_trigger__print(const struct trigger_spec *t, FILE *out)
 	} else {
 		fputs("; manual: fired by `perfsnapctl trigger NAME` only\n", out);
 	}
+	config_value__format_duration(t->before_ms, v, sizeof(v));
+	fprintf(out, "before = %s%s\n", v, t->before_ms ? "" : "\t; all the rings hold");
 	config_value__format_duration(t->after_ms, v, sizeof(v));
 	fprintf(out, "after = %s\n", v);
 	fprintf(out, "max_per_hour = %u%s\n", t->max_per_hour,

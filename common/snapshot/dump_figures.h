@@ -30,6 +30,24 @@ struct snapshot_trigger {
 	char psi_resource[16];	/* kind psi: "memory" */
 	char psi_threshold[48]; /* "some 150ms 2s" */
 	char psi_file[256];
+	uint64_t before_ms; /* the dump keeps this long before the match (0: all) */
+	uint64_t after_ms;  /* and goes on this long after it */
+};
+
+/*
+ * The window a dump was asked for (perfsnapctl dump --last, --since,
+ * --until, --max-size; a trigger's before), resolved at the trigger.
+ */
+struct dump_window {
+	bool set;
+	char asked[96];		 /* the request's options, as perfsnapd read them */
+	uint64_t from_ns, to_ns; /* recording clock; to_ns UINT64_MAX: up to the pause */
+	int64_t from_realtime_ns, to_realtime_ns; /* the same in CLOCK_REALTIME; 0: none */
+	uint64_t max_size;			  /* bytes of each data file; 0: none */
+	uint64_t max_bytes;			  /* of records, within max_size */
+	uint64_t recording_since_ns; /* when these rings opened: none holds older records */
+	int nr_short;		     /* rings that hold less than asked */
+	char note[512]; /* what the operator should know: a shortfall, or why it failed */
 };
 
 /* One overwrite ring of the dump, in ring (= chunk) order. */
@@ -40,6 +58,8 @@ struct dump_ring_figures {
 	bool has_records;     /* else newest_time means nothing */
 	uint64_t newest_time; /* of its newest record */
 	bool closed;	      /* the history of a ring closed when its CPU went offline */
+	bool window_short;    /* holds less than the dump's window asked */
+	uint64_t reach_ns;    /* with window_short: how far back from the window's end it holds */
 };
 
 /* A span a CPU was not recorded (it was offline), in the recording clock. */
@@ -102,7 +122,8 @@ struct dump_figures {
 	unsigned int formats; /* SNAPSHOT_FILE_BIT() of each data file */
 	bool has_trigger;     /* a [trigger NAME] asked for it: */
 	struct snapshot_trigger trigger;
-	int error; /* 0 or -errno */
+	struct dump_window window; /* a crop asked for, else window.set false */
+	int error;		   /* 0 or -errno */
 
 	/* The stages. */
 	uint64_t trigger_at_ns, copied_at_ns, collected_at_ns, sealed_at_ns, named_at_ns;

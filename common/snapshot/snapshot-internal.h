@@ -69,6 +69,8 @@ struct snapshot {
 	struct snapshot_stats stats;
 	struct tracing_meta *tracing; /* a reference, or NULL */
 	unsigned int index_threads;   /* snapshot__set_index_threads() */
+	bool windowed;		      /* snapshot__set_window() */
+	uint64_t window_from, window_to, window_max_bytes;
 	bool sealed;
 };
 
@@ -81,6 +83,11 @@ static inline const uint8_t *snapshot__chunk_base(const struct snapshot *s, cons
 int snapshot_index__chunk(struct snapshot *s, size_t ci, bool count);
 /* The same for the first @nr chunks, counted, several at once. */
 int snapshot_index__chunks(struct snapshot *s, size_t nr);
+/*
+ * The first time to keep so that the rings' records in the window from
+ * then on add up to s->window_max_bytes at most. Returns 0 or -ENOMEM.
+ */
+int snapshot_index__size_cut(const struct snapshot *s, size_t nr, uint64_t *ret_from);
 /* Sorts the tasks the index found and keeps each once. */
 void snapshot_index__tasks(struct snapshot *s);
 /* The name table, from the COMM and FORK records in time order. */

@@ -363,6 +363,28 @@ void snapshot__set_index_threads(struct snapshot *s, unsigned int n)
 }
 
 /**
+ * snapshot__set_window - keep only a window of the rings' records
+ * @s: the snapshot, not yet sealed
+ * @from: the first time kept, recording clock ns
+ * @to: the last time kept
+ * @max_bytes: bytes of the newest records kept at most, 0 for no limit
+ *
+ * Returns 0, -EINVAL or -EBADFD.
+ */
+int snapshot__set_window(struct snapshot *s, uint64_t from, uint64_t to, uint64_t max_bytes)
+{
+	if (s->sealed)
+		return -EBADFD;
+	if (from > to)
+		return -EINVAL;
+	s->windowed = true;
+	s->window_from = from;
+	s->window_to = to;
+	s->window_max_bytes = max_bytes;
+	return 0;
+}
+
+/**
  * snapshot__seal - index the records of all chunks
  * @s: the snapshot, with no chunk open
  *
@@ -373,6 +395,7 @@ void snapshot__set_index_threads(struct snapshot *s, unsigned int n)
  */
 int snapshot__seal(struct snapshot *s)
 {
+	uint64_t from;
 	int r;
 
 	if (s->in_chunk || s->sealed)
@@ -381,6 +404,15 @@ int snapshot__seal(struct snapshot *s)
 		return r;
 	if ((r = map_spill(s)) < 0)
 		return r;
+	if (s->windowed && s->window_max_bytes) {
+		if ((r = snapshot_index__size_cut(s, s->nr_chunks, &from)) < 0)
+			return r;
+		if (from > s->window_from) {
+			s->window_from = from;
+			s->stats.max_bytes_cut = true;
+		}
+	}
+	s->stats.window_from = s->window_from;
 	if ((r = snapshot_index__chunks(s, s->nr_chunks)) < 0)
 		return r;
 	snapshot_index__tasks(s);

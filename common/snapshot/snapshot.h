@@ -68,6 +68,9 @@ struct snapshot_chunk_info {
 	uint64_t nr_records;
 	uint64_t first_time, last_time;
 	uint64_t lost_events; /* sum of its PERF_RECORD_LOST counts */
+	/* What the ring held before a window (snapshot__set_window()) cropped it. */
+	uint64_t held_records;
+	uint64_t held_first_time, held_last_time;
 };
 
 struct snapshot_stats {
@@ -78,6 +81,11 @@ struct snapshot_stats {
 	uint64_t nr_dropped;  /* records with an unknown id or no time */
 	uint64_t bytes;	      /* of indexed records */
 	uint64_t first_time, last_time;
+	/* With a window (snapshot__set_window()): */
+	uint64_t nr_cropped; /* records of the rings left out, outside it */
+	uint64_t cropped_bytes;
+	uint64_t window_from; /* the first time kept: the window's start, or later */
+	bool max_bytes_cut;   /* the size cut it, not the time */
 };
 
 /* NULL on ENOMEM. */
@@ -108,6 +116,17 @@ int snapshot__set_chunk_overwritten(struct snapshot *s);
  */
 int snapshot__add_chunk_memory(struct snapshot *s, int cpu, bool backward, const void *data,
 			       size_t len, bool overwritten);
+
+/*
+ * Before __seal: keep only the rings' records stamped in [@from, @to]
+ * (recording clock ns), and with @max_bytes (0: none) only the newest of
+ * them whose bytes add up to @max_bytes at most. Every reader of the
+ * sealed snapshot (cursors, runs, tasks, names, stats, the chunks' infos)
+ * then sees only those; the chunks' held_* say what the rings held.
+ * Records __add_records merges later are kept whatever their time.
+ * Returns 0, or -EINVAL (@from after @to) or -EBADFD once sealed.
+ */
+int snapshot__set_window(struct snapshot *s, uint64_t from, uint64_t to, uint64_t max_bytes);
 
 /*
  * Indexes every record by time, filed by CPU (the record's PERF_SAMPLE_CPU,

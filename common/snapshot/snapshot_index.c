@@ -49,6 +49,7 @@ struct index_part {
 	struct name_entry *names;
 	size_t nr_names, cap_names;
 	struct snapshot_stats stats;
+	uint64_t nr_cropped;  /* outside the window */
 	uint64_t *ev_records; /* per event */
 	struct event_cache cache;
 };
@@ -137,10 +138,18 @@ static const struct snapshot_event *event_of(const struct snapshot *s, struct ev
 	return cache->ev;
 }
 
+/* Outside the window: a record of the rings (not of __add_records) the window leaves out. */
+static bool outside_window(const struct snapshot *s, const struct chunk *c, uint64_t time)
+{
+	return s->windowed && (size_t)(c - s->chunks) < s->nr_chunks &&
+	       (time < s->window_from || time > s->window_to);
+}
+
 /*
- * A record's event, leading fields and CPU. Returns 0, or -1 for a record
- * the index drops (no known id, no time, malformed). The segments of a
- * backward lane are read again with it, so it must decide the same each time.
+ * A record's event, leading fields and CPU. Returns 0, -1 for a record
+ * the index drops (no known id, no time, malformed), or -2 for one outside
+ * the window (k->rec.time is set then). The segments of a backward lane
+ * are read again with it, so it must decide the same each time.
  */
 static int record_key(const struct snapshot *s, const struct chunk *c,
 		      const struct perf_event_header *h, struct event_cache *cache,
@@ -159,7 +168,7 @@ static int record_key(const struct snapshot *s, const struct chunk *c,
 	if (r < 0)
 		return -1;
 	k->cpu = record_cpu(&k->rec, k->ev->attr.sample_type, c);
-	return 0;
+	return outside_window(s, c, k->rec.time) ? -2 : 0;
 }
 
 /*
@@ -192,11 +201,24 @@ static int index_record(const struct snapshot *s, struct index_part *p, struct c
 	size_t ev;
 	int r;
 
-	if (record_key(s, c, h, &p->cache, &k) < 0) {
+	r = record_key(s, c, h, &p->cache, &k);
+	if (r == -1) {
 		p->stats.nr_dropped++;
 		return 0;
 	}
 	time = k.rec.time;
+	if (p->count) {
+		if (!info->held_records++ || time < info->held_first_time)
+			info->held_first_time = time;
+		if (time > info->held_last_time)
+			info->held_last_time = time;
+	}
+	if (r == -2) {
+		p->nr_cropped++;
+		p->stats.nr_cropped++;
+		p->stats.cropped_bytes += h->size;
+		return 0;
+	}
 	ev = (size_t)(k.ev - s->events);
 	if (!(l = lane_for(p, k.cpu)))
 		return -ENOMEM;
@@ -308,7 +330,7 @@ static int part_build(const struct snapshot *s, struct index_part *p)
 			if ((r = snapshot_lane__mark_end(&p->lanes[i], pos)) < 0)
 				return r;
 		c->walked = pos;
-		c->nr_dropped = p->stats.nr_dropped;
+		c->nr_dropped = p->stats.nr_dropped + p->nr_cropped;
 		return 0;
 	}
 	while ((h = perf_record__next(base, c->len, &pos)))
@@ -317,7 +339,7 @@ static int part_build(const struct snapshot *s, struct index_part *p)
 	for (size_t i = 0; i < p->nr_lanes; i++)
 		snapshot_lane__sort(&p->lanes[i], false);
 	c->walked = pos;
-	c->nr_dropped = p->stats.nr_dropped;
+	c->nr_dropped = p->stats.nr_dropped + p->nr_cropped;
 	return 0;
 }
 
@@ -428,6 +450,8 @@ static int part_join(struct snapshot *s, struct index_part *p)
 	st->nr_lost_records += p->stats.nr_lost_records;
 	st->lost_events += p->stats.lost_events;
 	st->nr_dropped += p->stats.nr_dropped;
+	st->nr_cropped += p->stats.nr_cropped;
+	st->cropped_bytes += p->stats.cropped_bytes;
 	st->bytes += p->stats.bytes;
 	return 0;
 }
@@ -560,6 +584,63 @@ int snapshot_index__chunks(struct snapshot *s, size_t nr)
 		part_fini(&run.parts[i]);
 	free(run.parts);
 	return r;
+}
+
+/* A record of the window, for the size cut. */
+struct sized {
+	uint64_t time;
+	uint64_t size;
+};
+
+static int cmp_sized_newest(const void *a, const void *b)
+{
+	const struct sized *x = a, *y = b;
+
+	return x->time > y->time ? -1 : x->time < y->time;
+}
+
+/*
+ * The first time to keep so that the rings' records in the window from
+ * then on add up to s->window_max_bytes at most: one more walk of the
+ * records, only for a dump that asked for a size.
+ */
+int snapshot_index__size_cut(const struct snapshot *s, size_t nr, uint64_t *ret_from)
+{
+	_cleanup_free_ struct sized *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t sum = 0;
+
+	*ret_from = s->window_from;
+	for (size_t i = 0; i < nr; i++) {
+		const struct chunk *c = &s->chunks[i];
+		struct event_cache cache = { 0 };
+		const struct perf_event_header *h;
+		struct record_key k;
+		size_t pos = 0;
+		const uint8_t *base;
+
+		if (!c->len)
+			continue;
+		base = snapshot__chunk_base(s, c);
+		while ((h = perf_record__next(base, c->len, &pos))) {
+			if (record_key(s, c, h, &cache, &k) != 0)
+				continue;
+			if (array__grow((void **)&v, &cap, n, sizeof(*v), 4096) < 0)
+				return -ENOMEM;
+			v[n++] = (struct sized){ .time = k.rec.time, .size = h->size };
+		}
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_sized_newest);
+	for (size_t i = 0; i < n; i++) {
+		if (sum + v[i].size > s->window_max_bytes) {
+			/* Records of the same time as the first left out go too. */
+			*ret_from = v[i].time + 1;
+			return 0;
+		}
+		sum += v[i].size;
+	}
+	return 0;
 }
 
 static int cmp_task(const void *a, const void *b)

@@ -102,10 +102,49 @@ static void put_rings(const struct snapshot *s, const struct dump_figures *f, FI
 				f->rings[i].pause_ns, f->rings[i].cut_bytes);
 		if (i < f->nr_rings && f->rings[i].closed)
 			fputs(", \"closed\": true", out);
+		if (f->window.set)
+			fprintf(out,
+				", \"held_records\": %" PRIu64 ", \"held_first_time\": %" PRIu64
+				", \"held_last_time\": %" PRIu64 ", \"window_short\": %s",
+				c->held_records, c->held_first_time, c->held_last_time,
+				i < f->nr_rings && f->rings[i].window_short ? "true" : "false");
+		if (f->window.set && i < f->nr_rings && f->rings[i].window_short)
+			fprintf(out, ", \"window_reach_ns\": %" PRIu64, f->rings[i].reach_ns);
 		put_offline(f, c->cpu, out);
 		fputc('}', out);
 	}
 	fputs("\n  ],\n", out);
+}
+
+/*
+ * The window asked for and the one kept: each ring's own span is its
+ * first_time and last_time, what it held before the crop its held_*.
+ */
+static void put_window(const struct snapshot *s, const struct dump_window *w, FILE *out)
+{
+	const struct snapshot_stats *st = snapshot__stats(s);
+
+	fputs("  \"window\": {\"asked\": ", out);
+	put_string(out, w->asked);
+	fprintf(out, ", \"from_ns\": %" PRIu64 ", \"to_ns\": ", w->from_ns);
+	if (w->to_ns == UINT64_MAX)
+		fputs("null", out);
+	else
+		fprintf(out, "%" PRIu64, w->to_ns);
+	fprintf(out, ", \"from_realtime_ns\": %" PRId64 ", \"to_realtime_ns\": %" PRId64,
+		w->from_realtime_ns, w->to_realtime_ns);
+	fprintf(out,
+		", \"max_size\": %" PRIu64 ", \"max_record_bytes\": %" PRIu64
+		", \"kept_from_ns\": %" PRIu64 ", \"max_size_cut\": %s"
+		", \"cropped_records\": %" PRIu64 ", \"cropped_bytes\": %" PRIu64
+		", \"recording_since_ns\": %" PRIu64 ", \"short_rings\": %d, \"note\": ",
+		w->max_size, w->max_bytes, st->window_from, st->max_bytes_cut ? "true" : "false",
+		st->nr_cropped, st->cropped_bytes, w->recording_since_ns, w->nr_short);
+	if (w->note[0])
+		put_string(out, w->note);
+	else
+		fputs("null", out);
+	fputs("},\n", out);
 }
 
 static void put_trigger(const struct snapshot_trigger *t, FILE *out)
@@ -140,6 +179,8 @@ static void put_trigger(const struct snapshot_trigger *t, FILE *out)
 	} else {
 		fputs(", \"cpu\": null, \"pid\": null, \"tid\": null, \"comm\": null", out);
 	}
+	fprintf(out, ", \"before_ms\": %" PRIu64 ", \"after_ms\": %" PRIu64, t->before_ms,
+		t->after_ms);
 	fputc('}', out);
 }
 
@@ -234,6 +275,8 @@ int snapshot_json__write(const struct snapshot *s, const struct dump_figures *f,
 		f->rt_error ? "false" : "true", f->fault_ns, f->copy_memory_bytes,
 		f->copy_spilled_bytes, f->rounds);
 	put_rings(s, f, out);
+	if (f->window.set)
+		put_window(s, &f->window, out);
 	fprintf(out, "  \"compression\": \"%s\",\n", f->compressed ? "zstd" : "none");
 	/* Every Perfetto version opens gzip; zstd only from v58, so it is asked for by name. */
 	if (f->formats & SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_PERFETTO))

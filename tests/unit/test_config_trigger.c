@@ -60,7 +60,7 @@ static void test_all_keys(void **state)
 	assert_int_equal(load("[trigger segv]\n"
 			      "event = signal:signal_generate\n"
 			      "filter = sig == 11 || sig == 6   ; a comment\n"
-			      "after = 100ms\ncount = 3\nwindow = 2s\n"
+			      "after = 100ms\nbefore = 2s\ncount = 3\nwindow = 2s\n"
 			      "max_per_hour = 6\nmin_interval = 10s\n"
 			      "[trigger mem]\npsi = memory full 150ms 2s\n"
 			      "[trigger  by-hand]\n",
@@ -80,6 +80,7 @@ static void test_all_keys(void **state)
 	assert_string_equal(t->filter, "sig == 11 || sig == 6");
 	assert_int_equal(t->filter_line, 9);
 	assert_int_equal(t->after_ms, 100);
+	assert_int_equal(t->before_ms, 2000);
 	assert_int_equal(t->count, 3);
 	assert_int_equal(t->window_ms, 2000);
 	assert_int_equal(t->max_per_hour, 6);
@@ -101,6 +102,7 @@ static void test_all_keys(void **state)
 	assert_int_equal(t->count, 1);
 	assert_int_equal(t->window_ms, 1000);
 	assert_int_equal(t->after_ms, 0);
+	assert_int_equal(t->before_ms, 0);
 	assert_int_equal(t->max_per_hour, 0);
 	assert_null(config__trigger(cfg, "nope"));
 	config__put(cfg);
@@ -118,7 +120,7 @@ static void test_print_round_trip(void **state)
 	(void)state;
 	assert_int_equal(
 		load("[trigger a]\nevent = signal:signal_generate\nfilter = sig == 9\n"
-		     "count = 2\nwindow = 500ms\nafter = 1s\n"
+		     "count = 2\nwindow = 500ms\nafter = 1s\nbefore = 1500ms\n"
 		     "[trigger b]\npsi = io some 100ms 2s\nmax_per_hour = 2\n[trigger c]\n",
 		     &cfg, &d),
 		0);
@@ -139,6 +141,7 @@ static void test_print_round_trip(void **state)
 		assert_int_equal(x->count, y->count);
 		assert_int_equal(x->window_ms, y->window_ms);
 		assert_int_equal(x->after_ms, y->after_ms);
+		assert_int_equal(x->before_ms, y->before_ms);
 		assert_int_equal(x->max_per_hour, y->max_per_hour);
 		assert_int_equal(x->psi_stall_us, y->psi_stall_us);
 		assert_true(!x->filter || !strcmp(x->filter, y->filter));
@@ -167,7 +170,7 @@ struct bad_trigger {
 
 static const struct bad_trigger bad_triggers[] = {
 	{ "unknown key", "[trigger x]\nfoo = 1\n", 8, "[trigger x] foo: unknown key",
-	  "accepted in [trigger NAME]: event, filter, after, count, window, max_per_hour, "
+	  "accepted in [trigger NAME]: event, filter, before, after, count, window, max_per_hour, "
 	  "min_interval, psi, psi_file",
 	  NULL },
 	{ "key set again", "[trigger x]\nafter = 1s\nafter = 2s\n", 9,
@@ -206,6 +209,11 @@ static const struct bad_trigger bad_triggers[] = {
 	  "psi_file: without psi", "accepted: psi_file with a psi key", NULL },
 	{ "after out of range", "[trigger x]\nafter = 2m\n", 8, "after: duration '2m' out of range",
 	  "accepted: 0 to 1m", NULL },
+	{ "before out of range", "[trigger x]\nbefore = 2h\n", 8,
+	  "before: duration '2h' out of range", "accepted: 0 (all the rings hold) or 1ms to 1h",
+	  NULL },
+	{ "before negative", "[trigger x]\nbefore = -2s\n", 8, "before: duration '-2s' is bad",
+	  "e.g. 2s", NULL },
 	{ "count out of range", "[trigger x]\ncount = 0\n", 8, "count: number '0' out of range",
 	  "accepted: a number from 1 to 1000000", NULL },
 	{ "max_per_hour bad", "[trigger x]\nmax_per_hour = lots\n", 8,

@@ -310,6 +310,36 @@ static void test_usage(void **state)
 	run_ctl(f, &res, "--socket", f->path, "dump", "--reason", long_reason, NULL);
 	assert_int_equal(res.status, 0);
 	assert_int_equal(strlen(f->fc.reasons[0]), 1018);
+	/* A window goes before the reason, ended by "--"; a reason starting "--" stays one. */
+	run_ctl(f, &res, "--socket", f->path, "dump", "--last", "2s", "--max-size", "8M",
+		"--reason", "spike", NULL);
+	assert_int_equal(res.status, 0);
+	assert_string_equal(f->fc.reasons[0], "--since=-2000000000 --max-size=8388608 -- spike");
+	run_ctl(f, &res, "--socket", f->path, "dump", "--reason", "--odd", NULL);
+	assert_int_equal(res.status, 0);
+	assert_string_equal(f->fc.reasons[0], "-- --odd");
+	/* Bad windows: said, exit 2, nothing asked. */
+	{
+		static const char *const bad[][3] = {
+			{ "--last", "0", "is zero" },
+			{ "--since", "+5s", "in the future" },
+			{ "--until", "tomorrow", "bad time 'tomorrow'" },
+			{ "--max-size", "1.5M", "bad size" },
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			f->fc.reasons[0][0] = '\0';
+			run_ctl(f, &res, "--socket", f->path, "dump", bad[i][0], bad[i][1], NULL);
+			assert_int_equal(res.status, 2);
+			assert_non_null(strstr(res.err, bad[i][2]));
+			assert_non_null(strstr(res.err, "Nothing was written."));
+			assert_string_equal(f->fc.reasons[0], "");
+		}
+		run_ctl(f, &res, "--socket", f->path, "dump", "--since", "-1s", "--until", "-2s",
+			NULL);
+		assert_int_equal(res.status, 2);
+		assert_non_null(strstr(res.err, "--since is not before --until"));
+	}
 	run_ctl(f, &res, "--help", NULL);
 	assert_int_equal(res.status, 0);
 	assert_non_null(strstr(res.out, "usage: perfsnapctl"));

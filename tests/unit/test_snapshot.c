@@ -914,6 +914,128 @@ static void test_runs(void **state)
 		test_records__fini(&recs[k]);
 }
 
+/* One backward and one forward chunk of samples at 10, 20, ... for the window tests. */
+static struct snapshot *window_snapshot(struct test_records *bwd, struct test_records *fwd)
+{
+	struct snapshot *s = new_snapshot();
+
+	test_records__init(bwd, TYPE);
+	test_records__init(fwd, TYPE);
+	/* CPU 0 backward: 90, 70, 50, 30, 10 (newest first), tasks 100 + t/10. */
+	for (uint64_t t = 90; t >= 10 && t <= 90; t -= 20)
+		test_records__sample(bwd, &(struct test_sample){ .id = 10,
+								 .pid = (uint32_t)(100 + t / 10),
+								 .tid = (uint32_t)(100 + t / 10),
+								 .time = t });
+	/* CPU 1 forward: 20, 40, 60, 80, and a COMM at 25. */
+	for (uint64_t t = 20; t <= 80; t += 20) {
+		test_records__sample(fwd, &(struct test_sample){ .id = 20,
+								 .pid = (uint32_t)(100 + t / 10),
+								 .tid = (uint32_t)(100 + t / 10),
+								 .time = t,
+								 .cpu = 1 });
+		if (t == 20)
+			test_records__comm(fwd, &(struct test_comm){ .pid = 102,
+								     .tid = 102,
+								     .comm = "early",
+								     .time = 25,
+								     .id = 20,
+								     .cpu = 1 });
+	}
+	assert_int_equal(snapshot__add_chunk_memory(s, 0, true, bwd->data, bwd->len, true), 0);
+	assert_int_equal(snapshot__add_chunk_memory(s, 1, false, fwd->data, fwd->len, false), 0);
+	return s;
+}
+
+/* Every reader sees the window only; the rings' extent stays known. */
+static void test_window(void **state)
+{
+	struct test_records bwd, fwd, side;
+	struct snapshot *s = window_snapshot(&bwd, &fwd);
+	struct runs r = { 0 };
+	uint64_t t;
+
+	(void)state;
+	assert_int_equal(snapshot__set_window(s, 40, 10, 0), -EINVAL);
+	assert_int_equal(snapshot__set_window(s, 30, 70, 0), 0);
+	assert_int_equal(snapshot__seal(s), 0);
+	assert_int_equal(snapshot__set_window(s, 30, 70, 0), -EBADFD);
+	/* 30, 40, 50, 60, 70: the COMM at 25 is outside too. */
+	assert_int_equal(snapshot__nr_records(s), 5);
+	assert_int_equal(time_of(s, 0), 30);
+	assert_int_equal(time_of(s, 4), 70);
+	nth(s, 1, 1, &t);
+	assert_int_equal(t, 60);
+	assert_int_equal(snapshot__stats(s)->first_time, 30);
+	assert_int_equal(snapshot__stats(s)->last_time, 70);
+	assert_int_equal(snapshot__stats(s)->nr_records, 5);
+	assert_int_equal(snapshot__stats(s)->nr_cropped, 5);
+	assert_int_equal(snapshot__stats(s)->nr_dropped, 0);
+	assert_int_equal(snapshot__stats(s)->window_from, 30);
+	assert_false(snapshot__stats(s)->max_bytes_cut);
+	assert_int_equal(snapshot__nr_comms(s), 0);
+	/* Tasks of the window only: 103..107. */
+	assert_int_equal(snapshot__nr_tasks(s), 5);
+	assert_int_equal(snapshot__task(s, 0)->tid, 103);
+	assert_int_equal(snapshot__task(s, 4)->tid, 107);
+	assert_int_equal(snapshot__chunk(s, 0)->nr_records, 3);
+	assert_int_equal(snapshot__chunk(s, 0)->first_time, 30);
+	assert_int_equal(snapshot__chunk(s, 0)->held_records, 5);
+	assert_int_equal(snapshot__chunk(s, 0)->held_first_time, 10);
+	assert_int_equal(snapshot__chunk(s, 0)->held_last_time, 90);
+	assert_int_equal(snapshot__chunk(s, 1)->first_time, 40);
+	assert_int_equal(snapshot__chunk(s, 1)->held_first_time, 20);
+	/* Records merged after the seal are kept whatever their time. */
+	test_records__init(&side, TYPE);
+	test_records__comm(&side,
+			   &(struct test_comm){
+				   .pid = 103, .tid = 103, .comm = "named", .time = 29, .id = 10 });
+	assert_int_equal(snapshot__add_records(s, side.data, side.len), 0);
+	assert_int_equal(snapshot__nr_records(s), 6);
+	assert_string_equal(snapshot__comm(s, 103), "named");
+	assert_int_equal(snapshot_index__for_each_run(s, take_run, &r), 0);
+	assert_runs_are_cursor(s, &r);
+	snapshot__delete(s);
+	test_records__fini(&bwd);
+	test_records__fini(&fwd);
+	test_records__fini(&side);
+}
+
+/* A size keeps the newest records whose bytes fit it, and no record of the cut's time. */
+static void test_window_max_bytes(void **state)
+{
+	struct test_records bwd, fwd;
+	struct snapshot *s = window_snapshot(&bwd, &fwd);
+	struct runs r = { 0 };
+	uint64_t rec = ((const struct perf_event_header *)bwd.data)->size, bytes = 0;
+
+	(void)state;
+	/* Room for three and a half samples of the window [0, 85]: 80, 70, 60. */
+	assert_int_equal(snapshot__set_window(s, 0, 85, rec * 7 / 2), 0);
+	assert_int_equal(snapshot__seal(s), 0);
+	assert_int_equal(snapshot__nr_records(s), 3);
+	assert_int_equal(time_of(s, 0), 60);
+	assert_int_equal(snapshot__stats(s)->window_from, 51);
+	assert_true(snapshot__stats(s)->max_bytes_cut);
+	assert_int_equal(snapshot_index__for_each_run(s, take_run, &r), 0);
+	for (size_t i = 0; i < r.nr; i++)
+		bytes += r.len[i];
+	assert_true(bytes <= rec * 7 / 2);
+	assert_int_equal(bytes, snapshot__stats(s)->bytes);
+	snapshot__delete(s);
+	test_records__fini(&bwd);
+	test_records__fini(&fwd);
+	/* A size that holds all: the window decides. */
+	s = window_snapshot(&bwd, &fwd);
+	assert_int_equal(snapshot__set_window(s, 0, UINT64_MAX, 1 << 20), 0);
+	assert_int_equal(snapshot__seal(s), 0);
+	assert_int_equal(snapshot__nr_records(s), 10);
+	assert_false(snapshot__stats(s)->max_bytes_cut);
+	snapshot__delete(s);
+	test_records__fini(&bwd);
+	test_records__fini(&fwd);
+}
+
 static void test_state_errors(void **state)
 {
 	struct snapshot *s = snapshot__new();
@@ -946,6 +1068,8 @@ int main(void)
 		cmocka_unit_test(test_unordered_run),
 		cmocka_unit_test(test_backward_segments),
 		cmocka_unit_test(test_memory_chunks),
+		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_window_max_bytes),
 		cmocka_unit_test(test_state_errors),
 		cmocka_unit_test(test_parallel_seal),
 		cmocka_unit_test(test_runs),
