@@ -106,16 +106,19 @@ static void status_paired(struct daemon *d, size_t idx, const struct trigger_spe
 			  struct control_reply *reply)
 {
 	struct paired_figures f;
-	char line[128];
+	char line[128], lost[64] = "";
 	int n;
 
 	if (!trigger_set__paired(d->triggers, idx, &f))
 		return;
+	if (f.lost)
+		snprintf(lost, sizeof(lost), "; %" PRIu64 " events lost", f.lost);
 	control_reply__add(reply,
 			   "trigger: %s: measured %s; %" PRIu64 " pairs seen, %" PRIu64
-			   " over %" PRIu64 " us, largest %" PRIu64 " us (%" PRIu64 " ns)",
+			   " over %" PRIu64 " us, largest %" PRIu64 " us (%" PRIu64 " ns)%s",
 			   sp->name, f.bpf ? "in the kernel (BPF)" : "in user space (fallback)",
-			   f.pairs, f.outliers, sp->threshold_ns / 1000, f.max_ns / 1000, f.max_ns);
+			   f.pairs, f.outliers, sp->threshold_ns / 1000, f.max_ns / 1000, f.max_ns,
+			   lost);
 	n = log2_hist__line(&f.hist, -1, line, sizeof(line));
 	if (n)
 		control_reply__add(reply, "trigger: %s: %s", sp->name, line);

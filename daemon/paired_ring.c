@@ -23,8 +23,8 @@
 #include "perf_internals.h"
 #include "perf_record.h"
 
-#define RING_PAGES  64 /* per CPU and side */
-#define READ_EVERY  10 /* ms */
+#define RING_PAGES  256 /* per CPU and side: 1 MiB */
+#define READ_EVERY  10	/* ms */
 #define TABLE_SLOTS 65536
 
 struct pending {
@@ -47,6 +47,7 @@ struct paired_ring {
 	struct pending *batch;
 	size_t nr_batch, cap_batch;
 	struct paired_stats stats;
+	uint64_t lost, lost_passes;
 	paired_outlier_fn fn;
 	void *arg;
 };
@@ -174,10 +175,16 @@ static void pair_batch(struct paired_ring *pr)
 	pr->nr_batch = 0;
 }
 
+/*
+ * A pass that lost records pairs nothing: a lost end would leave its start
+ * to pair with a later end of the same key, a duration that never was.
+ * The starts waiting are dropped with it.
+ */
 static void read_rings(struct paired_ring *pr)
 {
 	struct perf_mmap *map;
 	union perf_event *ev;
+	uint64_t lost = 0;
 
 	perf_evlist__for_each_mmap(pr->evlist, map, false) {
 		if (perf_mmap__read_init(map) < 0)
@@ -185,10 +192,25 @@ static void read_rings(struct paired_ring *pr)
 		while ((ev = perf_mmap__read_event(map))) {
 			if (ev->header.type == PERF_RECORD_SAMPLE)
 				take(pr, &ev->header);
+			else if (ev->header.type == PERF_RECORD_LOST)
+				lost += ev->lost.lost;
 			perf_mmap__consume(map);
 		}
 	}
-	pair_batch(pr);
+	if (!lost) {
+		pair_batch(pr);
+		return;
+	}
+	if (!pr->lost)
+		log_warning("trigger %s: its rings overflowed (%llu events lost): pairs across "
+			    "the loss are dropped; further losses are counted in status",
+			    pr->sp->name, (unsigned long long)lost);
+	pr->lost += lost;
+	pr->lost_passes++;
+	pr->nr_batch = 0;
+	pair_table__fini(&pr->table);
+	if (pair_table__init(&pr->table, TABLE_SLOTS) < 0)
+		log_warning("trigger %s: out of memory: it pairs nothing more", pr->sp->name);
 }
 
 static void on_timer(evutil_socket_t fd, short what, void *arg)
@@ -303,8 +325,9 @@ void paired_ring__delete(struct paired_ring *pr)
 	free(pr);
 }
 
-void paired_ring__stats(struct paired_ring *pr, struct paired_stats *ret)
+void paired_ring__stats(struct paired_ring *pr, struct paired_stats *ret, uint64_t *ret_lost)
 {
 	/* As of the last read: reading here could fire the trigger from within its fire. */
 	*ret = pr->stats;
+	*ret_lost = pr->lost;
 }

@@ -11,6 +11,8 @@
 #ifndef PERFSNAPD_PAIRED_RING_H
 #define PERFSNAPD_PAIRED_RING_H
 
+#include <stdint.h>
+
 #include "paired_bpf.h"
 
 struct paired_ring;
@@ -19,6 +21,7 @@ struct paired_ring;
 int paired_ring__new(const struct trigger_spec *sp, const char *cpus, struct event_base *base,
 		     paired_outlier_fn fn, void *arg, struct paired_ring **ret);
 void paired_ring__delete(struct paired_ring *pr);
-void paired_ring__stats(struct paired_ring *pr, struct paired_stats *ret);
+/* The pairs so far, and the events its rings lost (pairs across a loss are dropped). */
+void paired_ring__stats(struct paired_ring *pr, struct paired_stats *ret, uint64_t *ret_lost);
 
 #endif

@@ -32,6 +32,7 @@ typedef void (*paired_hit_fn)(void *arg, const struct paired_hit *hit);
 struct paired_figures {
 	bool bpf; /* measured in the kernel */
 	uint64_t pairs, outliers, max_ns;
+	uint64_t lost; /* the fallback's events lost to full rings */
 	struct log2_hist hist;
 };
 

@@ -21,6 +21,7 @@
 static int to_sleeper[2], from_sleeper[2], to_hog[2];
 static long hog_us;
 static int cpu;
+static volatile int hog_spinning, sleeper_woken;
 
 static long now_us(void)
 {
@@ -68,10 +69,15 @@ static void *hog(void *arg)
 		exit(1);
 	}
 	while (read(to_hog[0], &c, 1) == 1) {
-		long end = now_us() + hog_us;
+		long end;
 
+		hog_spinning = 1;
+		while (!sleeper_woken)
+			;
+		end = now_us() + hog_us;
 		while (now_us() < end)
 			;
+		hog_spinning = sleeper_woken = 0;
 	}
 	return NULL;
 }
@@ -87,7 +93,11 @@ static void ping(void)
 {
 	char c = 'w';
 
-	if (write(to_sleeper[1], &c, 1) != 1 || read(from_sleeper[0], &c, 1) != 1) {
+	if (write(to_sleeper[1], &c, 1) != 1)
+		exit(1);
+	if (hog_spinning)
+		sleeper_woken = 1;
+	if (read(from_sleeper[0], &c, 1) != 1) {
 		perror("ping");
 		exit(1);
 	}
@@ -120,10 +130,11 @@ int main(int argc, char **argv)
 			ping();
 		if (write(to_hog[1], &c, 1) != 1)
 			return 1;
-		/* The hog runs now; the sleeper's wakeup waits for it. */
-		sleep_us(500);
+		while (!hog_spinning)
+			;
+		/* The sleeper's wakeup waits for the hog. */
 		ping();
-		sleep_us(hog_us + 20000);
+		sleep_us(20000);
 	}
 	printf("done\n");
 	return 0;
