@@ -5,6 +5,7 @@
  * clock. See trigger_paired.h.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,6 +18,8 @@
 #include "recording_clock.h"
 #include "trigger_paired.h"
 
+#define OFFSET_TRIES 5
+
 _Static_assert(PAIRED_BUCKETS == LOG2_HIST_BUCKETS, "one histogram layout");
 
 struct trigger_paired {
@@ -28,18 +31,30 @@ struct trigger_paired {
 	void *arg;
 };
 
-/* recording clock - CLOCK_MONOTONIC now, read back to back. */
+/*
+ * recording clock - CLOCK_MONOTONIC, from the tightest of a few readings
+ * back to back: a preemption between the two clocks would be an error of
+ * its whole length (milliseconds on a busy machine).
+ */
 static int64_t clock_offset(struct trigger_paired *tp)
 {
-	uint64_t before, after, rec;
+	uint64_t best_span = UINT64_MAX;
+	int64_t best = 0;
 
 	if (!tp->clock)
 		return 0;
-	before = monotonic_ns();
-	if (recording_clock__now(tp->clock, &rec) < 0)
-		return 0;
-	after = monotonic_ns();
-	return (int64_t)(rec - (before + (after - before) / 2));
+	for (int i = 0; i < OFFSET_TRIES; i++) {
+		uint64_t before = monotonic_ns(), after, rec;
+
+		if (recording_clock__now(tp->clock, &rec) < 0)
+			break;
+		after = monotonic_ns();
+		if (after - before < best_span) {
+			best_span = after - before;
+			best = (int64_t)(rec - (before + (after - before) / 2));
+		}
+	}
+	return best;
 }
 
 static void hit(struct trigger_paired *tp, const struct paired_outlier *o, int64_t offset)
