@@ -87,7 +87,7 @@ sleep 1 # the fallback reads its rings every 10 ms; dumps finish
 
 "$PERFSNAPCTL" --socket "$WORK/control.sock" status >"$WORK/status.txt" ||
 	fail "perfsnapctl status failed"
-cat "$WORK/status.txt" | grep '^trigger: '
+grep '^trigger: ' "$WORK/status.txt"
 # "trigger: NAME: measured ...; P pairs seen, O over T us, largest L us (D ns)"
 figures() {
 	sed -n "s/^trigger: $1: measured $measured; \([0-9]*\) pairs seen, \([0-9]*\) over .*/\1 \2/p" \
