@@ -22,6 +22,7 @@
 #include "log.h"
 #include "paired_bpf.h"
 #include "paired_prog.skel.h"
+#include "text.h"
 
 #define VERIFIER_LOG_SIZE (64u << 10)
 #define WHY_LINES	  3
@@ -89,31 +90,6 @@ static void to_side(const struct trigger_side *s, struct paired_side *out)
 		out->terms[i].op = (__u32)s->terms[i].op;
 		out->terms[i].value = s->terms[i].value;
 	}
-}
-
-/*
- * The verifier's log ends with the instruction it refused and why: keep
- * the last few lines, on one line.
- */
-static void shorten_log(const char *log, char *why, size_t size)
-{
-	const char *end = log + strlen(log), *p = end;
-	size_t len = 0;
-	int lines = 0;
-
-	while (p > log && (p[-1] == '\n' || p[-1] == ' '))
-		p--;
-	end = p;
-	while (p > log && lines < WHY_LINES) {
-		p--;
-		if (*p == '\n')
-			lines++;
-	}
-	if (*p == '\n')
-		p++;
-	for (; p < end && len + 1 < size; p++)
-		why[len++] = *p == '\n' || *p == '\t' ? ' ' : *p;
-	why[len] = '\0';
 }
 
 static int on_outlier(void *ctx, void *data, size_t size)
@@ -206,7 +182,8 @@ int paired_bpf__new(const struct trigger_spec *sp, struct event_base *base, pair
 	r = paired_prog__load(pb->skel);
 	if (r) {
 		if ((r == -EACCES || r == -EINVAL) && log[0]) {
-			shorten_log(log, why, why_size);
+			/* Its last lines say which instruction it refused and why. */
+			text__last_lines(log, WHY_LINES, why, why_size);
 			r = -EINVAL;
 		} else {
 			snprintf(why, why_size, "the kernel refused to load it: %s%s", strerror(-r),
