@@ -362,7 +362,7 @@ static void format_size(uint64_t bytes, char *buf, size_t size)
 static void log_snapshot(const struct dump_figures *f)
 {
 	char events[32], bytes[32], paused[32], total[32], delay[32], dumped[32], spread[32];
-	char pspread[32], size[32], pauses[512], newest[1024];
+	char pspread[32], size[32], pauses[512], newest[1024], duration[32], key[32];
 	struct log_field fields[] = {
 		{ "SNAPSHOT_PATH", f->files.paths[0] },
 		{ "SNAPSHOT_EVENTS", events },
@@ -376,11 +376,16 @@ static void log_snapshot(const struct dump_figures *f)
 		{ "NEWEST_SPREAD_USEC", spread },
 		{ "PAUSE_SPREAD_USEC", pspread },
 		{ "REASON", f->reason },
-		{ "TRIGGER", f->trigger.name }, /* last: only for a trigger's snapshot */
+		{ "TRIGGER", f->trigger.name },	     /* from here: only for a trigger's snapshot */
+		{ "TRIGGER_DURATION_NS", duration }, /* from here: only for a paired trigger's */
+		{ "TRIGGER_KEY", key },
 	};
-	size_t nr_fields = sizeof(fields) / sizeof(fields[0]) - !f->has_trigger;
+	bool paired = f->has_trigger && !strcmp(f->trigger.kind, "paired");
+	size_t nr_fields = sizeof(fields) / sizeof(fields[0]) - !paired * 2 - !f->has_trigger;
 	uint64_t cut = dump_figures__cut_bytes(f), blind = dump_figures__blind_max_ns(f);
 
+	snprintf(duration, sizeof(duration), "%" PRIu64, f->trigger.duration_ns);
+	snprintf(key, sizeof(key), "%" PRId64, (int64_t)f->trigger.key);
 	dump_figures__format_pauses(f, pauses, sizeof(pauses));
 	dump_figures__format_newest(f, newest, sizeof(newest));
 	snprintf(events, sizeof(events), "%" PRIu64, f->nr_records);

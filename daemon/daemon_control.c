@@ -21,6 +21,7 @@
 #include "sideband.h"
 #include "upload.h"
 #include "trigger.h"
+#include "trigger_paired.h"
 
 static void dump_answered(void *ctx, const struct dump_figures *rep)
 {
@@ -123,29 +124,58 @@ static void ctl_trigger(void *ctx, const char *name, struct control_client *clie
 		control_client__done(client, r, "trigger %s: %s", name, *why ? why : strerror(-r));
 }
 
+/* A paired trigger's pairs, and its distribution as runqlat prints it. */
+static void status_paired(struct daemon *d, size_t idx, const struct trigger_spec *sp,
+			  struct control_reply *reply)
+{
+	struct paired_figures f;
+	char line[128], lost[64] = "";
+	int n;
+
+	if (!trigger_set__paired(d->triggers, idx, &f))
+		return;
+	if (f.lost)
+		snprintf(lost, sizeof(lost), "; %" PRIu64 " events lost", f.lost);
+	control_reply__add(reply,
+			   "trigger: %s: measured %s; %" PRIu64 " pairs seen, %" PRIu64
+			   " over %" PRIu64 " us, largest %" PRIu64 " us (%" PRIu64 " ns)%s",
+			   sp->name, f.bpf ? "in the kernel (BPF)" : "in user space (fallback)",
+			   f.pairs, f.outliers, sp->threshold_ns / 1000, f.max_ns / 1000, f.max_ns,
+			   lost);
+	n = log2_hist__line(&f.hist, -1, line, sizeof(line));
+	if (n)
+		control_reply__add(reply, "trigger: %s: %s", sp->name, line);
+	for (int i = 0; i < n; i++) {
+		log2_hist__line(&f.hist, i, line, sizeof(line));
+		control_reply__add(reply, "trigger: %s: %s", sp->name, line);
+	}
+}
+
 static void status_triggers(struct daemon *d, struct control_reply *reply)
 {
 	for (size_t i = 0; i < trigger_set__nr(d->triggers); i++) {
 		const struct trigger_counts *c = trigger_set__counts(d->triggers, i);
 		const struct trigger_spec *sp = config__trigger(d->cfg,
 								trigger_set__name(d->triggers, i));
-		char last[64] = "never";
+		char last[64] = "never", what[300] = "";
 		struct tm tm;
 
 		if (c->last.tv_sec && localtime_r(&c->last.tv_sec, &tm))
 			strftime(last, sizeof(last), "%Y-%m-%d %H:%M:%S", &tm);
+		if (sp->kind == TRIGGER_KIND_EVENT)
+			snprintf(what, sizeof(what), " %s", sp->event.name);
+		else if (sp->kind == TRIGGER_KIND_PSI)
+			snprintf(what, sizeof(what), " %s", sp->psi);
+		else if (sp->kind == TRIGGER_KIND_PAIRED)
+			snprintf(what, sizeof(what), " %s -> %s", sp->start.event.name,
+				 sp->end.event.name);
 		control_reply__add(reply,
-				   "trigger: %s (%s%s%s): %" PRIu64 " matches, %" PRIu64
+				   "trigger: %s (%s%s): %" PRIu64 " matches, %" PRIu64
 				   " fired, %" PRIu64 " dumps started, %" PRIu64
 				   " refused, %" PRIu64 " coalesced, last %s",
-				   sp->name, config__trigger_kind_name(sp->kind),
-				   sp->kind == TRIGGER_KIND_EVENT ? " " :
-				   sp->kind == TRIGGER_KIND_PSI	  ? " " :
-								    "",
-				   sp->kind == TRIGGER_KIND_EVENT ? sp->event.name :
-				   sp->kind == TRIGGER_KIND_PSI	  ? sp->psi :
-								    "",
-				   c->matches, c->fired, c->dumps, c->refused, c->coalesced, last);
+				   sp->name, config__trigger_kind_name(sp->kind), what, c->matches,
+				   c->fired, c->dumps, c->refused, c->coalesced, last);
+		status_paired(d, i, sp, reply);
 	}
 }
 

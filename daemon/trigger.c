@@ -26,6 +26,7 @@
 #include "perf_record.h"
 #include "snapshot.h"
 #include "trigger.h"
+#include "trigger_paired.h"
 #include "trigger_psi.h"
 
 #define RING_PAGES    8		   /* per CPU, for all trigger events: 32 KiB */
@@ -54,6 +55,7 @@ struct trigger {
 	size_t nr_ids;
 	bool recorded; /* [capture] records the event: its rings hold the match */
 	struct trigger_psi *psi;
+	struct trigger_paired *paired;
 	uint64_t *times; /* the last `count` match times, a ring */
 	unsigned int nr_times, next_time;
 	enum trigger_state state;
@@ -403,6 +405,39 @@ static void on_psi(void *arg)
 	match(t, &w);
 }
 
+static void on_pair(void *arg, const struct paired_hit *h)
+{
+	struct trigger *t = arg;
+	const struct trigger_spec *sp = t->spec;
+	struct paired_figures f;
+	struct snapshot_trigger w;
+
+	describe(t, &w);
+	snprintf(w.event, sizeof(w.event), "%s", sp->end.event.name);
+	snprintf(w.start_event, sizeof(w.start_event), "%s", sp->start.event.name);
+	w.time = h->end_time;
+	w.cpu = h->end_cpu;
+	w.pid = w.tid = h->end_pid;
+	t->set->host.comm(t->set->host.ctx, (pid_t)h->end_pid, h->end_time, w.comm, sizeof(w.comm));
+	w.duration_ns = h->duration_ns;
+	w.key = h->key;
+	w.start_time = h->start_time;
+	w.end_time = h->end_time;
+	w.threshold_ns = sp->threshold_ns;
+	trigger_paired__figures(t->paired, &f);
+	w.pairs = f.pairs;
+	w.max_ns = f.max_ns;
+	_Static_assert(sizeof(w.hist) == sizeof(f.hist.count), "one histogram layout");
+	memcpy(w.hist, f.hist.count, sizeof(w.hist));
+	if (t->state == TRIGGER_IDLE)
+		log_info("trigger %s: %s -> %s took %llu us (key %lld), over its threshold of %llu "
+			 "us",
+			 sp->name, sp->start.event.name, sp->end.event.name,
+			 (unsigned long long)(h->duration_ns / 1000), (long long)h->key,
+			 (unsigned long long)(sp->threshold_ns / 1000));
+	match(t, &w);
+}
+
 static bool recorded_by_capture(const struct perfsnapd_config *cfg, const char *name)
 {
 	/* Its ring (or, for /no-overwrite/, the history) holds the match already. */
@@ -521,6 +556,21 @@ static int init_trigger(struct trigger_set *ts, struct trigger *t, const struct 
 	t->starts = calloc(sp->max_per_hour ? sp->max_per_hour : 1, sizeof(*t->starts));
 	if (!t->after_ev || !t->summary_ev || !t->times || !t->starts)
 		return -ENOMEM;
+	if (sp->kind == TRIGGER_KIND_PAIRED) {
+		char why[256] = "";
+
+		r = trigger_paired__new(sp, ts->cfg, ts->base, on_pair, t, why, sizeof(why),
+					&t->paired);
+		if (r == -EINVAL) {
+			config_diags__add(diags, ts->cfg->path, sp->line,
+					  "[trigger %s] the kernel refused its BPF program: %s: "
+					  "accepted: a start and end the program can pair (see "
+					  "perfsnapd.conf(5))",
+					  sp->name, why);
+			return -EINVAL;
+		}
+		return r;
+	}
 	if (sp->kind != TRIGGER_KIND_PSI)
 		return 0;
 	r = trigger_psi__new(ts->base, sp->psi_file, sp->psi_full, sp->psi_stall_us,
@@ -609,6 +659,7 @@ void trigger_set__delete(struct trigger_set *ts)
 			t->ticket->t = NULL;
 		answer_refused(t, -ECANCELED);
 		trigger_psi__delete(t->psi);
+		trigger_paired__delete(t->paired);
 		if (t->after_ev)
 			event_free(t->after_ev);
 		if (t->summary_ev)
@@ -795,6 +846,14 @@ size_t trigger_set__nr(const struct trigger_set *ts)
 const char *trigger_set__name(const struct trigger_set *ts, size_t idx)
 {
 	return ts->triggers[idx].spec->name;
+}
+
+bool trigger_set__paired(const struct trigger_set *ts, size_t idx, struct paired_figures *ret)
+{
+	if (!ts->triggers[idx].paired)
+		return false;
+	trigger_paired__figures(ts->triggers[idx].paired, ret);
+	return true;
 }
 
 const struct trigger_counts *trigger_set__counts(const struct trigger_set *ts, size_t idx)

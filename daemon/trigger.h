@@ -22,6 +22,7 @@
 #include "dump.h"
 
 struct config_diags;
+struct paired_figures;
 struct event_base;
 struct perfsnapd_config;
 struct snapshot;
@@ -78,5 +79,7 @@ size_t trigger_set__nr(const struct trigger_set *ts);
 /* The @idx-th trigger's name, kind and counts. */
 const char *trigger_set__name(const struct trigger_set *ts, size_t idx);
 const struct trigger_counts *trigger_set__counts(const struct trigger_set *ts, size_t idx);
+/* A paired trigger's pairs and distribution so far: false if it is not paired. */
+bool trigger_set__paired(const struct trigger_set *ts, size_t idx, struct paired_figures *ret);
 
 #endif

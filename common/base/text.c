@@ -2,6 +2,7 @@
 /* text: UTF-8 validation and the sanitising of text perfsnapd writes. */
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "text.h"
 
@@ -59,4 +60,25 @@ size_t text__sanitize(char *s)
 		}
 	}
 	return replaced;
+}
+
+void text__last_lines(const char *s, int lines, char *buf, size_t size)
+{
+	const char *end = s + strlen(s), *p;
+	size_t len = 0;
+	int n = 0;
+
+	if (!size)
+		return;
+	while (end > s && (end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	p = end;
+	while (p > s) {
+		if (p[-1] == '\n' && ++n == lines)
+			break;
+		p--;
+	}
+	for (; p < end && len + 1 < size; p++)
+		buf[len++] = *p == '\n' || *p == '\t' ? ' ' : *p;
+	buf[len] = '\0';
 }

@@ -25,4 +25,12 @@ size_t text__utf8_len(const char *s);
  */
 size_t text__sanitize(char *s);
 
+/*
+ * The last @lines lines of @s (trailing blank lines and spaces left out)
+ * on one line into @buf, newlines and tabs as spaces, cut to @size: the
+ * end of a long log (a BPF verifier's, whose last lines say what it
+ * refused) for a one-line message.
+ */
+void text__last_lines(const char *s, int lines, char *buf, size_t size);
+
 #endif

@@ -64,6 +64,14 @@ enum trigger_key {
 	TKEY_PSI,
 	TKEY_PSI_FILE,
 	TKEY_BEFORE,
+	TKEY_START, /* paired triggers: config_trigger_paired.c */
+	TKEY_END,
+	TKEY_KEY,
+	TKEY_START_KEY,
+	TKEY_END_KEY,
+	TKEY_START_FILTER,
+	TKEY_END_FILTER,
+	TKEY_THRESHOLD,
 	NR_TRIGGER_KEYS
 };
 
@@ -147,6 +155,13 @@ void config_trigger__set_key(struct config_reader *p, const char *name, char *va
 void config_trigger__finish(struct config_reader *p);
 void config_trigger__fini(struct trigger_spec *t);
 void config_trigger__print(const struct trigger_spec *t, FILE *out);
+
+/* config_trigger_paired.c: the start/end keys of a paired trigger */
+void config_trigger_paired__set_key(struct config_reader *p, struct trigger_spec *t, int key,
+				    const char *value);
+void config_trigger_paired__finish(struct config_reader *p, struct trigger_spec *t);
+void config_trigger_paired__fini(struct trigger_spec *t);
+void config_trigger_paired__print(const struct trigger_spec *t, FILE *out);
 
 /* config_diags.c */
 int config_diags__addv(struct config_diags *diags, const char *file, int line, const char *fmt,

@@ -60,6 +60,49 @@ enum trigger_kind {
 	TRIGGER_KIND_MANUAL, /* neither event nor psi: only `perfsnapctl trigger NAME` */
 	TRIGGER_KIND_EVENT,  /* a tracefs event, filtered in the kernel */
 	TRIGGER_KIND_PSI,    /* a kernel PSI trigger on a pressure file */
+	TRIGGER_KIND_PAIRED, /* a start and an end event, paired by key, over a threshold */
+};
+
+/* An integer field of a tracepoint's record, from its format file. */
+struct trigger_field {
+	char *name;
+	uint32_t offset, size; /* size 1, 2, 4 or 8 */
+	bool is_signed;
+};
+
+/* A comparison of a field with a number: one term of a filter the BPF path runs. */
+enum trigger_op {
+	TRIGGER_OP_EQ,
+	TRIGGER_OP_NE,
+	TRIGGER_OP_LT,
+	TRIGGER_OP_LE,
+	TRIGGER_OP_GT,
+	TRIGGER_OP_GE,
+	TRIGGER_OP_AND
+};
+struct trigger_term {
+	struct trigger_field field;
+	enum trigger_op op;
+	int64_t value;
+};
+
+#define TRIGGER_TERMS_MAX 4
+
+/* One side (start or end) of a paired trigger. */
+struct trigger_side {
+	struct event_spec event; /* the tracepoint, forward, for the fallback's ring */
+	int line;
+	struct trigger_field key;
+	int key_line;
+	char *filter; /* kernel filter syntax, or NULL */
+	int filter_line;
+	/*
+	 * The filter as terms joined by &&, when it is that simple; else
+	 * nr_terms is -1 and only the fallback (the kernel's own filter on
+	 * a perf event) can apply it.
+	 */
+	struct trigger_term terms[TRIGGER_TERMS_MAX];
+	int nr_terms;
 };
 
 struct trigger_spec {
@@ -83,6 +126,10 @@ struct trigger_spec {
 	uint64_t psi_stall_us, psi_window_us;
 	char *psi_file; /* /proc/pressure/<resource> unless psi_file says */
 	int psi_line;
+	/* kind paired */
+	struct trigger_side start, end;
+	uint64_t threshold_ns; /* > 0 */
+	int threshold_line;
 };
 
 struct config_diag {
@@ -172,7 +219,7 @@ void config__put(struct perfsnapd_config *cfg);
 
 /* The trigger named @name, or NULL. */
 const struct trigger_spec *config__trigger(const struct perfsnapd_config *cfg, const char *name);
-/* "manual", "event" or "psi". */
+/* "manual", "event", "psi" or "paired". */
 const char *config__trigger_kind_name(enum trigger_kind kind);
 
 /* Prints the effective configuration in config-file syntax. */

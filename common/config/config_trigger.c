@@ -48,10 +48,19 @@ static const char *const trigger_key_names[NR_TRIGGER_KEYS] = {
 	[TKEY_PSI] = "psi",
 	[TKEY_PSI_FILE] = "psi_file",
 	[TKEY_BEFORE] = "before",
+	[TKEY_START] = "start",
+	[TKEY_END] = "end",
+	[TKEY_KEY] = "key",
+	[TKEY_START_KEY] = "start_key",
+	[TKEY_END_KEY] = "end_key",
+	[TKEY_START_FILTER] = "start_filter",
+	[TKEY_END_FILTER] = "end_filter",
+	[TKEY_THRESHOLD] = "threshold",
 };
 
-#define TRIGGER_KEYS \
-	"event, filter, before, after, count, window, max_per_hour, min_interval, psi, psi_file"
+#define TRIGGER_KEYS                                                                               \
+	"event, filter, before, after, count, window, max_per_hour, min_interval, psi, psi_file, " \
+	"start, end, key, start_key, end_key, start_filter, end_filter, threshold"
 
 /**
  * config_trigger__is_section - whether a section header is a trigger's
@@ -336,7 +345,10 @@ void config_trigger__set_key(struct config_reader *p, const char *name, char *va
 			p->err = -ENOMEM;
 		break;
 	default:
-		parse_number(p, t, key, value);
+		if (key >= TKEY_START)
+			config_trigger_paired__set_key(p, t, key, value);
+		else
+			parse_number(p, t, key, value);
 		break;
 	}
 }
@@ -462,7 +474,14 @@ void config_trigger__finish(struct config_reader *p)
 	for (size_t i = 0; i < cfg->nr_triggers; i++) {
 		struct trigger_spec *t = &cfg->triggers[i];
 		const int *lines = p->trigger_key_line[i];
-		bool has_event = lines[TKEY_EVENT], has_psi = lines[TKEY_PSI];
+		bool has_event = lines[TKEY_EVENT], has_psi = lines[TKEY_PSI], has_paired = false;
+
+		for (int k = TKEY_START; k <= TKEY_THRESHOLD; k++)
+			has_paired |= lines[k] != 0;
+		if (has_paired) {
+			config_trigger_paired__finish(p, t);
+			continue;
+		}
 
 		if (has_event && has_psi) {
 			config_reader__diag(
@@ -521,6 +540,7 @@ void config_trigger__fini(struct trigger_spec *t)
 	free(t->psi);
 	free(t->psi_resource);
 	free(t->psi_file);
+	config_trigger_paired__fini(t);
 }
 
 /**
@@ -543,6 +563,11 @@ void config_trigger__print(const struct trigger_spec *t, FILE *out)
 	} else if (t->kind == TRIGGER_KIND_PSI) {
 		fprintf(out, "psi = %s\n", t->psi);
 		fprintf(out, "psi_file = %s\n", t->psi_file);
+	} else if (t->kind == TRIGGER_KIND_PAIRED) {
+		config_trigger_paired__print(t, out);
+		fprintf(out, "count = %u\n", t->count);
+		config_value__format_duration(t->window_ms, v, sizeof(v));
+		fprintf(out, "window = %s\n", v);
 	} else {
 		fputs("; manual: fired by `perfsnapctl trigger NAME` only\n", out);
 	}
@@ -566,5 +591,8 @@ const struct trigger_spec *config__trigger(const struct perfsnapd_config *cfg, c
 
 const char *config__trigger_kind_name(enum trigger_kind kind)
 {
-	return kind == TRIGGER_KIND_EVENT ? "event" : kind == TRIGGER_KIND_PSI ? "psi" : "manual";
+	return kind == TRIGGER_KIND_EVENT  ? "event" :
+	       kind == TRIGGER_KIND_PSI	   ? "psi" :
+	       kind == TRIGGER_KIND_PAIRED ? "paired" :
+					     "manual";
 }

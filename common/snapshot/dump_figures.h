@@ -22,7 +22,7 @@
 /* What fired a trigger's snapshot ([trigger NAME]); plain data, copied by value. */
 struct snapshot_trigger {
 	char name[72];
-	char kind[8];	   /* "event", "psi" or "manual" */
+	char kind[8];	   /* "event", "psi", "paired" or "manual" */
 	char event[128];   /* kind event: "signal:signal_generate" */
 	uint64_t time;	   /* of the match, recording clock ns; 0 if none */
 	int cpu, pid, tid; /* -1 when not known */
@@ -32,6 +32,13 @@ struct snapshot_trigger {
 	char psi_file[256];
 	uint64_t before_ms; /* the dump keeps this long before the match (0: all) */
 	uint64_t after_ms;  /* and goes on this long after it */
+	/* kind paired: the pair over the threshold; event is the end event */
+	char start_event[128];
+	uint64_t duration_ns, key;
+	uint64_t start_time, end_time; /* recording clock ns */
+	uint64_t threshold_ns;
+	uint64_t pairs, max_ns; /* since the trigger started */
+	uint64_t hist[32];	/* log2 of microseconds (log2_hist.h) */
 };
 
 /*

@@ -147,6 +147,34 @@ static void put_window(const struct snapshot *s, const struct dump_window *w, FI
 	fputs("},\n", out);
 }
 
+/* The pair that fired and the trigger's distribution so far, in log2 buckets of us. */
+static void put_paired(const struct snapshot_trigger *t, FILE *out)
+{
+	const size_t nr = sizeof(t->hist) / sizeof(t->hist[0]);
+	size_t first = nr, last = 0;
+	bool comma = false;
+
+	fputs(", \"start_event\": ", out);
+	put_string(out, t->start_event);
+	fprintf(out,
+		", \"duration_ns\": %" PRIu64 ", \"key\": %" PRId64 ", \"start_time\": %" PRIu64
+		", \"end_time\": %" PRIu64 ", \"threshold_ns\": %" PRIu64 ", \"pairs\": %" PRIu64
+		", \"max_ns\": %" PRIu64 ", \"histogram_usecs\": [",
+		t->duration_ns, (int64_t)t->key, t->start_time, t->end_time, t->threshold_ns,
+		t->pairs, t->max_ns);
+	for (size_t i = 0; i < nr; i++)
+		if (t->hist[i]) {
+			first = first < i ? first : i;
+			last = i;
+		}
+	for (size_t i = first; i < nr && i <= last; i++) {
+		fprintf(out, "%s{\"low\": %llu, \"high\": %llu, \"count\": %" PRIu64 "}",
+			comma ? ", " : "", i ? 1ull << i : 0ull, (2ull << i) - 1, t->hist[i]);
+		comma = true;
+	}
+	fputc(']', out);
+}
+
 static void put_trigger(const struct snapshot_trigger *t, FILE *out)
 {
 	bool psi = !strcmp(t->kind, "psi");
@@ -181,6 +209,8 @@ static void put_trigger(const struct snapshot_trigger *t, FILE *out)
 	}
 	fprintf(out, ", \"before_ms\": %" PRIu64 ", \"after_ms\": %" PRIu64, t->before_ms,
 		t->after_ms);
+	if (!strcmp(t->kind, "paired"))
+		put_paired(t, out);
 	fputc('}', out);
 }
 

@@ -108,6 +108,74 @@ static void test_all_keys(void **state)
 	config__put(cfg);
 }
 
+/* A paired trigger: both sides, the key fields from the formats, the filter's terms. */
+static void test_paired_keys(void **state)
+{
+	struct config_diags d = { 0 };
+	struct perfsnapd_config *cfg;
+	const struct trigger_spec *t;
+	bool waking = false, enter = false;
+
+	(void)state;
+	assert_int_equal(
+		load("[trigger w]\nstart = sched:sched_waking\nstart_key = pid\n"
+		     "end = sched:sched_switch\nend_key = next_pid\nthreshold = 2ms\n"
+		     "count = 20\nwindow = 60s\n"
+		     "[trigger r]\nstart = raw_syscalls:sys_enter\nend = raw_syscalls:sys_exit\n"
+		     "key = common_pid\nstart_filter = id == 0 && args > 0x10\n"
+		     "end_filter = ret >= 0 || ret == -4\nthreshold = 500us\n",
+		     &cfg, &d),
+		0);
+	t = config__trigger(cfg, "w");
+	assert_int_equal(t->kind, TRIGGER_KIND_PAIRED);
+	assert_string_equal(t->start.event.name, "sched:sched_waking");
+	assert_string_equal(t->end.event.name, "sched:sched_switch");
+	assert_string_equal(t->start.key.name, "pid");
+	assert_int_equal(t->start.key.size, 4);
+	assert_true(t->start.key.is_signed);
+	assert_string_equal(t->end.key.name, "next_pid");
+	assert_true(t->end.key.offset >= 8);
+	assert_int_equal(t->threshold_ns, 2000000);
+	assert_int_equal(t->count, 20);
+	assert_int_equal(t->window_ms, 60000);
+	assert_int_equal(t->start.nr_terms, 0);
+	t = config__trigger(cfg, "r");
+	assert_int_equal(t->kind, TRIGGER_KIND_PAIRED);
+	assert_string_equal(t->start.key.name, "common_pid");
+	assert_int_equal(t->start.key.offset, 4);
+	assert_string_equal(t->end.key.name, "common_pid");
+	assert_int_equal(t->threshold_ns, 500000);
+	/* "args > 0x10": args is an array, not a term the BPF program runs. */
+	assert_int_equal(t->start.nr_terms, -1);
+	assert_int_equal(t->end.nr_terms, -1); /* || */
+	/* The two sides are recorded, so that the pair that fires is in the snapshot. */
+	for (size_t i = 0; i < cfg->nr_events; i++) {
+		waking |= !strcmp(cfg->events[i].name, "sched:sched_waking") &&
+			  cfg->events[i].overwrite;
+		enter |= !strcmp(cfg->events[i].name, "raw_syscalls:sys_enter");
+	}
+	assert_true(waking);
+	assert_true(enter);
+	config__put(cfg);
+	assert_int_equal(
+		load("[trigger r]\nstart = raw_syscalls:sys_enter\nend = raw_syscalls:sys_exit\n"
+		     "key = common_pid\nstart_filter = id == 0 && common_pid != -0x2\n"
+		     "end_filter = ret<0\nthreshold = 50ms\n",
+		     &cfg, &d),
+		0);
+	t = config__trigger(cfg, "r");
+	assert_int_equal(t->start.nr_terms, 2);
+	assert_int_equal(t->start.terms[0].op, TRIGGER_OP_EQ);
+	assert_int_equal(t->start.terms[0].value, 0);
+	assert_int_equal(t->start.terms[0].field.size, 8);
+	assert_int_equal(t->start.terms[1].op, TRIGGER_OP_NE);
+	assert_int_equal(t->start.terms[1].value, -2);
+	assert_int_equal(t->start.terms[1].field.offset, 4);
+	assert_int_equal(t->end.nr_terms, 1);
+	assert_int_equal(t->end.terms[0].op, TRIGGER_OP_LT);
+	config__put(cfg);
+}
+
 /* --check-config prints triggers so that they load back the same. */
 static void test_print_round_trip(void **state)
 {
@@ -121,7 +189,9 @@ static void test_print_round_trip(void **state)
 	assert_int_equal(
 		load("[trigger a]\nevent = signal:signal_generate\nfilter = sig == 9\n"
 		     "count = 2\nwindow = 500ms\nafter = 1s\nbefore = 1500ms\n"
-		     "[trigger b]\npsi = io some 100ms 2s\nmax_per_hour = 2\n[trigger c]\n",
+		     "[trigger b]\npsi = io some 100ms 2s\nmax_per_hour = 2\n[trigger c]\n"
+		     "[trigger d]\nstart = raw_syscalls:sys_enter\nend = raw_syscalls:sys_exit\n"
+		     "key = common_pid\nstart_filter = id == 0\nthreshold = 1500us\n",
 		     &cfg, &d),
 		0);
 	out = open_memstream(&text, &size);
@@ -132,8 +202,11 @@ static void test_print_round_trip(void **state)
 	fputs(text, out);
 	fclose(out);
 	assert_int_equal(config__load(path, NULL, &again, &d), 0);
-	assert_int_equal(again->nr_triggers, 3);
-	for (size_t i = 0; i < 3; i++) {
+	assert_int_equal(again->nr_triggers, 4);
+	assert_int_equal(again->triggers[3].threshold_ns, 1500000);
+	assert_string_equal(again->triggers[3].start.filter, "id == 0");
+	assert_string_equal(again->triggers[3].end.key.name, "common_pid");
+	for (size_t i = 0; i < 4; i++) {
 		const struct trigger_spec *x = &cfg->triggers[i], *y = &again->triggers[i];
 
 		assert_string_equal(x->name, y->name);
@@ -232,6 +305,57 @@ static const struct bad_trigger bad_triggers[] = {
 	  "[trigger x]\npsi = memory some 1s 2s\npsi_file = /nonexistent/memory.pressure\n", 9,
 	  "psi_file: cannot open /nonexistent/memory.pressure", "accepted: /proc/pressure/memory",
 	  NULL },
+	{ "paired unknown key", "[trigger x]\nstart = sched:sched_waking\nstart_keyy = pid\n", 9,
+	  "[trigger x] start_keyy: unknown key", "start, end, key, start_key, end_key", NULL },
+	{ "paired end missing",
+	  "[trigger x]\nstart = sched:sched_waking\nkey = pid\nthreshold = 2ms\n", 8,
+	  "start without end", "accepted: both start and end events", NULL },
+	{ "paired start missing",
+	  "[trigger x]\nend = sched:sched_switch\nend_key = next_pid\nthreshold = 2ms\n", 8,
+	  "end without start", "accepted: both start and end events", NULL },
+	{ "paired key not integer",
+	  "[trigger x]\nstart = sched:sched_waking\nstart_key = comm\nend = sched:sched_switch\n"
+	  "end_key = next_pid\nthreshold = 2ms\n",
+	  9, "start key: 'comm' is not an integer field of sched:sched_waking",
+	  "accepted: an integer field of it (pid, prio", NULL },
+	{ "paired key no field",
+	  "[trigger x]\nstart = sched:sched_waking\nstart_key = pid\nend = sched:sched_switch\n"
+	  "end_key = nope\nthreshold = 2ms\n",
+	  11, "end key: 'nope' is not a field of sched:sched_switch", "next_pid", NULL },
+	{ "paired no key",
+	  "[trigger x]\nstart = sched:sched_waking\nend = sched:sched_switch\nthreshold = 2ms\n", 7,
+	  "no key", "accepted: key (both sides), or start_key and end_key", NULL },
+	{ "paired key and start_key",
+	  "[trigger x]\nstart = sched:sched_waking\nkey = pid\nstart_key = pid\n"
+	  "end = sched:sched_switch\nthreshold = 2ms\n",
+	  10, "start_key: given with key (line 9)", "accepted: key for both sides", NULL },
+	{ "paired threshold 0",
+	  "[trigger x]\nstart = raw_syscalls:sys_enter\nend = raw_syscalls:sys_exit\n"
+	  "key = common_pid\nthreshold = 0ms\n",
+	  11, "threshold: '0ms' is 0", "accepted: a duration over 0", NULL },
+	{ "paired threshold negative",
+	  "[trigger x]\nstart = raw_syscalls:sys_enter\nend = raw_syscalls:sys_exit\n"
+	  "key = common_pid\nthreshold = -5ms\n",
+	  11, "threshold: '-5ms' is negative", "accepted: a duration over 0", NULL },
+	{ "paired threshold unit",
+	  "[trigger x]\nstart = raw_syscalls:sys_enter\nend = raw_syscalls:sys_exit\n"
+	  "key = common_pid\nthreshold = 5\n",
+	  11, "threshold: '5' is bad", "with unit ns, us, ms or s", NULL },
+	{ "paired no threshold",
+	  "[trigger x]\nstart = raw_syscalls:sys_enter\nend = raw_syscalls:sys_exit\n"
+	  "key = common_pid\n",
+	  7, "[trigger x] no threshold", "accepted: a duration over 0", NULL },
+	{ "paired filter refused",
+	  "[trigger x]\nstart = raw_syscalls:sys_enter\nend = raw_syscalls:sys_exit\n"
+	  "key = common_pid\nstart_filter = id === 0\nthreshold = 5ms\n",
+	  11, "start_filter: the kernel refused 'id === 0' for raw_syscalls:sys_enter",
+	  "accepted: the kernel's event filter syntax", NULL },
+	{ "paired with event",
+	  "[trigger x]\nevent = signal:signal_generate\nstart = raw_syscalls:sys_enter\n"
+	  "end = raw_syscalls:sys_exit\nkey = common_pid\nthreshold = 5ms\n",
+	  8, "event: given with the paired keys (line 9)", "one kind per trigger", NULL },
+	{ "paired start glob", "[trigger x]\nstart = sched:sched_wak*\n", 8,
+	  "start: 'sched:sched_wak*'", "without terms or globs", NULL },
 };
 
 #define NR_BAD_TRIGGERS (sizeof(bad_triggers) / sizeof(bad_triggers[0]))
@@ -279,13 +403,14 @@ static int teardown(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[2 + NR_BAD_TRIGGERS] = {
+	struct CMUnitTest tests[3 + NR_BAD_TRIGGERS] = {
 		cmocka_unit_test(test_all_keys),
 		cmocka_unit_test(test_print_round_trip),
+		cmocka_unit_test(test_paired_keys),
 	};
 
 	for (size_t i = 0; i < NR_BAD_TRIGGERS; i++)
-		tests[2 + i] = (struct CMUnitTest){
+		tests[3 + i] = (struct CMUnitTest){
 			.name = bad_triggers[i].name,
 			.test_func = test_bad_trigger,
 			.initial_state = (void *)&bad_triggers[i],

@@ -91,11 +91,38 @@ static void test_sanitize(void **state)
 	}
 }
 
+/* The end of a verifier's log, on one line, for a diagnostic. */
+static void test_last_lines(void **state)
+{
+	const char *log = "func#0 @0\n0: R1=ctx() R10=fp0\n"
+			  "195: (79) r3 = *(u64 *)(r0 +24)\n"
+			  "R0 unbounded memory access, make sure to bounds check any such access\n"
+			  "processed 649 insns (limit 1000000)\n\n";
+	char buf[256], tiny[8];
+
+	(void)state;
+	text__last_lines(log, 3, buf, sizeof(buf));
+	assert_string_equal(buf, "195: (79) r3 = *(u64 *)(r0 +24) R0 unbounded memory access, "
+				 "make sure to bounds check any such access processed 649 insns "
+				 "(limit 1000000)");
+	text__last_lines(log, 1, buf, sizeof(buf));
+	assert_string_equal(buf, "processed 649 insns (limit 1000000)");
+	text__last_lines(log, 50, buf, sizeof(buf)); /* fewer lines than asked: all */
+	assert_true(!strncmp(buf, "func#0 @0 0: R1=ctx()", 21));
+	text__last_lines(log, 1, tiny, sizeof(tiny));
+	assert_string_equal(tiny, "process");
+	text__last_lines("", 3, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	text__last_lines("a\tb", 3, buf, sizeof(buf));
+	assert_string_equal(buf, "a b");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_utf8_len),
 		cmocka_unit_test(test_sanitize),
+		cmocka_unit_test(test_last_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
