@@ -16,6 +16,7 @@
 
 #include "capture.h"
 #include "config.h"
+#include "config_value.h"
 #include "control.h"
 #include "daemon.h"
 #include "log.h"
@@ -194,6 +195,19 @@ void daemon__log_recording(struct daemon *d)
 	unsigned long long ring_kib = (unsigned long long)pages *
 				      (unsigned long long)sysconf(_SC_PAGESIZE) / 1024;
 
+	if (capture__windowed(d->cap)) {
+		char mem[CONFIG_VALUE_FORMAT_MAX];
+
+		config_value__format_size(cfg->memory, mem, sizeof(mem));
+		log_notice("recording %zu events on %d CPUs into %d overwrite rings of %llu KiB "
+			   "(%u pages) each at first, each then sized for its CPU's rate to "
+			   "hold the %.1f s window, all rings within %s; side-band %s; "
+			   "snapshots go to %s",
+			   cfg->nr_events, capture__nr_cpus(d->cap),
+			   capture__nr_rings(d->cap, true), ring_kib, pages,
+			   (double)cfg->window_ms / 1e3, mem, d->sb ? "on" : "off", cfg->directory);
+		return;
+	}
 	log_notice("recording %zu events on %d CPUs into %d overwrite rings of %llu KiB "
 		   "(%u pages) each; ring copies in up to %llu KiB of memory (%s); side-band %s; "
 		   "snapshots go to %s",
@@ -543,6 +557,7 @@ static bool same_string(const char *a, const char *b)
 static bool same_capture(const struct perfsnapd_config *a, const struct perfsnapd_config *b)
 {
 	if (a->nr_events != b->nr_events || a->buffer_pages != b->buffer_pages ||
+	    a->window_ms != b->window_ms || a->memory != b->memory ||
 	    !same_string(a->cpus, b->cpus) || a->sideband != b->sideband ||
 	    a->max_tasks != b->max_tasks || a->history_size != b->history_size)
 		return false;

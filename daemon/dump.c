@@ -168,6 +168,7 @@ static struct dump_job *job_new(struct dump *d)
 		return NULL;
 	}
 	offline_spans(d->cap, &job->fig);
+	job->fig.window_ns = cfg->window_ms * 1000000ull;
 	job->snap = snapshot__new();
 	if (!job->snap) {
 		job_free(job);

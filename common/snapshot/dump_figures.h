@@ -40,6 +40,7 @@ struct dump_ring_figures {
 	bool has_records;     /* else newest_time means nothing */
 	uint64_t newest_time; /* of its newest record */
 	bool closed;	      /* the history of a ring closed when its CPU went offline */
+	bool replaced;	      /* [capture] window: a ring a resize replaced, beside its successor */
 };
 
 /* A span a CPU was not recorded (it was offline), in the recording clock. */
@@ -116,7 +117,8 @@ struct dump_figures {
 	uint64_t copy_bytes, copy_memory_bytes, copy_spilled_bytes;
 	unsigned int rounds; /* > 1: the rings did not fit copy_memory at once */
 	int copy_threads;
-	int rt_error; /* the copy could not run at SCHED_FIFO: -errno */
+	int rt_error;	    /* the copy could not run at SCHED_FIFO: -errno */
+	uint64_t window_ns; /* [capture] window: what every CPU should hold; 0: none */
 	struct dump_offline_span offline[DUMP_OFFLINE_MAX]; /* oldest first */
 	size_t nr_offline;
 
