@@ -209,6 +209,13 @@ void capture__window_look(struct capture *c, uint64_t now)
 	}
 }
 
+static bool wrapped(const struct capture_patch *p)
+{
+	struct ring_view v;
+
+	return view_of(p, &v) == 0 && (uint64_t)0 - head_of(&v) > v.data_size;
+}
+
 /* How far back @p's ring reaches now, estimated from the rate. */
 static uint64_t reach_of(const struct capture *c, const struct capture_patch *p, uint64_t now)
 {
@@ -252,6 +259,7 @@ bool capture__window_cpu(const struct capture *c, int cpu, uint64_t now,
 	ret->has_rate = c->win[cpu].nr_looks > 0;
 	ret->rate = c->win[cpu].rate;
 	ret->reach_ns = reach_of(c, p, now);
+	ret->wrapped = wrapped(p);
 	if (old) {
 		ret->replaced_pages = old->pages;
 		ret->replaced_for_ns = now - old->replaced_ns;

@@ -30,10 +30,11 @@
 struct ring_window {
 	struct daemon *d;
 	struct event *tick;
-	unsigned long recording; /* the capture looked at: d->recordings then */
-	unsigned int looks;	 /* of that capture */
-	bool said;		 /* its first plan was logged */
-	bool *was_short;	 /* by CPU, of the last plan */
+	unsigned long recording;  /* the capture looked at: d->recordings then */
+	unsigned int looks;	  /* of that capture */
+	bool said;		  /* its first plan was logged */
+	bool *was_short;	  /* by CPU, of the last plan */
+	unsigned int *said_pages; /* by CPU: the ring size its last shortfall line named */
 	int nr_slots;
 };
 
@@ -49,13 +50,14 @@ void ring_window__format_cpu(const struct capture_window_info *info, uint64_t wi
 			     size_t size)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	bool is_short = info->reach_ns < window_ms * 1000000ull;
+	/* A ring that has not wrapped holds all since it opened: not short, only young. */
+	bool is_short = info->wrapped && info->reach_ns < window_ms * 1000000ull;
 	char rate[32] = "rate not yet measured";
 	int n;
 
 	if (info->has_rate)
 		format_rate(info->rate, rate, sizeof(rate));
-	n = snprintf(buf, size, "cpu%d %.1f s of %.1f s%s: ring %llu KiB, %s", info->cpu,
+	n = snprintf(buf, size, "cpu%d %.3f s of %.3f s%s: ring %llu KiB, %s", info->cpu,
 		     (double)info->reach_ns / 1e9, (double)window_ms / 1e3,
 		     is_short ? " (short)" : "", (unsigned long long)info->pages * page / 1024,
 		     rate);
@@ -95,36 +97,40 @@ static void say(struct ring_window *w, const struct ring_budget *b,
 				  sizeof(more));
 	for (size_t i = 0; i < n; i++) {
 		int cpu = info[i].cpu;
-		bool was = cpu < w->nr_slots && w->was_short[cpu];
+		bool was = w->was_short[cpu];
 		uint64_t reach = ring_budget__reach_ns(want[i], b->page_size, info[i].rate);
 
 		format_rate(info[i].rate, rate, sizeof(rate));
-		if (sh[i] && (first || !was))
+		/* Again when its ring's size changes: the reach said is the new ring's. */
+		if (sh[i] && (first || !was || w->said_pages[cpu] != want[i]))
 			log_warning(
-				"window: cpu%d holds %.1f s of %.1f s (short) in a ring of %llu "
+				"window: cpu%d holds %.3f s of %.3f s (short) in a ring of %llu "
 				"KiB at %s: [capture] memory = %s cannot hold the window on "
 				"every CPU; about %s would",
 				cpu, (double)reach / 1e9, (double)b->window_ms / 1e3,
 				(unsigned long long)want[i] * page / 1024, rate, mem, more);
 		else if (!sh[i] && (first || was))
 			log_notice(
-				"window: cpu%d holds the %.1f s window in a ring of %llu KiB at %s",
+				"window: cpu%d holds the %.3f s window in a ring of %llu KiB at %s",
 				cpu, (double)b->window_ms / 1e3,
 				(unsigned long long)want[i] * page / 1024, rate);
-		if (cpu < w->nr_slots)
-			w->was_short[cpu] = sh[i];
+		w->was_short[cpu] = sh[i];
+		w->said_pages[cpu] = want[i];
 	}
 	w->said = true;
 }
 
 /*
- * One ring at a time, the ones to shrink first: then the memory at rest
- * never passes the budget, and during a resize only the ring being
- * replaced stands beside its successor.
+ * One ring at a time, so that during a resize only the ring being
+ * replaced stands beside its successor: the ring that reaches least far
+ * grows first where the budget holds it beside the others as they are,
+ * else the largest shrink comes first, so that the memory at rest never
+ * passes the budget.
  */
 static void resize_one(struct capture *cap, const struct capture_window_info *info,
-		       const unsigned int *want, size_t n, uint64_t now)
+		       const unsigned int *want, size_t n, uint64_t budget, uint64_t now)
 {
+	uint64_t total = 0;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), pick = n;
 	char rate[32];
 	int r;
@@ -133,14 +139,21 @@ static void resize_one(struct capture *cap, const struct capture_window_info *in
 		if (info[i].replaced_pages)
 			return;
 	for (size_t i = 0; i < n; i++)
-		if (want[i] < info[i].pages && (pick == n || info[i].pages > info[pick].pages))
+		total += info[i].pages + 1ull;
+	for (size_t i = 0; i < n; i++)
+		if (want[i] > info[i].pages && total - info[i].pages + want[i] <= budget &&
+		    (pick == n || info[i].reach_ns < info[pick].reach_ns))
 			pick = i;
 	for (size_t i = 0; pick == n && i < n; i++)
-		if (want[i] > info[i].pages)
+		if (want[i] < info[i].pages)
 			pick = i;
 	for (size_t i = pick; pick < n && i < n; i++)
-		if (want[i] > info[i].pages && info[i].reach_ns < info[pick].reach_ns &&
-		    want[pick] > info[pick].pages)
+		if (want[i] < info[i].pages && want[pick] < info[pick].pages &&
+		    info[i].pages - want[i] > info[pick].pages - want[pick])
+			pick = i;
+	/* Grows that do not fit yet wait for the shrinks; with none left, the plan fits. */
+	for (size_t i = 0; pick == n && i < n; i++)
+		if (want[i] > info[i].pages)
 			pick = i;
 	if (pick == n)
 		return;
@@ -161,6 +174,7 @@ static void resize_one(struct capture *cap, const struct capture_window_info *in
 
 static int grow_slots(struct ring_window *w, int cpu)
 {
+	unsigned int *pages;
 	bool *grown;
 
 	if (cpu < w->nr_slots)
@@ -168,8 +182,13 @@ static int grow_slots(struct ring_window *w, int cpu)
 	grown = realloc(w->was_short, (size_t)(cpu + 1) * sizeof(*grown));
 	if (!grown)
 		return -ENOMEM;
-	memset(grown + w->nr_slots, 0, (size_t)(cpu + 1 - w->nr_slots) * sizeof(*grown));
 	w->was_short = grown;
+	pages = realloc(w->said_pages, (size_t)(cpu + 1) * sizeof(*pages));
+	if (!pages)
+		return -ENOMEM;
+	w->said_pages = pages;
+	memset(grown + w->nr_slots, 0, (size_t)(cpu + 1 - w->nr_slots) * sizeof(*grown));
+	memset(pages + w->nr_slots, 0, (size_t)(cpu + 1 - w->nr_slots) * sizeof(*pages));
 	w->nr_slots = cpu + 1;
 	return 0;
 }
@@ -209,7 +228,7 @@ static void plan(struct ring_window *w, struct capture *cap, uint64_t now)
 	for (size_t i = 0; i < n; i++)
 		need += ring_budget__need(&b, cpus[i].rate) + 1ull;
 	say(w, &b, info, want, sh, n, need);
-	resize_one(cap, info, want, n, now);
+	resize_one(cap, info, want, n, b.budget_pages, now);
 out:
 	free(info);
 	free(cpus);
@@ -270,5 +289,6 @@ void ring_window__delete(struct ring_window *w)
 	if (w->tick)
 		event_free(w->tick);
 	free(w->was_short);
+	free(w->said_pages);
 	free(w);
 }

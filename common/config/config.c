@@ -655,6 +655,8 @@ static uint64_t fixed_pages(const struct perfsnapd_config *cfg, unsigned int nr_
 		fixed += (CONFIG_SIDEBAND_RING_PAGES + 1ull) * nr_cpus;
 	if (triggers)
 		fixed += (CONFIG_TRIGGER_RING_PAGES + 1ull) * nr_cpus;
+	/* The recording clock's marker ring: its control page and one. */
+	fixed += 2;
 	/* The history fills (and takes memory) only with no-overwrite events. */
 	if (no_overwrite)
 		fixed += (cfg->history_size + page - 1) / page;
@@ -667,7 +669,8 @@ static uint64_t fixed_pages(const struct perfsnapd_config *cfg, unsigned int nr_
  * @nr_cpus: CPUs with rings
  *
  * memory less what perfsnapd maps or holds beside them: each CPU's forward
- * (side-band) ring and trigger ring with their control pages, and the
+ * (side-band) ring and trigger ring with their control pages, the
+ * recording clock's marker ring, and the
  * history of no-overwrite events when there are any. Returns the pages (control pages included), or
  * -ENOSPC when that is not even CONFIG_WINDOW_FLOOR_PAGES and its control
  * page on every CPU.

@@ -98,17 +98,22 @@ static uint64_t reach_from(const struct snapshot *s, const struct dump_figures *
 
 /*
  * How far back @cpu's overwrite history reaches: from reach_from() to its
- * oldest record in any of its rings (a resize leaves two), 0 without one.
+ * oldest record in any of its rings (a resize leaves two), 0 without one;
+ * *@cut: the ring that holds that record had wrapped, so older ones are
+ * gone (else the CPU's history is whole since its ring opened).
  */
-static uint64_t reach_of(const struct snapshot *s, uint64_t from, int cpu)
+static uint64_t reach_of(const struct snapshot *s, uint64_t from, int cpu, bool *cut)
 {
 	uint64_t oldest = UINT64_MAX;
 
+	*cut = false;
 	for (size_t i = 0; i < snapshot__nr_chunks(s); i++) {
 		const struct snapshot_chunk_info *c = snapshot__chunk(s, i);
 
-		if (c->cpu == cpu && c->backward && c->nr_records && c->first_time < oldest)
+		if (c->cpu == cpu && c->backward && c->nr_records && c->first_time < oldest) {
 			oldest = c->first_time;
+			*cut = c->overwritten;
+		}
 	}
 	return oldest < from ? from - oldest : 0;
 }
@@ -117,14 +122,16 @@ static void put_reach(const struct snapshot *s, const struct dump_figures *f,
 		      const struct snapshot_chunk_info *c, FILE *out)
 {
 	uint64_t reach;
+	bool cut;
 
 	if (!c->backward)
 		return;
-	reach = reach_of(s, reach_from(s, f), c->cpu);
+	reach = reach_of(s, reach_from(s, f), c->cpu, &cut);
 	fprintf(out, ", \"reach_ns\": %" PRIu64, reach);
+	/* A ring that never wrapped lost nothing: a quiet CPU's oldest record may be recent. */
 	if (f->window_ns)
 		fprintf(out, ", \"window_ns\": %" PRIu64 ", \"short\": %s", f->window_ns,
-			reach < f->window_ns ? "true" : "false");
+			reach < f->window_ns && cut ? "true" : "false");
 }
 
 static void put_rings(const struct snapshot *s, const struct dump_figures *f, FILE *out)
