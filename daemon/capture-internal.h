@@ -43,6 +43,9 @@ struct capture_patch {
 	uint64_t opened_ns;	    /* CLOCK_MONOTONIC: when its overwrite ring opened */
 };
 
+/* Looks a CPU's window state keeps: its reach is measured as far back. */
+#define CAPTURE_WINDOW_LOOKS 256
+
 /* [capture] window: what capture_window.c knows of one CPU's ring. */
 struct capture_window_cpu {
 	uint64_t written;   /* bytes its live ring had written at the last look */
@@ -50,6 +53,10 @@ struct capture_window_cpu {
 	uint64_t rate;	    /* bytes per second, smoothed; valid once nr_looks > 0 */
 	unsigned int nr_looks;
 	const void *ring_base; /* the live ring's control page at the last look */
+	/* The live ring's looks, oldest first: when it had written how much. */
+	uint64_t seen_ns[CAPTURE_WINDOW_LOOKS], seen_written[CAPTURE_WINDOW_LOOKS];
+	uint64_t seen_rate[CAPTURE_WINDOW_LOOKS]; /* the smoothed rate then */
+	unsigned int nr_seen;
 };
 
 struct capture {

@@ -138,6 +138,7 @@ struct capture_window_info {
 	unsigned int pages;	     /* of its ring */
 	bool has_rate;		     /* measured over at least one interval */
 	uint64_t rate;		     /* bytes per second into its ring */
+	uint64_t plan_rate;	     /* the rate its ring is sized for: the window's highest */
 	uint64_t reach_ns;	     /* how far back it reaches now (estimated) */
 	bool wrapped;		     /* its ring has overwritten older records */
 	unsigned int replaced_pages; /* of the ring a resize is replacing, else 0 */

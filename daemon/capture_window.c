@@ -189,6 +189,17 @@ void capture__window_look(struct capture *c, uint64_t now)
 			continue;
 		/* data_head counts down from 0: -head is what was ever written. */
 		written = (uint64_t)0 - head_of(&v);
+		if (w->nr_seen == CAPTURE_WINDOW_LOOKS) {
+			w->nr_seen--;
+			memmove(w->seen_ns, w->seen_ns + 1, w->nr_seen * sizeof(w->seen_ns[0]));
+			memmove(w->seen_written, w->seen_written + 1,
+				w->nr_seen * sizeof(w->seen_written[0]));
+			memmove(w->seen_rate, w->seen_rate + 1,
+				w->nr_seen * sizeof(w->seen_rate[0]));
+		}
+		w->seen_ns[w->nr_seen] = now;
+		w->seen_rate[w->nr_seen] = w->rate;
+		w->seen_written[w->nr_seen++] = written;
 		if (w->ring_base != v.base || !w->looked_ns || now <= w->looked_ns) {
 			/* A new ring: its count starts again, the rate stays. */
 			w->ring_base = v.base;
@@ -206,7 +217,24 @@ void capture__window_look(struct capture *c, uint64_t now)
 		w->nr_looks++;
 		w->written = written;
 		w->looked_ns = now;
+		w->seen_rate[w->nr_seen - 1] = w->rate;
 	}
+}
+
+/*
+ * The rate a ring is sized for: the highest smoothed rate of the last
+ * window (as far back as the looks go). A rate that rises is followed at
+ * once; one that falls shrinks the ring only once it has stayed low for a
+ * whole window, so a load that pauses and comes back finds its ring.
+ */
+static uint64_t plan_rate(const struct capture *c, const struct capture_window_cpu *w, uint64_t now)
+{
+	uint64_t max = w->rate, since = c->window_ms * 1000000ull;
+
+	for (unsigned int i = 0; i < w->nr_seen; i++)
+		if (now - w->seen_ns[i] <= since && w->seen_rate[i] > max)
+			max = w->seen_rate[i];
+	return max;
 }
 
 static bool wrapped(const struct capture_patch *p)
@@ -216,22 +244,109 @@ static bool wrapped(const struct capture_patch *p)
 	return view_of(p, &v) == 0 && (uint64_t)0 - head_of(&v) > v.data_size;
 }
 
-/* How far back @p's ring reaches now, estimated from the rate. */
+static bool sample_time(const struct capture *c, const struct perf_event_header *h, uint64_t *ret);
+
+/* Copies the record at @off of a ring's data (it may wrap) into @buf; NULL if it does not fit. */
+static const struct perf_event_header *record_at(const struct ring_view *v, uint64_t off, void *buf,
+						 size_t size)
+{
+	const uint8_t *data = v->data;
+	size_t mask = v->data_size - 1, at = (size_t)(off & mask), first;
+	struct perf_event_header h;
+
+	memcpy(&h, data + at, sizeof(h)); /* 8-aligned: never split by the wrap */
+	if (h.size < sizeof(h) || h.size > size)
+		return NULL;
+	first = v->data_size - at < h.size ? v->data_size - at : h.size;
+	memcpy(buf, data + at, first);
+	memcpy((uint8_t *)buf + first, data, h.size - first);
+	return buf;
+}
+
+/*
+ * The time between the newest and the oldest sample a wrapped ring holds
+ * now, read in place: headers from data_head on, the kernel writing
+ * meanwhile. Where it may have overwritten the oldest sample before it was
+ * read, -EAGAIN. Returns 0 or -errno.
+ */
+static int span_of(const struct capture *c, const struct ring_view *v, uint64_t *ret)
+{
+	static _Thread_local uint64_t buf[(64 << 10) / 8];
+	uint64_t head = head_of(v), newest = 0, oldest = 0, off = 0, end = 0, t;
+	const struct perf_event_header *h;
+	bool have = false;
+
+	while (off < v->data_size) {
+		struct perf_event_header hh;
+
+		memcpy(&hh, (const uint8_t *)v->data + ((head + off) & (v->data_size - 1)),
+		       sizeof(hh));
+		if (hh.size < sizeof(hh) || off + hh.size > v->data_size)
+			break;
+		if (hh.type == PERF_RECORD_SAMPLE &&
+		    (h = record_at(v, head + off, buf, sizeof(buf))) && sample_time(c, h, &t)) {
+			if (!have)
+				newest = t;
+			have = true;
+			oldest = t;
+			end = off + hh.size;
+		}
+		off += hh.size;
+	}
+	/* What the kernel wrote since: it overwrote as much of the oldest end. */
+	if (!have || end + (head - head_of(v)) > v->data_size)
+		return have ? -EAGAIN : -ENODATA;
+	*ret = newest > oldest ? newest - oldest : 0;
+	return 0;
+}
+
+/*
+ * How far back @p's ring reaches now: a wrapped ring's newest sample less
+ * its oldest, else all since it opened.
+ */
 static uint64_t reach_of(const struct capture *c, const struct capture_patch *p, uint64_t now)
 {
 	const struct capture_window_cpu *w = &c->win[p->cpu];
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct ring_view v;
-	uint64_t since = now > p->opened_ns ? now - p->opened_ns : 0;
+	uint64_t since = now > p->opened_ns ? now - p->opened_ns : 0, written, oldest;
 
 	if (view_of(p, &v) < 0)
 		return 0;
-	if ((uint64_t)0 - head_of(&v) < v.data_size || !w->nr_looks) {
+	written = (uint64_t)0 - head_of(&v);
+	if (written < v.data_size || !w->nr_looks) {
 		/* Not wrapped: all of it since it opened, and what it replaced. */
 		const struct capture_patch *old = ring_of(c, p->cpu, true);
 
 		return since + (old ? old->replaced_reach_ns : 0);
 	}
+	for (int tries = 0; tries < 3; tries++) {
+		uint64_t span;
+		int r = span_of(c, &v, &span);
+
+		if (r == 0)
+			return span;
+		if (r != -EAGAIN)
+			break;
+	}
+	/*
+	 * Else its oldest byte was written when the ring had written
+	 * data_size bytes less than now: found between two looks.
+	 */
+	oldest = written - v.data_size;
+	/* Looks of this ring only: the rates before it stay for the plan. */
+	for (unsigned int i = w->nr_seen; i-- > 1 && w->seen_ns[i - 1] > p->opened_ns;)
+		if (w->seen_written[i - 1] <= oldest && oldest <= w->seen_written[i]) {
+			uint64_t dw = w->seen_written[i] - w->seen_written[i - 1];
+			uint64_t dt = w->seen_ns[i] - w->seen_ns[i - 1];
+			uint64_t at = w->seen_ns[i - 1] +
+				      (dw ? (uint64_t)((double)(oldest - w->seen_written[i - 1]) *
+						       (double)dt / (double)dw) :
+					    0);
+
+			return now > at ? now - at : 0;
+		}
+	/* Further back than the looks kept: from the rate. */
 	return ring_budget__reach_ns((unsigned int)(v.data_size / page), (unsigned int)page,
 				     w->rate);
 }
@@ -258,6 +373,7 @@ bool capture__window_cpu(const struct capture *c, int cpu, uint64_t now,
 	ret->pages = p->pages;
 	ret->has_rate = c->win[cpu].nr_looks > 0;
 	ret->rate = c->win[cpu].rate;
+	ret->plan_rate = plan_rate(c, &c->win[cpu], now);
 	ret->reach_ns = reach_of(c, p, now);
 	ret->wrapped = wrapped(p);
 	if (old) {

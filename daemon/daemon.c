@@ -368,6 +368,21 @@ static void format_size(uint64_t bytes, char *buf, size_t size)
 		snprintf(buf, size, "%.1f GiB", (double)bytes / (1 << 30));
 }
 
+/* [capture] window: the CPUs whose history in the snapshot is short of it. */
+static void log_short(const struct dump_figures *f)
+{
+	for (size_t i = 0; i < f->nr_rings; i++) {
+		bool said = false;
+
+		for (size_t k = 0; k < i; k++)
+			said = said || f->rings[k].cpu == f->rings[i].cpu;
+		if (!said && dump_figures__short(f, i))
+			log_warning("snapshot %s: window: cpu%d reaches %.3f s of %.3f s (short)",
+				    f->stem, f->rings[i].cpu, (double)f->rings[i].reach_ns / 1e9,
+				    (double)f->window_ns / 1e9);
+	}
+}
+
 /*
  * One short line per snapshot: where, how much, how long, how blind, why.
  * The rest goes to the journal's fields and a debug line (and is in the
@@ -415,6 +430,7 @@ static void log_snapshot(const struct dump_figures *f)
 		  "rings); rings paused %s us after the trigger, within %s us; newest records "
 		  "within %s us; pause per ring (CPU:us) %s",
 		  f->stem, blind / 1000, total, delay, pspread, spread, pauses);
+	log_short(f);
 	if (cut)
 		log_warning("snapshot %s: the kernel overwrote the oldest %" PRIu64
 			    " bytes of the rings before they were copied; they are left out "

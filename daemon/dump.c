@@ -275,8 +275,10 @@ static void write_files(struct dump_job *job)
 
 	r = snapshot__seal(job->snap);
 	f->sealed_at_ns = monotonic_ns();
-	if (r == 0)
+	if (r == 0) {
 		newest_records(job);
+		dump_figures__set_reach(f, job->snap);
+	}
 	if (r == 0 && job->sb)
 		r = sideband__name_tasks(job->sb, job->snap,
 					 job->cfg->formats &

@@ -22,10 +22,17 @@
 #include "ring_budget.h"
 #include "ring_window.h"
 
-/* How often the rates are measured, and the rings planned. */
-#define WINDOW_PERIOD_MS 1000
-/* Looks before the first plan: the rate of two intervals. */
-#define FIRST_PLAN_LOOKS 3
+/*
+ * How often each ring's head is read: its reach is measured between two
+ * looks, so they are frequent; the rings are planned every PLAN_EVERY.
+ */
+#define WINDOW_PERIOD_MS 250
+#define PLAN_EVERY	 4
+/* Looks before the first plan: the rate over two seconds. */
+#define FIRST_PLAN_LOOKS 8
+
+/* In ring_window.said_pages: the shortfall said was measured on a ring of that size. */
+#define SAID_MEASURED (1u << 31)
 
 struct ring_window {
 	struct daemon *d;
@@ -101,21 +108,31 @@ static void say(struct ring_window *w, const struct ring_budget *b,
 		uint64_t reach = ring_budget__reach_ns(want[i], b->page_size, info[i].rate);
 
 		format_rate(info[i].rate, rate, sizeof(rate));
-		/* Again when its ring's size changes: the reach said is the new ring's. */
-		if (sh[i] && (first || !was || w->said_pages[cpu] != want[i]))
-			log_warning(
-				"window: cpu%d holds %.3f s of %.3f s (short) in a ring of %llu "
-				"KiB at %s: [capture] memory = %s cannot hold the window on "
-				"every CPU; about %s would",
-				cpu, (double)reach / 1e9, (double)b->window_ms / 1e3,
-				(unsigned long long)want[i] * page / 1024, rate, mem, more);
+		bool in_place = info[i].pages == want[i] && info[i].wrapped &&
+				!info[i].replaced_pages;
+		unsigned int said = want[i] | (in_place ? SAID_MEASURED : 0);
+
+		/*
+		 * Said from the rate when planned (at start and reload), and again
+		 * as measured once its ring of that size has wrapped.
+		 */
+		if (sh[i] && (first || !was || (w->said_pages[cpu] & ~SAID_MEASURED) != want[i] ||
+			      (in_place && !(w->said_pages[cpu] & SAID_MEASURED))))
+			log_warning("window: cpu%d %s %.3f s of %.3f s (short) in a ring of %llu "
+				    "KiB at %s: [capture] memory = %s cannot hold the window on "
+				    "every CPU; about %s would",
+				    cpu, in_place ? "holds" : "will hold about",
+				    (double)(in_place ? info[i].reach_ns : reach) / 1e9,
+				    (double)b->window_ms / 1e3,
+				    (unsigned long long)want[i] * page / 1024, rate, mem, more);
 		else if (!sh[i] && (first || was))
 			log_notice(
 				"window: cpu%d holds the %.3f s window in a ring of %llu KiB at %s",
 				cpu, (double)b->window_ms / 1e3,
 				(unsigned long long)want[i] * page / 1024, rate);
 		w->was_short[cpu] = sh[i];
-		w->said_pages[cpu] = want[i];
+		if (!sh[i] || (w->said_pages[cpu] & ~SAID_MEASURED) != want[i] || in_place)
+			w->said_pages[cpu] = said;
 	}
 	w->said = true;
 }
@@ -130,7 +147,7 @@ static void say(struct ring_window *w, const struct ring_budget *b,
 static void resize_one(struct capture *cap, const struct capture_window_info *info,
 		       const unsigned int *want, size_t n, uint64_t budget, uint64_t now)
 {
-	uint64_t total = 0;
+	uint64_t total = 0, took;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), pick = n;
 	char rate[32];
 	int r;
@@ -157,7 +174,9 @@ static void resize_one(struct capture *cap, const struct capture_window_info *in
 			pick = i;
 	if (pick == n)
 		return;
+	took = monotonic_ns();
 	r = capture__window_resize(cap, info[pick].cpu, want[pick], now);
+	took = monotonic_ns() - took;
 	format_rate(info[pick].rate, rate, sizeof(rate));
 	if (r < 0) {
 		log_errno(r, "window: cpu%d's ring cannot be resized from %llu to %llu KiB",
@@ -165,10 +184,10 @@ static void resize_one(struct capture *cap, const struct capture_window_info *in
 			  (unsigned long long)want[pick] * page / 1024);
 		return;
 	}
-	log_info("window: cpu%d's ring resized from %llu to %llu KiB at %s; the old one stays "
-		 "mapped until the new one reaches back %.1f s",
+	log_info("window: cpu%d's ring resized from %llu to %llu KiB at %s in %.3f ms; the old "
+		 "one stays mapped until the new one reaches back %.1f s",
 		 info[pick].cpu, (unsigned long long)info[pick].pages * page / 1024,
-		 (unsigned long long)want[pick] * page / 1024, rate,
+		 (unsigned long long)want[pick] * page / 1024, rate, (double)took / 1e6,
 		 (double)capture__window_ms(cap) / 1e3);
 }
 
@@ -216,7 +235,7 @@ static void plan(struct ring_window *w, struct capture *cap, uint64_t now)
 	for (size_t i = 0; i < n; i++) {
 		if (!info[i].has_rate || grow_slots(w, info[i].cpu) < 0)
 			goto out; /* a CPU just back: the next look */
-		cpus[i].rate = info[i].rate;
+		cpus[i].rate = info[i].plan_rate;
 		cpus[i].pages = info[i].pages;
 	}
 	left = config__window_pages(cfg, (unsigned int)n);
@@ -260,7 +279,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	if (r > 0)
 		log_info("window: %d replaced ring%s unmapped: the new one reaches back the window",
 			 r, r == 1 ? "" : "s");
-	if (++w->looks >= FIRST_PLAN_LOOKS)
+	if (++w->looks >= FIRST_PLAN_LOOKS && w->looks % PLAN_EVERY == 0)
 		plan(w, d->cap, now);
 }
 

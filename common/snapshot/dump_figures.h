@@ -41,6 +41,9 @@ struct dump_ring_figures {
 	uint64_t newest_time; /* of its newest record */
 	bool closed;	      /* the history of a ring closed when its CPU went offline */
 	bool replaced;	      /* [capture] window: a ring a resize replaced, beside its successor */
+	uint64_t
+		reach_ns; /* its CPU's: the trigger less its oldest record (dump_figures__set_reach) */
+	bool reach_cut; /* ... and the ring with that record had wrapped */
 };
 
 /* A span a CPU was not recorded (it was offline), in the recording clock. */
@@ -136,6 +139,16 @@ struct dump_figures {
 	struct dump_file_figures files;
 	struct dump_symbol_figures symbols; /* with SNAPSHOT_FILE_SYMBOLS in formats */
 };
+
+struct snapshot;
+/*
+ * Each overwrite ring's reach (rings[i] is chunk i): from the trigger's
+ * match, or for a dump asked for the newest record, back to the oldest
+ * record its CPU has in any of its rings (a resize leaves two).
+ */
+void dump_figures__set_reach(struct dump_figures *f, const struct snapshot *s);
+/* Whether ring @i is short of f->window_ns: its history was cut before it. */
+bool dump_figures__short(const struct dump_figures *f, size_t i);
 
 /* Empty figures with room for @nr_rings rings. Returns 0 or -ENOMEM. */
 int dump_figures__init(struct dump_figures *f, size_t nr_rings);

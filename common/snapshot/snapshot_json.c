@@ -84,54 +84,14 @@ static void put_offline(const struct dump_figures *f, int cpu, FILE *out)
 		fputc(']', out);
 }
 
-/*
- * The instant a snapshot's reach is counted from: the trigger's match,
- * else (a dump asked for) the newest record, which the pause of the rings
- * bounds.
- */
-static uint64_t reach_from(const struct snapshot *s, const struct dump_figures *f)
+static void put_reach(const struct dump_figures *f, size_t i, FILE *out)
 {
-	if (f->has_trigger && f->trigger.time)
-		return f->trigger.time;
-	return snapshot__stats(s)->last_time;
-}
-
-/*
- * How far back @cpu's overwrite history reaches: from reach_from() to its
- * oldest record in any of its rings (a resize leaves two), 0 without one;
- * *@cut: the ring that holds that record had wrapped, so older ones are
- * gone (else the CPU's history is whole since its ring opened).
- */
-static uint64_t reach_of(const struct snapshot *s, uint64_t from, int cpu, bool *cut)
-{
-	uint64_t oldest = UINT64_MAX;
-
-	*cut = false;
-	for (size_t i = 0; i < snapshot__nr_chunks(s); i++) {
-		const struct snapshot_chunk_info *c = snapshot__chunk(s, i);
-
-		if (c->cpu == cpu && c->backward && c->nr_records && c->first_time < oldest) {
-			oldest = c->first_time;
-			*cut = c->overwritten;
-		}
-	}
-	return oldest < from ? from - oldest : 0;
-}
-
-static void put_reach(const struct snapshot *s, const struct dump_figures *f,
-		      const struct snapshot_chunk_info *c, FILE *out)
-{
-	uint64_t reach;
-	bool cut;
-
-	if (!c->backward)
+	if (i >= f->nr_rings)
 		return;
-	reach = reach_of(s, reach_from(s, f), c->cpu, &cut);
-	fprintf(out, ", \"reach_ns\": %" PRIu64, reach);
-	/* A ring that never wrapped lost nothing: a quiet CPU's oldest record may be recent. */
+	fprintf(out, ", \"reach_ns\": %" PRIu64, f->rings[i].reach_ns);
 	if (f->window_ns)
 		fprintf(out, ", \"window_ns\": %" PRIu64 ", \"short\": %s", f->window_ns,
-			reach < f->window_ns && cut ? "true" : "false");
+			dump_figures__short(f, i) ? "true" : "false");
 }
 
 static void put_rings(const struct snapshot *s, const struct dump_figures *f, FILE *out)
@@ -154,7 +114,8 @@ static void put_rings(const struct snapshot *s, const struct dump_figures *f, FI
 			fputs(", \"closed\": true", out);
 		if (i < f->nr_rings && f->rings[i].replaced)
 			fputs(", \"replaced\": true", out);
-		put_reach(s, f, c, out);
+		if (c->backward)
+			put_reach(f, i, out);
 		put_offline(f, c->cpu, out);
 		fputc('}', out);
 	}
