@@ -272,10 +272,10 @@ static const struct perf_event_header *record_at(const struct ring_view *v, uint
 static int span_of(const struct capture *c, const struct ring_view *v, uint64_t *ret)
 {
 	static _Thread_local uint64_t buf[(64 << 10) / 8];
-	uint64_t head = head_of(v), newest = 0, oldest = 0, off = 0, end = 0, t;
+	uint64_t head = head_of(v), newest, oldest, off = 0, first = UINT64_MAX, last = 0, end = 0;
 	const struct perf_event_header *h;
-	bool have = false;
 
+	/* Headers only: the newest and the oldest sample are parsed, not those between. */
 	while (off < v->data_size) {
 		struct perf_event_header hh;
 
@@ -283,19 +283,22 @@ static int span_of(const struct capture *c, const struct ring_view *v, uint64_t 
 		       sizeof(hh));
 		if (hh.size < sizeof(hh) || off + hh.size > v->data_size)
 			break;
-		if (hh.type == PERF_RECORD_SAMPLE &&
-		    (h = record_at(v, head + off, buf, sizeof(buf))) && sample_time(c, h, &t)) {
-			if (!have)
-				newest = t;
-			have = true;
-			oldest = t;
+		if (hh.type == PERF_RECORD_SAMPLE) {
+			if (first == UINT64_MAX)
+				first = off;
+			last = off;
 			end = off + hh.size;
 		}
 		off += hh.size;
 	}
+	if (first == UINT64_MAX)
+		return -ENODATA;
+	if (!(h = record_at(v, head + first, buf, sizeof(buf))) || !sample_time(c, h, &newest) ||
+	    !(h = record_at(v, head + last, buf, sizeof(buf))) || !sample_time(c, h, &oldest))
+		return -ENODATA;
 	/* What the kernel wrote since: it overwrote as much of the oldest end. */
-	if (!have || end + (head - head_of(v)) > v->data_size)
-		return have ? -EAGAIN : -ENODATA;
+	if (end + (head - head_of(v)) > v->data_size)
+		return -EAGAIN;
 	*ret = newest > oldest ? newest - oldest : 0;
 	return 0;
 }

@@ -38,6 +38,7 @@ struct ring_window {
 	struct daemon *d;
 	struct event *tick;
 	unsigned long recording;  /* the capture looked at: d->recordings then */
+	const void *cfg;	  /* the configuration it was planned for */
 	unsigned int looks;	  /* of that capture */
 	bool said;		  /* its first plan was logged */
 	bool *was_short;	  /* by CPU, of the last plan */
@@ -268,6 +269,10 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	if (!d->cap || !capture__windowed(d->cap) || !d->dump || d->reloading ||
 	    dump__busy(d->dump))
 		return;
+	/* A reload, with new rings or the same: the plan is said again. */
+	if (w->cfg != d->cfg)
+		w->said = false;
+	w->cfg = d->cfg;
 	if (w->recording != d->recordings) {
 		w->recording = d->recordings;
 		w->looks = 0;
