@@ -289,7 +289,7 @@ static int add_event(struct capture *c, const char *name, const struct perf_even
  * execs and mmaps between two wake-ups must fit), buffer_size if larger
  * and /no-overwrite/ events share it.
  */
-#define SIDEBAND_RING_PAGES 256
+#define SIDEBAND_RING_PAGES CONFIG_SIDEBAND_RING_PAGES /* [capture] memory counts it */
 
 static unsigned int main_ring_pages(const struct perfsnapd_config *cfg)
 {
