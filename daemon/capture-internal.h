@@ -34,6 +34,29 @@ struct capture_patch {
 	struct perf_evlist *aux, *main;
 	struct perf_evsel **evsels; /* nr_events, in the capture's event order */
 	bool opened[2];		    /* [0] main, [1] aux */
+	bool aux_only;		    /* [capture] window: its overwrite ring alone */
+	unsigned int pages;	    /* of its overwrite ring */
+	bool replaced;		    /* a resize replaced its overwrite ring: disabled, kept */
+	uint64_t replaced_ns;	    /* since when (CLOCK_MONOTONIC) */
+	uint64_t replaced_reach_ns; /* how far back it reached then */
+	size_t skip;		    /* its newest bytes the successor holds too */
+	uint64_t opened_ns;	    /* CLOCK_MONOTONIC: when its overwrite ring opened */
+};
+
+/* Looks a CPU's window state keeps: its reach is measured as far back. */
+#define CAPTURE_WINDOW_LOOKS 256
+
+/* [capture] window: what capture_window.c knows of one CPU's ring. */
+struct capture_window_cpu {
+	uint64_t written;   /* bytes its live ring had written at the last look */
+	uint64_t looked_ns; /* CLOCK_MONOTONIC of that look; 0: none yet */
+	uint64_t rate;	    /* bytes per second, smoothed; valid once nr_looks > 0 */
+	unsigned int nr_looks;
+	const void *ring_base; /* the live ring's control page at the last look */
+	/* The live ring's looks, oldest first: when it had written how much. */
+	uint64_t seen_ns[CAPTURE_WINDOW_LOOKS], seen_written[CAPTURE_WINDOW_LOOKS];
+	uint64_t seen_rate[CAPTURE_WINDOW_LOOKS]; /* the smoothed rate then */
+	unsigned int nr_seen;
 };
 
 struct capture {
@@ -76,6 +99,11 @@ struct capture {
 	size_t nr_kept;
 	struct capture_offline spans[CAPTURE_OFFLINE_MAX]; /* the newest, oldest first */
 	size_t nr_spans;
+
+	/* [capture] window (capture_window.c). */
+	bool windowed; /* each CPU's overwrite ring is a patch of its own */
+	uint64_t window_ms;
+	struct capture_window_cpu *win; /* by CPU number, nr_cpu_slots */
 };
 
 struct perfsnapd_config;
@@ -88,6 +116,17 @@ int capture__refill_rings(struct capture *c);
 int capture__add_ids(struct capture *c, size_t idx, struct perf_evsel *evsel);
 /* Converts libperf's return into 0 or -errno (see capture.c). */
 int capture__libperf_err(int r, int err);
+/*
+ * Opens, maps and (as the capture is) enables @p's events on p->cpu:
+ * the overwrite ring of p->pages, and unless p->aux_only the forward one.
+ * Returns 0 or -errno; the caller closes @p either way on failure.
+ */
+int capture__open_patch(struct capture *c, struct capture_patch *p);
+void capture__close_patch(struct capture_patch *p, size_t nr_events);
+/* [capture] window: the pages of each CPU's ring at open, an equal share of memory. */
+unsigned int capture__window_start_pages(const struct perfsnapd_config *cfg);
+/* The window state of a new capture (capture_window.c). Returns 0 or -errno (logged). */
+int capture__open_window(struct capture *c, const struct perfsnapd_config *cfg);
 /* Frees the hotplug state (capture_cpu.c). */
 void capture__close_cpus(struct capture *c);
 

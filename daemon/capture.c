@@ -153,10 +153,18 @@ static int fill_rings(struct capture *c, int which)
 		return -ENOMEM;
 	total = n;
 	n = c->opened[which] ? perf_internals__rings(evlist, which, views, total) : 0;
-	for (size_t i = 0; i < c->nr_patches; i++)
-		if (c->patches[i]->opened[which])
-			n += perf_internals__rings(which ? c->patches[i]->aux : c->patches[i]->main,
-						   which, views + n, total - n);
+	for (size_t i = 0; i < c->nr_patches; i++) {
+		const struct capture_patch *p = c->patches[i];
+		int first = n;
+
+		if (!p->opened[which])
+			continue;
+		n += perf_internals__rings(which ? p->aux : p->main, which, views + n, total - n);
+		for (int k = first; which && p->replaced && k < n; k++) {
+			views[k].replaced = true;
+			views[k].skip = p->skip;
+		}
+	}
 	free(c->rings[which]);
 	c->rings[which] = views;
 	c->nr_rings[which] = n;
@@ -281,7 +289,7 @@ static int add_event(struct capture *c, const char *name, const struct perf_even
  * execs and mmaps between two wake-ups must fit), buffer_size if larger
  * and /no-overwrite/ events share it.
  */
-#define SIDEBAND_RING_PAGES 256
+#define SIDEBAND_RING_PAGES CONFIG_SIDEBAND_RING_PAGES /* [capture] memory counts it */
 
 static unsigned int main_ring_pages(const struct perfsnapd_config *cfg)
 {
@@ -434,7 +442,11 @@ static int open_pages(const struct perfsnapd_config *cfg, unsigned int ring_page
 		if ((r = add_event(c, cfg->events[i].name, &cfg->events[i].attr,
 				   cfg->events[i].overwrite, pages)) < 0)
 			goto out_err;
-	if (c->aux_used && (r = open_evlist(c, 1, ring_pages)) < 0)
+	if (cfg->window_ms)
+		r = capture__open_window(c, cfg);
+	else if (c->aux_used)
+		r = open_evlist(c, 1, ring_pages);
+	if (r < 0)
 		goto out_close;
 	if (c->main_used && (r = open_evlist(c, 0, pages)) < 0)
 		goto out_close;
@@ -492,7 +504,8 @@ out_close:
  */
 int capture__open(const struct perfsnapd_config *cfg, bool may_cut, struct capture **ret)
 {
-	unsigned int pages = cfg->buffer_pages;
+	unsigned int pages = cfg->window_ms ? capture__window_start_pages(cfg) : cfg->buffer_pages;
+	unsigned int asked = pages;
 	int r;
 
 	for (;;) {
@@ -504,12 +517,12 @@ int capture__open(const struct perfsnapd_config *cfg, bool may_cut, struct captu
 			break;
 		pages /= 2;
 	}
-	if (r == 0 && pages != cfg->buffer_pages)
+	if (r == 0 && pages != asked)
 		log_warning("locked memory: overwrite rings cut from %llu to %llu KiB each; for "
 			    "the configured size run with CAP_IPC_LOCK, raise RLIMIT_MEMLOCK "
 			    "(LimitMEMLOCK=) or /proc/sys/kernel/perf_event_mlock_kb",
-			    (unsigned long long)cfg->buffer_pages *
-				    (unsigned long long)sysconf(_SC_PAGESIZE) / 1024,
+			    (unsigned long long)asked * (unsigned long long)sysconf(_SC_PAGESIZE) /
+				    1024,
 			    (unsigned long long)pages * (unsigned long long)sysconf(_SC_PAGESIZE) /
 				    1024);
 	return r;
@@ -537,8 +550,12 @@ unsigned int capture__ring_pages(const struct capture *c)
 void capture__start(struct capture *c)
 {
 	c->started = true;
-	if (c->aux_used)
+	if (c->opened[1])
 		perf_evlist__enable(c->aux);
+	/* [capture] window: each CPU's overwrite ring is a patch, opened before the start. */
+	for (size_t i = 0; i < c->nr_patches; i++)
+		if (c->patches[i]->opened[1] && !c->patches[i]->replaced)
+			perf_evlist__enable(c->patches[i]->aux);
 	if (c->main_used)
 		perf_evlist__enable(c->main);
 }
@@ -586,6 +603,7 @@ void capture__close(struct capture *c)
 	free(c->nr_ids);
 	free(c->ids_size);
 	perf_cpu_map__put(c->wanted);
+	free(c->win);
 	free(c);
 }
 

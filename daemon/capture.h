@@ -129,6 +129,40 @@ size_t capture__offline_spans(const struct capture *c, const struct capture_offl
 int capture__take_kept(struct capture *c, struct capture_kept ***ret);
 void capture__put_kept(struct capture_kept *k);
 
+/*
+ * [capture] window (capture_window.c): each CPU's overwrite ring sized on
+ * its own, on the loop thread with no dump in flight.
+ */
+struct capture_window_info {
+	int cpu;
+	unsigned int pages;	     /* of its ring */
+	bool has_rate;		     /* measured over at least one interval */
+	uint64_t rate;		     /* bytes per second into its ring */
+	uint64_t plan_rate;	     /* the rate its ring is sized for: the window's highest */
+	uint64_t reach_ns;	     /* how far back it reaches now (estimated) */
+	bool wrapped;		     /* its ring has overwritten older records */
+	unsigned int replaced_pages; /* of the ring a resize is replacing, else 0 */
+	uint64_t replaced_for_ns;    /* ... since */
+};
+
+bool capture__windowed(const struct capture *c);
+uint64_t capture__window_ms(const struct capture *c);
+/* The largest ring a window gives a CPU, in pages. */
+unsigned int capture__window_max_pages(void);
+/* Measures each live ring's byte rate; @now is CLOCK_MONOTONIC. */
+void capture__window_look(struct capture *c, uint64_t now);
+/* False when @cpu has no overwrite ring. */
+bool capture__window_cpu(const struct capture *c, int cpu, uint64_t now,
+			 struct capture_window_info *ret);
+/*
+ * Replaces @cpu's ring by one of @pages; the old one stays, disabled,
+ * until capture__window_retire() unmaps it. Returns 0, -EBUSY while one
+ * is being replaced, or -errno.
+ */
+int capture__window_resize(struct capture *c, int cpu, unsigned int pages, uint64_t now);
+/* Unmaps the replaced rings whose successors reach the window. Returns how many, or -errno. */
+int capture__window_retire(struct capture *c, uint64_t now);
+
 /* PERF_EVENT_IOC_PAUSE_OUTPUT on one ring. Returns 0 or -errno. */
 int capture__pause_ring(const struct ring_view *ring, bool pause);
 

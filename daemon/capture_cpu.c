@@ -173,7 +173,7 @@ static int keep_history(struct capture *c, int cpu)
 	uint64_t head;
 
 	for (int i = 0; i < c->nr_rings[1]; i++)
-		if (c->rings[1][i].cpu == cpu)
+		if (c->rings[1][i].cpu == cpu && !c->rings[1][i].replaced)
 			v = &c->rings[1][i];
 	if (!v)
 		return 0;
@@ -214,7 +214,7 @@ static void drop_views(struct capture *c, int cpu)
 	}
 }
 
-static void close_patch(struct capture_patch *p, size_t nr_events)
+void capture__close_patch(struct capture_patch *p, size_t nr_events)
 {
 	if (!p)
 		return;
@@ -273,19 +273,18 @@ int capture__cpu_down(struct capture *c, int cpu, uint64_t now, uint64_t now_mon
 	if (r < 0)
 		return r;
 	drop_views(c, cpu);
-	if (c->cpu_state[cpu] == CAPTURE_CPU_BASE) {
+	if (c->cpu_state[cpu] == CAPTURE_CPU_BASE)
 		for (int which = 0; which < 2; which++)
 			if (c->opened[which])
 				perf_internals__close_cpu(which ? c->aux : c->main, cpu);
-	} else {
-		size_t i = 0;
-
-		while (i < c->nr_patches && c->patches[i]->cpu != cpu)
+	/* Its patches: reopened rings, and with [capture] window its own and a replaced one. */
+	for (size_t i = 0; i < c->nr_patches;) {
+		if (c->patches[i]->cpu != cpu) {
 			i++;
-		if (i < c->nr_patches) {
-			close_patch(c->patches[i], c->nr_events);
-			c->patches[i] = c->patches[--c->nr_patches];
+			continue;
 		}
+		capture__close_patch(c->patches[i], c->nr_events);
+		c->patches[i] = c->patches[--c->nr_patches];
 	}
 	c->cpu_state[cpu] = CAPTURE_CPU_NONE;
 	add_span(c, cpu, now, now_mono);
@@ -298,8 +297,8 @@ void capture__cpu_absent(struct capture *c, int cpu, uint64_t now)
 		add_span(c, cpu, now, monotonic_ns());
 }
 
-/* Opens, maps and (as the capture is) enables one CPU's events. Returns 0 or -errno. */
-static int open_patch(struct capture *c, struct capture_patch *p)
+/* See capture-internal.h. */
+int capture__open_patch(struct capture *c, struct capture_patch *p)
 {
 	char list[16];
 	int r;
@@ -315,6 +314,8 @@ static int open_patch(struct capture *c, struct capture_patch *p)
 		/* The attr as the base evsel opened it: a watermark set, the same clock. */
 		struct perf_event_attr attr = *c->events[i].attr;
 
+		if (p->aux_only && !c->events[i].overwrite)
+			continue;
 		p->evsels[i] = perf_evsel__new(&attr);
 		if (!p->evsels[i])
 			return -ENOMEM;
@@ -323,7 +324,7 @@ static int open_patch(struct capture *c, struct capture_patch *p)
 	for (int which = 1; which >= 0; which--) {
 		struct perf_evlist *evlist = which ? p->aux : p->main;
 
-		if (!(which ? c->aux_used : c->main_used))
+		if (!(which ? c->aux_used : c->main_used) || (!which && p->aux_only))
 			continue;
 		perf_evlist__set_maps(evlist, p->cpus, c->threads);
 		errno = 0;
@@ -333,15 +334,14 @@ static int open_patch(struct capture *c, struct capture_patch *p)
 		p->opened[which] = true;
 		errno = 0;
 		r = capture__libperf_err(
-			perf_evlist__mmap(evlist, (int)(which ? c->ring_pages : c->main_pages)),
-			errno);
+			perf_evlist__mmap(evlist, (int)(which ? p->pages : c->main_pages)), errno);
 		if (r < 0)
 			return r;
 	}
 	for (size_t i = 0; i < c->nr_events; i++)
-		if ((r = capture__add_ids(c, i, p->evsels[i])) < 0)
+		if (p->evsels[i] && (r = capture__add_ids(c, i, p->evsels[i])) < 0)
 			return r;
-	if (c->sideband) {
+	if (c->sideband && !p->aux_only) {
 		errno = 0;
 		r = capture__libperf_err(perf_evsel__enable(p->evsels[0]), errno);
 		if (r < 0)
@@ -349,7 +349,7 @@ static int open_patch(struct capture *c, struct capture_patch *p)
 	}
 	if (c->started && c->aux_used)
 		perf_evlist__enable(p->aux);
-	if (c->started && c->main_used)
+	if (c->started && c->main_used && !p->aux_only)
 		perf_evlist__enable(p->main);
 	return 0;
 }
@@ -380,7 +380,9 @@ int capture__cpu_up(struct capture *c, int cpu, uint64_t now)
 	if (!p)
 		return -ENOMEM;
 	p->cpu = cpu;
-	r = open_patch(c, p);
+	p->pages = c->ring_pages;
+	p->opened_ns = monotonic_ns();
+	r = capture__open_patch(c, p);
 	if (r == 0) {
 		c->patches[c->nr_patches++] = p;
 		r = capture__refill_rings(c);
@@ -388,7 +390,7 @@ int capture__cpu_up(struct capture *c, int cpu, uint64_t now)
 			c->nr_patches--;
 	}
 	if (r < 0) {
-		close_patch(p, c->nr_events);
+		capture__close_patch(p, c->nr_events);
 		return r;
 	}
 	c->cpu_state[cpu] = CAPTURE_CPU_PATCH;
@@ -450,7 +452,7 @@ int capture__take_kept(struct capture *c, struct capture_kept ***ret)
 void capture__close_cpus(struct capture *c)
 {
 	for (size_t i = 0; i < c->nr_patches; i++)
-		close_patch(c->patches[i], c->nr_events);
+		capture__close_patch(c->patches[i], c->nr_events);
 	free(c->patches);
 	c->patches = NULL;
 	c->nr_patches = 0;

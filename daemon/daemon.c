@@ -16,6 +16,7 @@
 
 #include "capture.h"
 #include "config.h"
+#include "config_value.h"
 #include "control.h"
 #include "daemon.h"
 #include "log.h"
@@ -194,6 +195,19 @@ void daemon__log_recording(struct daemon *d)
 	unsigned long long ring_kib = (unsigned long long)pages *
 				      (unsigned long long)sysconf(_SC_PAGESIZE) / 1024;
 
+	if (capture__windowed(d->cap)) {
+		char mem[CONFIG_VALUE_FORMAT_MAX];
+
+		config_value__format_size(cfg->memory, mem, sizeof(mem));
+		log_notice("recording %zu events on %d CPUs into %d overwrite rings of %llu KiB "
+			   "(%u pages) each at first, each then sized for its CPU's rate to "
+			   "hold the %.1f s window, all rings within %s; side-band %s; "
+			   "snapshots go to %s",
+			   cfg->nr_events, capture__nr_cpus(d->cap),
+			   capture__nr_rings(d->cap, true), ring_kib, pages,
+			   (double)cfg->window_ms / 1e3, mem, d->sb ? "on" : "off", cfg->directory);
+		return;
+	}
 	log_notice("recording %zu events on %d CPUs into %d overwrite rings of %llu KiB "
 		   "(%u pages) each; ring copies in up to %llu KiB of memory (%s); side-band %s; "
 		   "snapshots go to %s",
@@ -354,6 +368,21 @@ static void format_size(uint64_t bytes, char *buf, size_t size)
 		snprintf(buf, size, "%.1f GiB", (double)bytes / (1 << 30));
 }
 
+/* [capture] window: the CPUs whose history in the snapshot is short of it. */
+static void log_short(const struct dump_figures *f)
+{
+	for (size_t i = 0; i < f->nr_rings; i++) {
+		bool said = false;
+
+		for (size_t k = 0; k < i; k++)
+			said = said || f->rings[k].cpu == f->rings[i].cpu;
+		if (!said && dump_figures__short(f, i))
+			log_warning("snapshot %s: window: cpu%d reaches %.3f s of %.3f s (short)",
+				    f->stem, f->rings[i].cpu, (double)f->rings[i].reach_ns / 1e9,
+				    (double)f->window_ns / 1e9);
+	}
+}
+
 /*
  * One short line per snapshot: where, how much, how long, how blind, why.
  * The rest goes to the journal's fields and a debug line (and is in the
@@ -406,6 +435,7 @@ static void log_snapshot(const struct dump_figures *f)
 		  "rings); rings paused %s us after the trigger, within %s us; newest records "
 		  "within %s us; pause per ring (CPU:us) %s",
 		  f->stem, blind / 1000, total, delay, pspread, spread, pauses);
+	log_short(f);
 	if (cut)
 		log_warning("snapshot %s: the kernel overwrote the oldest %" PRIu64
 			    " bytes of the rings before they were copied; they are left out "
@@ -548,6 +578,7 @@ static bool same_string(const char *a, const char *b)
 static bool same_capture(const struct perfsnapd_config *a, const struct perfsnapd_config *b)
 {
 	if (a->nr_events != b->nr_events || a->buffer_pages != b->buffer_pages ||
+	    a->window_ms != b->window_ms || a->memory != b->memory ||
 	    !same_string(a->cpus, b->cpus) || a->sideband != b->sideband ||
 	    a->max_tasks != b->max_tasks || a->history_size != b->history_size)
 		return false;

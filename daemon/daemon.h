@@ -46,8 +46,9 @@ struct daemon {
 	/* A reload whose new rings are opening (NULL when none); a SIGHUP meanwhile: */
 	struct reload *reloading;
 	bool reload_again;
-	struct hotplug *hotplug;  /* watches the CPUs going offline and coming back */
-	unsigned long recordings; /* captures attached so far: a new one is told by it */
+	struct hotplug *hotplug;    /* watches the CPUs going offline and coming back */
+	struct ring_window *window; /* [capture] window: sizes each CPU's ring */
+	unsigned long recordings;   /* captures attached so far: a new one is told by it */
 	unsigned long snapshots, failures, refused;
 	struct dump_figures last; /* of the last dump, kept (dump_figures__copy()) */
 	bool have_last;

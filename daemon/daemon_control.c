@@ -13,11 +13,14 @@
 
 #include "capture.h"
 #include "config.h"
+#include "config_value.h"
 #include "control.h"
 #include "control_window.h"
 #include "daemon.h"
 #include "log.h"
+#include "monotonic.h"
 #include "retention.h"
+#include "ring_window.h"
 #include "sideband.h"
 #include "upload.h"
 #include "trigger.h"
@@ -179,6 +182,37 @@ static void status_triggers(struct daemon *d, struct control_reply *reply)
 	}
 }
 
+/* [capture] window: the budget, then each CPU's ring, rate and reach now. */
+static void status_window(struct daemon *d, struct control_reply *reply)
+{
+	uint64_t now = monotonic_ns(), mapped = 0;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct capture_window_info info;
+	char mem[CONFIG_VALUE_FORMAT_MAX], line[256];
+	int resizing = 0;
+
+	for (int i = 0; i < capture__nr_wanted(d->cap); i++)
+		if (capture__window_cpu(d->cap, capture__wanted_cpu(d->cap, i), now, &info)) {
+			mapped += (info.pages + 1ull) * page;
+			if (info.replaced_pages) {
+				mapped += (info.replaced_pages + 1ull) * page;
+				resizing++;
+			}
+		}
+	config_value__format_size(d->cfg->memory, mem, sizeof(mem));
+	control_reply__add(reply,
+			   "window: %.1f s on every CPU within memory = %s: %d overwrite rings, "
+			   "%llu KiB mapped%s",
+			   (double)d->cfg->window_ms / 1e3, mem, capture__nr_rings(d->cap, true),
+			   (unsigned long long)mapped / 1024,
+			   resizing ? " (a ring being resized and its successor both mapped)" : "");
+	for (int i = 0; i < capture__nr_wanted(d->cap); i++)
+		if (capture__window_cpu(d->cap, capture__wanted_cpu(d->cap, i), now, &info)) {
+			ring_window__format_cpu(&info, d->cfg->window_ms, line, sizeof(line));
+			control_reply__add(reply, "%s", line);
+		}
+}
+
 static int ctl_status(void *ctx, struct control_reply *reply)
 {
 	struct daemon *d = ctx;
@@ -189,11 +223,15 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 
 	control_reply__add(reply, "state: %s", daemon__dumping(d) ? "dumping" : "recording");
 	control_reply__add(reply, "cpus: %d", capture__nr_cpus(d->cap));
-	control_reply__add(reply, "buffer: %llu KiB per CPU (%u pages), %d overwrite rings, %s",
-			   (unsigned long long)capture__ring_pages(d->cap) *
-				   (unsigned long long)page / 1024,
-			   capture__ring_pages(d->cap), capture__nr_rings(d->cap, true),
-			   capture__warm(d->cap) ? "warm" : "warming");
+	if (capture__windowed(d->cap))
+		status_window(d, reply);
+	else
+		control_reply__add(reply,
+				   "buffer: %llu KiB per CPU (%u pages), %d overwrite rings, %s",
+				   (unsigned long long)capture__ring_pages(d->cap) *
+					   (unsigned long long)page / 1024,
+				   capture__ring_pages(d->cap), capture__nr_rings(d->cap, true),
+				   capture__warm(d->cap) ? "warm" : "warming");
 	for (size_t i = 0; i < cfg->nr_events; i++)
 		control_reply__add(reply, "event: %s (%s)", cfg->events[i].name,
 				   cfg->events[i].overwrite ? "overwrite" : "no-overwrite");

@@ -179,6 +179,7 @@ static struct dump_job *job_new(struct dump *d)
 		return NULL;
 	}
 	offline_spans(d->cap, &job->fig);
+	job->fig.window_ns = cfg->window_ms * 1000000ull;
 	job->snap = snapshot__new();
 	if (!job->snap) {
 		job_free(job);
@@ -303,10 +304,11 @@ static int window_held(struct dump_job *job)
 		if (!w->from_ns || held <= w->from_ns)
 			continue;
 		rf->window_short = true;
-		rf->reach_ns = w->to_ns != UINT64_MAX && w->to_ns > held ? w->to_ns - held : 0;
+		rf->window_reach_ns = w->to_ns != UINT64_MAX && w->to_ns > held ? w->to_ns - held :
+										  0;
 		w->nr_short++;
 		k = snprintf(list + len, sizeof(list) - len, "%scpu%d %.3f s", n++ ? ", " : "",
-			     c->cpu, secs(rf->reach_ns));
+			     c->cpu, secs(rf->window_reach_ns));
 		if (k > 0 && (size_t)k < sizeof(list) - len)
 			len += (size_t)k;
 	}
@@ -359,8 +361,10 @@ static void write_files(struct dump_job *job)
 	if (r == 0)
 		r = snapshot__seal(job->snap);
 	f->sealed_at_ns = monotonic_ns();
-	if (r == 0)
+	if (r == 0) {
 		newest_records(job);
+		dump_figures__set_reach(f, job->snap);
+	}
 	if (r == 0 && f->window.set)
 		r = window_held(job);
 	if (r == 0 && job->sb)

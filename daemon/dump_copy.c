@@ -115,16 +115,20 @@ static int keep_round(struct snapshot *s, const struct ring_copy_item *items, si
 
 	for (size_t i = 0; i < nr && r == 0; i++) {
 		const struct ring_copy_item *it = &items[i];
+		/* A replaced ring's newest records are its successor's oldest: taken once. */
+		size_t skip = it->ring->skip < it->len ? it->ring->skip : it->len;
+		const uint8_t *buf = (const uint8_t *)it->buf + skip;
+		size_t len = it->len - skip;
 
 		if (!spill) {
-			r = snapshot__add_chunk_memory(s, it->ring->cpu, true, it->buf, it->len,
+			r = snapshot__add_chunk_memory(s, it->ring->cpu, true, buf, len,
 						       it->wrapped);
 			f->copy_memory_bytes += it->len;
 			continue;
 		}
 		r = snapshot__begin_chunk(s, it->ring->cpu, true);
 		if (r == 0)
-			r = snapshot__append(s, it->buf, it->len);
+			r = snapshot__append(s, buf, len);
 		if (r == 0 && it->wrapped)
 			r = snapshot__set_chunk_overwritten(s);
 		if (r == 0)
@@ -174,6 +178,7 @@ static int count_round(const struct ring_copy_item *items, size_t first, size_t 
 		ring->cpu = it->ring->cpu;
 		ring->pause_ns = it->resumed_ns - it->paused_ns;
 		ring->cut_bytes = it->cut;
+		ring->replaced = it->ring->replaced;
 		f->copy_bytes += it->len;
 		if (!f->first_pause_at_ns || it->paused_ns < f->first_pause_at_ns)
 			f->first_pause_at_ns = it->paused_ns;

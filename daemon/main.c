@@ -24,6 +24,7 @@
 #include "daemon.h"
 #include "dump.h"
 #include "hotplug.h"
+#include "ring_window.h"
 #include "log.h"
 #include "post_command.h"
 #include "procinfo.h"
@@ -150,7 +151,7 @@ static int run(struct daemon *d)
 	}
 	daemon__start_upload(d);
 	daemon__log_recording(d);
-	if (hotplug__new(d, &d->hotplug) < 0) {
+	if (hotplug__new(d, &d->hotplug) < 0 || ring_window__new(d, &d->window) < 0) {
 		r = EX_OSERR;
 		goto out;
 	}
@@ -165,6 +166,7 @@ out:
 		event_free(sig_ev);
 	close(sig_fd);
 	service__stop_watchdog();
+	ring_window__delete(d->window);
 	hotplug__delete(d->hotplug);
 	daemon__stop_control(d);
 	daemon__stop_triggers(d);

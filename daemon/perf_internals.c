@@ -45,6 +45,8 @@ int perf_internals__rings(struct perf_evlist *evlist, int overwrite, struct ring
 			views[n].base = map->base;
 			views[n].data = (char *)map->base + page;
 			views[n].data_size = (size_t)map->mask + 1;
+			views[n].replaced = false;
+			views[n].skip = 0;
 		}
 		n++;
 	}

@@ -20,6 +20,13 @@ struct ring_view {
 	void *base;	  /* control page */
 	void *data;	  /* data area */
 	size_t data_size; /* a power of two */
+	/*
+	 * [capture] window: a ring a resize replaced, no longer written, kept
+	 * until its successor reaches back the window; its newest @skip bytes
+	 * (of a copy, see backward_ring.h) are also in the successor.
+	 */
+	bool replaced;
+	size_t skip;
 };
 
 /*

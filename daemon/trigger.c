@@ -29,8 +29,8 @@
 #include "trigger_paired.h"
 #include "trigger_psi.h"
 
-#define RING_PAGES    8		   /* per CPU, for all trigger events: 32 KiB */
-#define KEPT_MAX      (256u << 10) /* matches kept for the next snapshot */
+#define RING_PAGES    CONFIG_TRIGGER_RING_PAGES /* per CPU, for all trigger events: 32 KiB */
+#define KEPT_MAX      (256u << 10)		/* matches kept for the next snapshot */
 #define HOUR_NS	      (3600ull * 1000000000ull)
 #define SUMMARY_EVERY 60
 

@@ -92,6 +92,14 @@ const struct key_desc config_keys[NR_KEYS] = {
 	[KEY_MAX_TASKS] = { KEY("capture", "max_tasks", VALUE_COUNT), FIELD(max_tasks), .min = 64,
 			    .max = 16777216, .def = 65536,
 			    .accepted = "a number from 64 to 16777216, e.g. 65536" },
+	[KEY_WINDOW] = { KEY("capture", "window", VALUE_DURATION), FIELD(window_ms),
+			 .max = 60ull * 60 * 1000, .zero = "none: every ring is buffer_size",
+			 .accepted = "0 (none) or a number with unit ms, s, m or h, at most 1h, "
+				     "e.g. 10s, with memory and without buffer_size" },
+	[KEY_MEMORY] = { KEY("capture", "memory", VALUE_SIZE), FIELD(memory), .max = 1ull << 40,
+			 .zero = "none: every ring is buffer_size",
+			 .accepted = "0 (none) to 1T, with optional K, M, G or T suffix (bytes), "
+				     "e.g. 256M, with window and without buffer_size" },
 	[KEY_DIRECTORY] = { KEY("snapshot", "directory", VALUE_STRING), FIELD(directory),
 			    .parse = parse_directory },
 	[KEY_FORMATS] = { KEY("snapshot", "formats", VALUE_OTHER), .parse = parse_formats,
@@ -615,6 +623,115 @@ static void check_realtime(struct config_reader *p)
 		}
 }
 
+/* CPUs the rings are opened on: [capture] cpus, else those online. */
+static unsigned int window_cpus(const struct perfsnapd_config *cfg)
+{
+	bool *map = NULL;
+	unsigned int nr = 0, n = 0;
+
+	if (!cfg->cpus || config_value__parse_cpu_list(cfg->cpus, &map, &nr) < 0) {
+		long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+		free(map);
+		return online > 0 ? (unsigned int)online : 1;
+	}
+	for (unsigned int i = 0; i < nr; i++)
+		n += map[i];
+	free(map);
+	return n ? n : 1;
+}
+
+/* Pages of the rings of fixed size and of the no-overwrite history, on @nr_cpus CPUs. */
+static uint64_t fixed_pages(const struct perfsnapd_config *cfg, unsigned int nr_cpus)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), fixed = 0;
+	bool no_overwrite = false, triggers = false;
+
+	for (size_t i = 0; i < cfg->nr_events; i++)
+		no_overwrite = no_overwrite || !cfg->events[i].overwrite;
+	for (size_t i = 0; i < cfg->nr_triggers; i++)
+		triggers = triggers || cfg->triggers[i].kind == TRIGGER_KIND_EVENT;
+	if (cfg->sideband || no_overwrite)
+		fixed += (CONFIG_SIDEBAND_RING_PAGES + 1ull) * nr_cpus;
+	if (triggers)
+		fixed += (CONFIG_TRIGGER_RING_PAGES + 1ull) * nr_cpus;
+	/* The recording clock's marker ring: its control page and one. */
+	fixed += 2;
+	/* The history fills (and takes memory) only with no-overwrite events. */
+	if (no_overwrite)
+		fixed += (cfg->history_size + page - 1) / page;
+	return fixed;
+}
+
+/**
+ * config__window_pages - the pages [capture] memory leaves the overwrite rings
+ * @cfg: a configuration with window and memory
+ * @nr_cpus: CPUs with rings
+ *
+ * memory less what perfsnapd maps or holds beside them: each CPU's forward
+ * (side-band) ring and trigger ring with their control pages, the
+ * recording clock's marker ring, and the
+ * history of no-overwrite events when there are any. Returns the pages (control pages included), or
+ * -ENOSPC when that is not even CONFIG_WINDOW_FLOOR_PAGES and its control
+ * page on every CPU.
+ */
+int64_t config__window_pages(const struct perfsnapd_config *cfg, unsigned int nr_cpus)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), fixed = fixed_pages(cfg, nr_cpus);
+	uint64_t left = cfg->memory / page > fixed ? cfg->memory / page - fixed : 0;
+
+	if (left < (CONFIG_WINDOW_FLOOR_PAGES + 1ull) * nr_cpus)
+		return -ENOSPC;
+	return (int64_t)left;
+}
+
+/* The least memory that holds the smallest ring on @nr_cpus CPUs, in bytes. */
+static uint64_t window_min_memory(const struct perfsnapd_config *cfg, unsigned int nr_cpus)
+{
+	return (fixed_pages(cfg, nr_cpus) + (CONFIG_WINDOW_FLOOR_PAGES + 1ull) * nr_cpus) *
+	       (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * window and memory go together and replace buffer_size; the budget must
+ * hold the smallest ring on every CPU beside the rings of fixed size.
+ */
+static void check_window(struct config_reader *p)
+{
+	struct perfsnapd_config *cfg = p->cfg;
+	unsigned int nr_cpus;
+
+	if (p->key_failed[KEY_WINDOW] || p->key_failed[KEY_MEMORY] ||
+	    (!cfg->window_ms && !cfg->memory))
+		return;
+	if (p->key_line[KEY_BUFFER_SIZE]) {
+		int line = p->key_line[KEY_WINDOW] > p->key_line[KEY_MEMORY] ?
+				   p->key_line[KEY_WINDOW] :
+				   p->key_line[KEY_MEMORY];
+
+		config_reader__diag(
+			p,
+			line > p->key_line[KEY_BUFFER_SIZE] ? line : p->key_line[KEY_BUFFER_SIZE],
+			"[capture] %s: buffer_size (line %d) sizes every ring alike, window and memory size each CPU's ring for the window: accepted: one of the two ways; remove buffer_size or window and memory",
+			cfg->window_ms ? "window" : "memory", p->key_line[KEY_BUFFER_SIZE]);
+		return;
+	}
+	if (!cfg->window_ms || !cfg->memory) {
+		config_reader__diag(
+			p, p->key_line[cfg->window_ms ? KEY_WINDOW : KEY_MEMORY],
+			"[capture] %s: needs %s: accepted: both, e.g. window = 10s and memory = 256M",
+			cfg->window_ms ? "window" : "memory", cfg->window_ms ? "memory" : "window");
+		return;
+	}
+	nr_cpus = window_cpus(cfg);
+	if (config__window_pages(cfg, nr_cpus) < 0)
+		config_reader__diag(
+			p, p->key_line[KEY_WINDOW],
+			"[capture] window: memory = %llu KiB cannot hold the window on even the smallest ring (%u pages) of each of the %u CPUs beside the side-band, trigger and history rings: accepted: memory of at least %llu KiB, or fewer [capture] cpus",
+			(unsigned long long)(cfg->memory >> 10), CONFIG_WINDOW_FLOOR_PAGES, nr_cpus,
+			(unsigned long long)(window_min_memory(cfg, nr_cpus) >> 10));
+}
+
 /* Defaults and checks that need the whole file. */
 static void finish_config(struct config_reader *p)
 {
@@ -625,7 +742,8 @@ static void finish_config(struct config_reader *p)
 		config_reader__diag(
 			p, p->key_line[KEY_EVENTS],
 			"[capture] events: no events: accepted: tracepoints such as sched:sched_switch (globs allowed) or software events such as cpu-clock, space-separated");
-	if (!p->key_line[KEY_BUFFER_SIZE])
+	check_window(p);
+	if (!p->key_line[KEY_BUFFER_SIZE] && !cfg->window_ms)
 		cfg->buffer_size = DEFAULT_BUFFER_SIZE;
 	if (cfg->buffer_size)
 		cfg->buffer_pages = buffer_pages(cfg->buffer_size);

@@ -159,6 +159,8 @@ struct perfsnapd_config {
 	char *directory;
 	unsigned int formats;	     /* SNAPSHOT_FILE_BIT() of each (snapshot_name.h) */
 	int config_line_buffer_size; /* for reporting rounding */
+	uint64_t window_ms;	     /* [capture] window: each CPU's ring holds this; 0: none */
+	uint64_t memory;	     /* [capture] memory: every ring together, bytes; 0: none */
 
 	/* [capture], continued */
 	enum config_clock clock; /* already applied to every events[].attr */
@@ -230,6 +232,19 @@ void config__print(const struct perfsnapd_config *cfg, FILE *out);
  */
 int config__changes(const struct perfsnapd_config *old, const struct perfsnapd_config *new,
 		    char *buf, size_t size);
+
+/* Data pages of each CPU's forward ring (side-band, no-overwrite events) beside window rings. */
+#define CONFIG_SIDEBAND_RING_PAGES 256
+/* Data pages of each CPU's ring for the trigger events. */
+#define CONFIG_TRIGGER_RING_PAGES  8
+/* The smallest overwrite ring [capture] window gives a CPU. */
+#define CONFIG_WINDOW_FLOOR_PAGES  16
+/*
+ * The pages [capture] memory leaves the overwrite rings of @nr_cpus CPUs
+ * (control pages included) once the forward, trigger and history memory is
+ * taken; -ENOSPC when it does not hold CONFIG_WINDOW_FLOOR_PAGES on each.
+ */
+int64_t config__window_pages(const struct perfsnapd_config *cfg, unsigned int nr_cpus);
 
 /* copy_memory = auto: the sum of the overwrite rings, at most this. */
 #define CONFIG_COPY_MEMORY_AUTO_MAX (1ull << 30)

@@ -45,6 +45,10 @@ static void print_buffer_size(const struct perfsnapd_config *cfg, FILE *out)
 	uint64_t rounded = cfg->buffer_pages * page;
 	char size[CONFIG_VALUE_FORMAT_MAX];
 
+	if (cfg->window_ms) {
+		fputs("; buffer_size is not set: window and memory size the rings\n", out);
+		return;
+	}
 	config_value__format_size(cfg->buffer_size, size, sizeof(size));
 	fprintf(out, "buffer_size = %s", size);
 	if (rounded != cfg->buffer_size) {

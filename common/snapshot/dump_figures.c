@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dump_figures.h"
+#include "snapshot.h"
 
 /**
  * dump_figures__init - empty figures for a dump of some rings
@@ -175,4 +176,50 @@ char *dump_figures__format_newest(const struct dump_figures *f, char *buf, size_
 			appendf(buf, size, &len, "%s%d:%" PRIu64, len ? " " : "", f->rings[i].cpu,
 				f->rings[i].newest_time);
 	return buf;
+}
+
+/* The instant a reach is counted from: the trigger's match, else the newest record. */
+static uint64_t reach_from(const struct dump_figures *f, const struct snapshot *s)
+{
+	if (f->has_trigger && f->trigger.time)
+		return f->trigger.time;
+	return snapshot__stats(s)->last_time;
+}
+
+/**
+ * dump_figures__set_reach - how far back each overwrite ring's CPU reaches
+ * @f: the dump's figures, rings in chunk order
+ * @s: its snapshot, sealed
+ */
+void dump_figures__set_reach(struct dump_figures *f, const struct snapshot *s)
+{
+	uint64_t from = reach_from(f, s);
+
+	for (size_t i = 0; i < f->nr_rings && i < snapshot__nr_chunks(s); i++) {
+		const struct snapshot_chunk_info *c = snapshot__chunk(s, i);
+		uint64_t oldest = UINT64_MAX;
+		bool cut = false;
+
+		for (size_t k = 0; k < snapshot__nr_chunks(s); k++) {
+			const struct snapshot_chunk_info *o = snapshot__chunk(s, k);
+
+			if (o->cpu == c->cpu && o->backward && o->nr_records &&
+			    o->first_time < oldest) {
+				oldest = o->first_time;
+				cut = o->overwritten;
+			}
+		}
+		f->rings[i].reach_ns = oldest < from ? from - oldest : 0;
+		f->rings[i].reach_cut = cut;
+	}
+}
+
+/*
+ * A ring that never wrapped lost nothing: a quiet CPU's oldest record may
+ * be recent because nothing happened before it.
+ */
+bool dump_figures__short(const struct dump_figures *f, size_t i)
+{
+	return f->window_ns && i < f->nr_rings && f->rings[i].reach_cut &&
+	       f->rings[i].reach_ns < f->window_ns;
 }

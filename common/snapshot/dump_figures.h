@@ -66,7 +66,12 @@ struct dump_ring_figures {
 	uint64_t newest_time; /* of its newest record */
 	bool closed;	      /* the history of a ring closed when its CPU went offline */
 	bool window_short;    /* holds less than the dump's window asked */
-	uint64_t reach_ns;    /* with window_short: how far back from the window's end it holds */
+	uint64_t
+		window_reach_ns; /* with window_short: how far back from the window's end it holds */
+	bool replaced; /* [capture] window: a ring a resize replaced, beside its successor */
+	uint64_t
+		reach_ns; /* its CPU's: the trigger less its oldest record (dump_figures__set_reach) */
+	bool reach_cut; /* ... and the ring with that record had wrapped */
 };
 
 /* A span a CPU was not recorded (it was offline), in the recording clock. */
@@ -144,7 +149,8 @@ struct dump_figures {
 	uint64_t copy_bytes, copy_memory_bytes, copy_spilled_bytes;
 	unsigned int rounds; /* > 1: the rings did not fit copy_memory at once */
 	int copy_threads;
-	int rt_error; /* the copy could not run at SCHED_FIFO: -errno */
+	int rt_error;	    /* the copy could not run at SCHED_FIFO: -errno */
+	uint64_t window_ns; /* [capture] window: what every CPU should hold; 0: none */
 	struct dump_offline_span offline[DUMP_OFFLINE_MAX]; /* oldest first */
 	size_t nr_offline;
 
@@ -162,6 +168,16 @@ struct dump_figures {
 	struct dump_file_figures files;
 	struct dump_symbol_figures symbols; /* with SNAPSHOT_FILE_SYMBOLS in formats */
 };
+
+struct snapshot;
+/*
+ * Each overwrite ring's reach (rings[i] is chunk i): from the trigger's
+ * match, or for a dump asked for the newest record, back to the oldest
+ * record its CPU has in any of its rings (a resize leaves two).
+ */
+void dump_figures__set_reach(struct dump_figures *f, const struct snapshot *s);
+/* Whether ring @i is short of f->window_ns: its history was cut before it. */
+bool dump_figures__short(const struct dump_figures *f, size_t i);
 
 /* Empty figures with room for @nr_rings rings. Returns 0 or -ENOMEM. */
 int dump_figures__init(struct dump_figures *f, size_t nr_rings);

@@ -84,6 +84,16 @@ static void put_offline(const struct dump_figures *f, int cpu, FILE *out)
 		fputc(']', out);
 }
 
+static void put_reach(const struct dump_figures *f, size_t i, FILE *out)
+{
+	if (i >= f->nr_rings)
+		return;
+	fprintf(out, ", \"reach_ns\": %" PRIu64, f->rings[i].reach_ns);
+	if (f->window_ns)
+		fprintf(out, ", \"window_ns\": %" PRIu64 ", \"short\": %s", f->window_ns,
+			dump_figures__short(f, i) ? "true" : "false");
+}
+
 static void put_rings(const struct snapshot *s, const struct dump_figures *f, FILE *out)
 {
 	fputs("  \"rings\": [", out);
@@ -109,7 +119,12 @@ static void put_rings(const struct snapshot *s, const struct dump_figures *f, FI
 				c->held_records, c->held_first_time, c->held_last_time,
 				i < f->nr_rings && f->rings[i].window_short ? "true" : "false");
 		if (f->window.set && i < f->nr_rings && f->rings[i].window_short)
-			fprintf(out, ", \"window_reach_ns\": %" PRIu64, f->rings[i].reach_ns);
+			fprintf(out, ", \"window_reach_ns\": %" PRIu64,
+				f->rings[i].window_reach_ns);
+		if (i < f->nr_rings && f->rings[i].replaced)
+			fputs(", \"replaced\": true", out);
+		if (c->backward)
+			put_reach(f, i, out);
 		put_offline(f, c->cpu, out);
 		fputc('}', out);
 	}

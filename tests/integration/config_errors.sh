@@ -38,6 +38,24 @@ events = sched:no_such_event
 [snapshot]
 directory = $WORK/out
 CONF
+# A window the memory cannot hold on even the smallest ring of each CPU: at its line.
+check window_memory "window: memory = 1024 KiB cannot hold the window" <<CONF
+[capture]
+events = sched:sched_switch
+window = 10s
+memory = 1M
+[snapshot]
+directory = $WORK/out
+CONF
+check window_and_buffer_size "buffer_size (line 3) sizes every ring alike" <<CONF
+[capture]
+events = sched:sched_switch
+buffer_size = 4M
+window = 10s
+memory = 256M
+[snapshot]
+directory = $WORK/out
+CONF
 check no_events "events" <<CONF
 [capture]
 events =

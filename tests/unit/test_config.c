@@ -494,8 +494,11 @@ static void test_print_all_keys(void **state)
 	(void)state;
 	assert_int_equal(load_data("good_all_keys.conf", &path, &cfg, &d), 0);
 	text = print_config(cfg);
-	assert_non_null(strstr(text, "\ncpus = 0\nclock = boottime\nhistory_size = 0\t; keep none\n"
-				     "sideband = no\nmax_tasks = 64\n\n[snapshot]\n"));
+	assert_non_null(strstr(text,
+			       "\ncpus = 0\nclock = boottime\nhistory_size = 0\t; keep none\n"
+			       "sideband = no\nmax_tasks = 64\n"
+			       "window = 0\t; none: every ring is buffer_size\n"
+			       "memory = 0\t; none: every ring is buffer_size\n\n[snapshot]\n"));
 	assert_non_null(strstr(
 		text,
 		"\nformats = perf.data trace.dat\ncompression = zstd\n"
@@ -664,6 +667,41 @@ static void test_good_values(void **state)
 	free(path);
 }
 
+/* window and memory: each CPU's ring sized for the window, no buffer_size; printed back. */
+static void test_window(void **state)
+{
+	struct config_diags d = { 0 };
+	struct perfsnapd_config *cfg, *again;
+	char *path, *text, *printed;
+
+	(void)state;
+	assert_int_equal(load_text("[capture]\nevents = cpu-clock\nwindow = 10s\nmemory = 256M\n"
+				   "[snapshot]\ndirectory = @DIR@\n",
+				   &path, &cfg, &d),
+			 0);
+	assert_int_equal(cfg->window_ms, 10000);
+	assert_int_equal(cfg->memory, 256ull << 20);
+	assert_int_equal(cfg->buffer_size, 0);
+	assert_int_equal(cfg->buffer_pages, 0);
+	/* 256M less one side-band ring and its control page per CPU, and the clock's 2 pages. */
+	assert_int_equal(config__window_pages(cfg, 2),
+			 (int64_t)((256ull << 20) / (uint64_t)sysconf(_SC_PAGESIZE)) -
+				 2 * (CONFIG_SIDEBAND_RING_PAGES + 1) - 2);
+	text = print_config(cfg);
+	assert_non_null(strstr(text, "window = 10s\nmemory = 256M\n"));
+	assert_non_null(strstr(text, "; buffer_size is not set"));
+	printed = write_conf("printed_window.conf", text, "", "");
+	load_good(printed, &again);
+	assert_int_equal(again->window_ms, 10000);
+	assert_int_equal(again->memory, 256ull << 20);
+	assert_int_equal(again->buffer_pages, 0);
+	config__put(again);
+	config__put(cfg);
+	free(printed);
+	free(text);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -684,6 +722,7 @@ int main(void)
 		cmocka_unit_test(test_post_command),
 		cmocka_unit_test(test_socket_length),
 		cmocka_unit_test(test_good_values),
+		cmocka_unit_test(test_window),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
