@@ -784,10 +784,11 @@ struct runs {
 	size_t nr, stop_at;
 };
 
-static int take_run(void *ctx, const void *data, size_t len)
+static int take_run(void *ctx, const void *data, size_t len, int cpu)
 {
 	struct runs *r = ctx;
 
+	(void)cpu;
 	assert_true(r->nr < 64);
 	assert_true(len > 0);
 	assert_int_equal((uintptr_t)data % 8, 0);
