@@ -438,10 +438,16 @@ static int open_pages(const struct perfsnapd_config *cfg, unsigned int ring_page
 			goto out_err;
 		c->sideband = c->evsels[0];
 	}
-	for (size_t i = 0; i < cfg->nr_events; i++)
-		if ((r = add_event(c, cfg->events[i].name, &cfg->events[i].attr,
-				   cfg->events[i].overwrite, pages)) < 0)
+	for (size_t i = 0; i < cfg->nr_events; i++) {
+		struct perf_event_attr attr = cfg->events[i].attr;
+
+		/* Without the side-band no record names a compact record's process. */
+		if (!cfg->sideband && attr.type == PERF_TYPE_TRACEPOINT)
+			attr.sample_type |= PERF_SAMPLE_TID;
+		if ((r = add_event(c, cfg->events[i].name, &attr, cfg->events[i].overwrite,
+				   pages)) < 0)
 			goto out_err;
+	}
 	if (cfg->window_ms)
 		r = capture__open_window(c, cfg);
 	else if (c->aux_used)

@@ -334,7 +334,8 @@ static int unknown_tasks(struct sideband *sb, const struct snapshot *s, struct s
 	for (size_t i = 0; i < snapshot__nr_tasks(s); i++) {
 		const struct snapshot_task *t = snapshot__task(s, i);
 
-		if (t->tid <= 0 || t->pid <= 0 || proc_table__comm_at(sb->table, t->tid, end))
+		/* pid 0: a compact record's task; /proc has its process if it runs. */
+		if (t->tid <= 0 || proc_table__comm_at(sb->table, t->tid, end))
 			continue;
 		if (!v && !(v = calloc(snapshot__nr_tasks(s), sizeof(*v))))
 			return -ENOMEM;
@@ -479,15 +480,19 @@ int sideband__name_tasks(struct sideband *sb, struct snapshot *s, bool cmdlines,
 				  &unknown);
 	if (r == 0 && unknown)
 		r = unknown_tasks(sb, s, &missing, &nr_missing);
-	if (r == 0 && cmdlines)
-		r = process_names(sb, s, &procs, &nr_procs);
 	pthread_mutex_unlock(&sb->lock);
 	if (r == 0 && nr_missing)
 		r = name_from_proc(s, missing, nr_missing, &stamp, &b, &unknown);
 	if (r == 0)
-		r = add_cmdlines(s, procs, nr_procs);
-	if (r == 0)
 		r = snapshot__add_records(s, b.data, b.len);
+	/* After the records that name them: compact records' tasks then have their process. */
+	if (r == 0 && cmdlines) {
+		pthread_mutex_lock(&sb->lock);
+		r = process_names(sb, s, &procs, &nr_procs);
+		pthread_mutex_unlock(&sb->lock);
+	}
+	if (r == 0)
+		r = add_cmdlines(s, procs, nr_procs);
 	*ret_added = 0;
 	for (size_t pos = 0; r == 0 && pos < b.len; (*ret_added)++)
 		pos += ((const struct perf_event_header *)(b.data + pos))->size;

@@ -481,6 +481,8 @@ static int open_events(struct trigger_set *ts, struct config_diags *diags)
 		if (t->spec->kind != TRIGGER_KIND_EVENT)
 			continue;
 		attr = t->spec->event.attr;
+		/* A match names its task and CPU, and is kept beside the rings' records. */
+		attr.sample_type |= PERF_SAMPLE_TID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 		attr.disabled = 1;
 		attr.watermark = 0;
 		attr.wakeup_events = 1; /* the loop wakes on each match */

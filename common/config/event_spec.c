@@ -30,6 +30,14 @@
 #define SAMPLE_TYPE_BASE                                                                \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+/*
+ * A tracepoint without a callchain, in a per-CPU overwrite ring, records
+ * only what its ring cannot give back at the dump: the CPU is the ring's,
+ * the task the payload's common_pid, the period the attr's, and no output
+ * shows its IP (see snapshot__widen()). The forward rings are drained
+ * into one history for all CPUs, so their records keep their CPU.
+ */
+#define SAMPLE_TYPE_COMPACT (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
 
 struct named_event {
 	const char *name; /* canonical, used as event_spec.name */
@@ -173,6 +181,8 @@ static void fill_attr(struct perf_event_attr *attr, uint32_t type, uint64_t conf
 		attr->sample_type |= PERF_SAMPLE_RAW;
 	if (t->callchain)
 		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	else if (tracepoint && t->overwrite)
+		attr->sample_type = SAMPLE_TYPE_COMPACT;
 	attr->read_format = PERF_FORMAT_ID;
 	attr->sample_id_all = 1;
 	attr->disabled = 1;

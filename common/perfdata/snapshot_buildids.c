@@ -211,13 +211,14 @@ static int read_modules(struct snapshot_buildids *b)
 	return 0;
 }
 
-static int take_mappings(void *ctx, const void *data, size_t len)
+static int take_mappings(void *ctx, const void *data, size_t len, int cpu)
 {
 	const struct snapshot *s = ((void **)ctx)[1];
 	struct snapshot_buildids *b = ((void **)ctx)[0];
 	const struct perf_event_header *h;
 	size_t pos = 0;
 
+	(void)cpu;
 	while ((h = perf_record__next(data, len, &pos))) {
 		const struct snapshot_event *ev;
 		uint64_t id;
@@ -332,13 +333,14 @@ static void take_sample(struct snapshot_buildids *b, const struct perf_event_hea
 	}
 }
 
-static int take_samples(void *ctx, const void *data, size_t len)
+static int take_samples(void *ctx, const void *data, size_t len, int cpu)
 {
 	const struct snapshot *s = ((void **)ctx)[1];
 	struct snapshot_buildids *b = ((void **)ctx)[0];
 	const struct perf_event_header *h;
 	size_t pos = 0;
 
+	(void)cpu;
 	while ((h = perf_record__next(data, len, &pos))) {
 		const struct snapshot_event *ev;
 		struct perf_record_info info;

@@ -3,6 +3,7 @@
  * snapshot_perfdata: snapshot -> perf.data, through perfdata_writer.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -105,7 +106,7 @@ static int synthesize(const struct snapshot *s, const struct perfdata_meta *meta
 	const struct snapshot_event *first = snapshot__event(s, 0);
 	const struct snapshot_stats *st = snapshot__stats(s);
 	struct procinfo_stamp stamp = {
-		.sample_type = first->attr.sample_type,
+		.sample_type = snapshot_event__file_sample_type(first),
 		.id = first->nr_ids ? first->ids[0] : 0,
 		.time = st->first_time ? st->first_time - 1 : 0,
 	};
@@ -135,9 +136,55 @@ static int synthesize(const struct snapshot *s, const struct perfdata_meta *meta
 	return 0;
 }
 
-static int write_run(void *ctx, const void *data, size_t len)
+struct run_ctx {
+	const struct snapshot *s;
+	struct perfdata_writer *w;
+	bool widen; /* some event's ring layout is not the file's */
+	uint8_t *buf;
+	size_t len;
+};
+
+#define WIDEN_BUF (64 * 1024)
+
+static int flush(struct run_ctx *c)
 {
-	return perfdata_writer__write_events(ctx, data, len);
+	int r = c->len ? perfdata_writer__write_events(c->w, c->buf, c->len) : 0;
+
+	c->len = 0;
+	return r;
+}
+
+/* A run with compact records: each laid out as the file's attr says. */
+static int widen_run(struct run_ctx *c, const void *data, size_t len, int cpu)
+{
+	const struct perf_event_header *h;
+	const struct snapshot_event *ev;
+	size_t pos = 0;
+	uint64_t id;
+	int n, r;
+
+	while ((h = perf_record__next(data, len, &pos))) {
+		if (c->len + h->size + SNAPSHOT_WIDEN_EXTRA > WIDEN_BUF && (r = flush(c)) < 0)
+			return r;
+		ev = perf_record__id(h, &id) < 0 ? NULL : snapshot__event_by_id(c->s, id);
+		n = ev ? snapshot__widen(c->s, ev, h, cpu, c->buf + c->len) : 0;
+		if (n < 0)
+			continue; /* as the index, which counted it dropped */
+		if (n == 0) {
+			memcpy(c->buf + c->len, h, h->size);
+			n = h->size;
+		}
+		c->len += (size_t)n;
+	}
+	return flush(c);
+}
+
+static int write_run(void *ctx, const void *data, size_t len, int cpu)
+{
+	struct run_ctx *c = ctx;
+
+	return c->widen ? widen_run(c, data, len, cpu) :
+			  perfdata_writer__write_events(c->w, data, len);
 }
 
 /*
@@ -146,10 +193,23 @@ static int write_run(void *ctx, const void *data, size_t len)
  * FINISHED_ROUND, after the last), as they do perf record's own, whose
  * backward rings it writes newest first too. Merging them here would read
  * every record once more for nothing (a third of a dump's record walks).
+ * Compact records are widened on the way (snapshot__widen()).
  */
 static int write_records(const struct snapshot *s, struct perfdata_writer *w)
 {
-	return snapshot_index__for_each_run(s, write_run, w);
+	struct run_ctx c = { .s = s, .w = w };
+	int r;
+
+	for (size_t i = 0; i < snapshot__nr_events(s); i++) {
+		const struct snapshot_event *ev = snapshot__event(s, i);
+
+		c.widen |= snapshot_event__file_sample_type(ev) != ev->attr.sample_type;
+	}
+	if (c.widen && !(c.buf = malloc(WIDEN_BUF)))
+		return -ENOMEM;
+	r = snapshot_index__for_each_run(s, write_run, &c);
+	free(c.buf);
+	return r;
 }
 
 /**
@@ -189,6 +249,7 @@ int snapshot_perfdata__write(const struct snapshot *s, int fd, const struct perf
 		struct perf_event_attr attr = ev->attr;
 
 		/* The file holds whole forward records from enabled events. */
+		attr.sample_type = snapshot_event__file_sample_type(ev);
 		attr.write_backward = 0;
 		attr.disabled = 0;
 		r = perfdata_writer__add_attr(e.w, &attr, ev->name, ev->ids, ev->nr_ids);

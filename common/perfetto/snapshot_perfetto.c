@@ -332,7 +332,7 @@ static void ring_contents(struct writer *w)
  * sampling events.
  */
 static int lost(struct writer *w, const struct perf_event_header *h,
-		const struct snapshot_event *ev)
+		const struct snapshot_event *ev, int ring_cpu)
 {
 	struct perf_record_info info;
 	bool backward = ev->attr.write_backward;
@@ -345,7 +345,7 @@ static int lost(struct writer *w, const struct perf_event_header *h,
 		return 0;
 	memcpy(&nr, (const uint8_t *)(h + 1) + 8, sizeof(nr));
 	w->res.lost_events += nr;
-	cpu = ev->attr.sample_type & PERF_SAMPLE_CPU ? info.cpu : 0;
+	cpu = ev->attr.sample_type & PERF_SAMPLE_CPU ? info.cpu : (uint32_t)ring_cpu;
 	if (w->ring_tracepoints[backward])
 		r = perfetto_ftrace__lost(w->fc, w->o, cpu);
 	if (!r && w->ring_samples[backward]) {
@@ -358,7 +358,8 @@ static int lost(struct writer *w, const struct perf_event_header *h,
 	return r;
 }
 
-static int record(struct writer *w, const struct perf_event_header *h)
+/* @cpu: the CPU the cursor files @h under (its ring's when @h has none). */
+static int record(struct writer *w, const struct perf_event_header *h, int cpu)
 {
 	const struct snapshot_event *ev;
 	struct perf_record_info info;
@@ -369,18 +370,16 @@ static int record(struct writer *w, const struct perf_event_header *h)
 	if (perf_record__id(h, &id) < 0 || !(ev = snapshot__event_by_id(w->s, id)))
 		return 0;
 	if (h->type == PERF_RECORD_LOST)
-		return lost(w, h, ev);
+		return lost(w, h, ev, cpu);
 	if (h->type != PERF_RECORD_SAMPLE) {
 		if (perf_record__parse_id_trailer(h, ev->attr.sample_type, &info) < 0)
 			info.time = 0;
 		return sideband(w, h, info.time);
 	}
-	if (perf_record__parse_sample(h, ev->attr.sample_type, &info) < 0) {
+	if (snapshot__sample(w->s, ev, h, cpu, &info) < 0) {
 		w->res.nr_invalid++;
 		return 0;
 	}
-	if (!(ev->attr.sample_type & PERF_SAMPLE_CPU))
-		info.cpu = 0;
 	tracepoint = ev->attr.type == PERF_TYPE_TRACEPOINT;
 	if (tracepoint) {
 		r = perfetto_ftrace__sample(w->fc, w->o, &info);
@@ -574,7 +573,7 @@ int snapshot_perfetto__write(const struct snapshot *s, int fd, const struct perf
 	if (!r && !cur)
 		r = -ENOMEM;
 	for (size_t i = 0; !r && (h = snapshot_cursor__next(cur, NULL)); i++) {
-		r = record(&w, h);
+		r = record(&w, h, snapshot_cursor__cpu(cur));
 		if (meta->progress && (i % PROGRESS_EVERY) == 0)
 			meta->progress(meta->progress_ctx, i, nr);
 	}

@@ -57,6 +57,7 @@ struct snapshot_cmdline {
 /* A task's name as the snapshot's records leave it at its end. */
 struct snapshot_comm {
 	pid_t tid;
+	pid_t pid;     /* its process, from the same COMM or FORK */
 	char comm[16]; /* TASK_COMM_LEN, NUL-terminated */
 };
 
@@ -66,6 +67,7 @@ struct snapshot_chunk_info {
 	bool backward;
 	bool overwritten; /* the ring had wrapped: older data was gone */
 	uint64_t nr_records;
+	uint64_t bytes; /* of those records, as the ring holds them */
 	uint64_t first_time, last_time;
 	uint64_t lost_events; /* sum of its PERF_RECORD_LOST counts */
 	/* What the ring held before a window (snapshot__set_window()) cropped it. */
@@ -169,6 +171,23 @@ size_t snapshot__nr_comms(const struct snapshot *s);
 const struct snapshot_comm *snapshot__comm_entry(const struct snapshot *s, size_t idx);
 /* The name of @tid at the snapshot's end, or NULL. */
 const char *snapshot__comm(const struct snapshot *s, pid_t tid);
+
+/*
+ * Compact ring records. A tracepoint event without a callchain records
+ * only PERF_SAMPLE_IDENTIFIER, TIME and RAW; what an output needs beside
+ * them is added back here: the CPU from the ring the record came from,
+ * the tid from the payload's common_pid, the pid from the COMM and FORK
+ * records (snapshot__tgid()), the period from the attr. Call these after
+ * __add_records, so that the side-band's records name the processes.
+ */
+/* The most snapshot__widen() adds to a record: TID, CPU and PERIOD. */
+#define SNAPSHOT_WIDEN_EXTRA 24
+uint64_t snapshot_event__file_sample_type(const struct snapshot_event *ev);
+pid_t snapshot__tgid(const struct snapshot *s, pid_t tid);
+int snapshot__sample(const struct snapshot *s, const struct snapshot_event *ev,
+		     const struct perf_event_header *h, int cpu, struct perf_record_info *ret);
+int snapshot__widen(const struct snapshot *s, const struct snapshot_event *ev,
+		    const struct perf_event_header *h, int cpu, void *buf);
 
 /*
  * The command lines of the snapshot's processes. perf.data has no record

@@ -23,8 +23,8 @@ const struct snapshot_comm *snapshot_comm__find(const struct snapshot_comm *comm
 	return nr ? bsearch(&key, comms, nr, sizeof(*comms), cmp_comm) : NULL;
 }
 
-/* COMM: pid, tid, comm; FORK: pid, ppid, tid, ptid. The task a record names. */
-static pid_t named_tid(const struct perf_event_header *h, pid_t *ret_parent)
+/* COMM: pid, tid, comm; FORK: pid, ppid, tid, ptid. The task a record names, and its process. */
+static pid_t named_tid(const struct perf_event_header *h, pid_t *ret_parent, pid_t *ret_pid)
 {
 	const uint8_t *p = (const uint8_t *)(h + 1);
 	int32_t ids[4] = { 0 };
@@ -36,6 +36,7 @@ static pid_t named_tid(const struct perf_event_header *h, pid_t *ret_parent)
 	else
 		return 0;
 	*ret_parent = h->type == PERF_RECORD_FORK ? ids[3] : 0;
+	*ret_pid = ids[0];
 	return h->type == PERF_RECORD_FORK ? ids[2] : ids[1];
 }
 
@@ -53,13 +54,13 @@ int snapshot_comm__build(const struct perf_event_header *const *recs, size_t nr,
 {
 	struct snapshot_comm *comms = calloc(nr ? nr : 1, sizeof(*comms));
 	size_t n = 0, out = 0;
-	pid_t parent = 0;
+	pid_t parent = 0, pid = 0;
 
 	if (!comms)
 		return -ENOMEM;
 	/* Every task named, once, sorted: then each record finds its entry. */
 	for (size_t i = 0; i < nr; i++) {
-		pid_t tid = named_tid(recs[i], &parent);
+		pid_t tid = named_tid(recs[i], &parent, &pid);
 
 		if (tid > 0)
 			comms[n++].tid = tid;
@@ -72,12 +73,13 @@ int snapshot_comm__build(const struct perf_event_header *const *recs, size_t nr,
 	for (size_t i = 0; i < nr; i++) {
 		const struct perf_event_header *h = recs[i];
 		struct snapshot_comm *c = (struct snapshot_comm *)snapshot_comm__find(
-			comms, out, named_tid(h, &parent));
+			comms, out, named_tid(h, &parent, &pid));
 		const struct snapshot_comm *pc;
 		const char *name = (const char *)(h + 1) + 8;
 
 		if (!c)
 			continue;
+		c->pid = pid;
 		if (h->type == PERF_RECORD_COMM)
 			snprintf(c->comm, sizeof(c->comm), "%.*s",
 				 (int)strnlen(name, h->size - sizeof(*h) - 8), name);

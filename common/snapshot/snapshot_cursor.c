@@ -76,8 +76,9 @@ static void prefetch_ahead(const struct cursor_lane *cl)
 
 struct snapshot_cursor {
 	const struct snapshot *s;
-	const struct perf_event_header *last; /* returned by __next, and its event */
+	const struct perf_event_header *last; /* returned by __next, its event and CPU */
 	size_t last_ev;
+	int last_cpu;
 	size_t nr;
 	struct lane_entry *segments; /* the segmented lanes' buffers, one block */
 	struct cursor_lane heap[];
@@ -203,6 +204,7 @@ const struct perf_event_header *snapshot_cursor__next(struct snapshot_cursor *c,
 	e = &top->e[top->pos];
 	c->last = (const void *)(top->base + e->off);
 	c->last_ev = e->ev;
+	c->last_cpu = top->lane->cpu;
 	if (ret_time)
 		*ret_time = e->time;
 	if (!lane_advance(c->s, top)) {
@@ -233,6 +235,18 @@ const struct snapshot_event *snapshot_cursor__event(const struct snapshot_cursor
 	if (c->last_ev != LANE_EVENT_UNKNOWN)
 		return snapshot__event(c->s, c->last_ev);
 	return perf_record__id(c->last, &id) < 0 ? NULL : snapshot__event_by_id(c->s, id);
+}
+
+/**
+ * snapshot_cursor__cpu - the CPU of the record __next returned last
+ * @c: the cursor
+ *
+ * The CPU the record is filed under: its PERF_SAMPLE_CPU, else its ring's.
+ * Returns it, or -1 before the first or after the last record.
+ */
+int snapshot_cursor__cpu(const struct snapshot_cursor *c)
+{
+	return c->last ? c->last_cpu : -1;
 }
 
 /**

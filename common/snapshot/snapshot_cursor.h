@@ -25,5 +25,7 @@ const struct perf_event_header *snapshot_cursor__next(struct snapshot_cursor *c,
 						      uint64_t *ret_time);
 /* The event of the record __next returned last (no id lookup), or NULL. */
 const struct snapshot_event *snapshot_cursor__event(const struct snapshot_cursor *c);
+/* The CPU that record is filed under (its ring's for a compact record), or -1. */
+int snapshot_cursor__cpu(const struct snapshot_cursor *c);
 void snapshot_cursor__delete(struct snapshot_cursor *c);
 #endif

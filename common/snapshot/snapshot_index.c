@@ -171,23 +171,43 @@ static int record_key(const struct snapshot *s, const struct chunk *c,
 	return outside_window(s, c, k->rec.time) ? -2 : 0;
 }
 
-/*
- * The kernel writes -1 as a sample's pid and tid once the task is released
- * (its final switch, the wake-up of its parent), but a tracepoint's
- * common_pid still says who it was, and trace-cmd names the event by that
- * pid. Returns that tid, or -1 without a tracepoint payload.
- */
-static pid_t released_task(const struct snapshot_event *ev, const struct perf_event_header *h)
+/* A tracepoint's common_pid, or -1 without a tracepoint payload. */
+static pid_t common_pid(const struct snapshot_event *ev, const struct perf_event_header *h)
 {
 	const void *raw;
 	uint32_t size;
-	int32_t common_pid;
+	int32_t pid;
 
 	/* common_type (2), common_flags (1), common_preempt_count (1), common_pid */
 	if (perf_sample_layout__raw(&ev->layout, h, &raw, &size) < 0 || size < 8)
 		return -1;
-	memcpy(&common_pid, (const uint8_t *)raw + 4, sizeof(common_pid));
-	return common_pid > 0 ? (pid_t)common_pid : -1;
+	memcpy(&pid, (const uint8_t *)raw + 4, sizeof(pid));
+	return pid >= 0 ? (pid_t)pid : -1;
+}
+
+/*
+ * The task a sample names, pid 0 where unknown. The kernel writes -1 as a
+ * sample's pid and tid once the task is released (its final switch, the
+ * wake-up of its parent), but a tracepoint's common_pid still says who it
+ * was, and trace-cmd names the event by that pid. A compact tracepoint
+ * record has no PERF_SAMPLE_TID at all: common_pid is its task.
+ */
+static void sample_task(const struct snapshot_event *ev, const struct perf_event_header *h,
+			const struct perf_record_info *rec, pid_t *ret_pid, pid_t *ret_tid)
+{
+	pid_t tid;
+
+	*ret_pid = (pid_t)rec->pid;
+	*ret_tid = (pid_t)rec->tid;
+	if (ev->attr.sample_type & PERF_SAMPLE_TID) {
+		if (*ret_tid == -1 && (tid = common_pid(ev, h)) > 0) {
+			*ret_pid = 0;
+			*ret_tid = tid;
+		}
+	} else {
+		*ret_pid = 0;
+		*ret_tid = common_pid(ev, h);
+	}
 }
 
 /* Files one record of chunk @c into its lane; with p->count, stats and tasks too. */
@@ -234,6 +254,7 @@ static int index_record(const struct snapshot *s, struct index_part *p, struct c
 	if (!p->count)
 		return 0;
 	p->stats.bytes += h->size;
+	info->bytes += h->size;
 	if (!info->nr_records++ || time < info->first_time)
 		info->first_time = time;
 	if (time > info->last_time)
@@ -243,11 +264,10 @@ static int index_record(const struct snapshot *s, struct index_part *p, struct c
 	if (time > p->stats.last_time)
 		p->stats.last_time = time;
 	if (h->type == PERF_RECORD_SAMPLE) {
-		pid_t pid = (pid_t)k.rec.pid, tid = (pid_t)k.rec.tid;
+		pid_t pid, tid;
 
 		p->stats.nr_samples++;
-		if (tid == -1 && (tid = released_task(k.ev, h)) > 0)
-			pid = 0;
+		sample_task(k.ev, h, &k.rec, &pid, &tid);
 		if ((r = task_push(p, pid, tid)) < 0)
 			return r;
 	} else if (h->type == PERF_RECORD_LOST && h->size >= sizeof(*h) + 16) {
@@ -345,7 +365,7 @@ static int part_build(const struct snapshot *s, struct index_part *p)
 
 /* The runs of chunk @c's records the index kept, where it dropped some. */
 static int chunk_runs(const struct snapshot *s, const struct chunk *c,
-		      int (*fn)(void *ctx, const void *data, size_t len), void *ctx)
+		      int (*fn)(void *ctx, const void *data, size_t len, int cpu), void *ctx)
 {
 	const uint8_t *base = snapshot__chunk_base(s, c);
 	struct event_cache cache = { 0 };
@@ -358,18 +378,19 @@ static int chunk_runs(const struct snapshot *s, const struct chunk *c,
 		if (record_key(s, c, h, &cache, &k) == 0)
 			continue;
 		at = (size_t)((const uint8_t *)h - base);
-		if (at > start && (r = fn(ctx, base + start, at - start)))
+		if (at > start && (r = fn(ctx, base + start, at - start, c->info.cpu)))
 			return r;
 		start = pos;
 	}
-	return pos > start ? fn(ctx, base + start, pos - start) : 0;
+	return pos > start ? fn(ctx, base + start, pos - start, c->info.cpu) : 0;
 }
 
 /**
  * snapshot_index__for_each_run - a sealed snapshot's records as the rings hold them
  * @s: the sealed snapshot
  * @fn: called with each run of whole records that lie back to back
- *      (8-byte aligned); a nonzero return stops the walk
+ *      (8-byte aligned) and the CPU of its ring (-1 for __add_records'
+ *      records); a nonzero return stops the walk
  * @ctx: passed to @fn
  *
  * The records a cursor over all CPUs returns, each once, but in ring order:
@@ -380,7 +401,8 @@ static int chunk_runs(const struct snapshot *s, const struct chunk *c,
  * Returns 0, -EBADFD before __seal, or @fn's nonzero return.
  */
 int snapshot_index__for_each_run(const struct snapshot *s,
-				 int (*fn)(void *ctx, const void *data, size_t len), void *ctx)
+				 int (*fn)(void *ctx, const void *data, size_t len, int cpu),
+				 void *ctx)
 {
 	int r;
 
@@ -392,7 +414,7 @@ int snapshot_index__for_each_run(const struct snapshot *s,
 		if (!c->walked)
 			continue; /* also: the spill may be unmapped under an empty chunk */
 		r = c->nr_dropped ? chunk_runs(s, c, fn, ctx) :
-				    fn(ctx, snapshot__chunk_base(s, c), c->walked);
+				    fn(ctx, snapshot__chunk_base(s, c), c->walked, c->info.cpu);
 		if (r)
 			return r;
 	}
@@ -686,6 +708,8 @@ static const struct perf_event_header *name_record(const struct snapshot *s,
 int snapshot_index__comms(struct snapshot *s)
 {
 	_cleanup_free_ const struct perf_event_header **recs = NULL;
+	bool resolved = false;
+	int r;
 
 	free(s->comms);
 	s->comms = NULL;
@@ -698,5 +722,22 @@ int snapshot_index__comms(struct snapshot *s)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->nr_names; i++)
 		recs[i] = name_record(s, &s->names[i]);
-	return snapshot_comm__build(recs, s->nr_names, &s->comms, &s->nr_comms);
+	r = snapshot_comm__build(recs, s->nr_names, &s->comms, &s->nr_comms);
+	if (r < 0)
+		return r;
+	/* Tasks known only by tid (compact records, released tasks) get their process. */
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		const struct snapshot_comm *c;
+
+		if (s->tasks[i].pid > 0 || s->tasks[i].tid <= 0)
+			continue;
+		c = snapshot_comm__find(s->comms, s->nr_comms, s->tasks[i].tid);
+		if (c && c->pid > 0) {
+			s->tasks[i].pid = c->pid;
+			resolved = true;
+		}
+	}
+	if (resolved)
+		snapshot_index__tasks(s);
+	return 0;
 }

@@ -102,10 +102,11 @@ static void put_rings(const struct snapshot *s, const struct dump_figures *f, FI
 
 		fprintf(out,
 			"%s\n    {\"cpu\": %d, \"kind\": \"%s\", \"records\": %" PRIu64
-			", \"first_time\": %" PRIu64 ", \"last_time\": %" PRIu64
+			", \"bytes\": %" PRIu64 ", \"first_time\": %" PRIu64
+			", \"last_time\": %" PRIu64
 			", \"older_data_overwritten\": %s, \"lost_events\": %" PRIu64,
 			i ? "," : "", c->cpu, c->backward ? "overwrite" : "forward", c->nr_records,
-			c->first_time, c->last_time, c->overwritten ? "true" : "false",
+			c->bytes, c->first_time, c->last_time, c->overwritten ? "true" : "false",
 			c->lost_events);
 		if (i < f->nr_rings)
 			fprintf(out, ", \"pause_ns\": %" PRIu64 ", \"copy_cut_bytes\": %" PRIu64,

@@ -183,6 +183,7 @@ static int write_sample(struct conv *c, struct cpu_out *o, const struct perf_eve
 	uint64_t st = ev->attr.sample_type;
 	struct perf_record_info info;
 	int32_t tid;
+	pid_t pid;
 	size_t size;
 	int r;
 
@@ -198,9 +199,10 @@ static int write_sample(struct conv *c, struct cpu_out *o, const struct perf_eve
 	}
 	/* common_pid: the task trace-cmd looks up in CMDLINES. */
 	memcpy(&tid, (const uint8_t *)info.raw + 4, sizeof(tid));
-	r = push_task(c, (pid_t)tid,
-		      (st & PERF_SAMPLE_TID) && (int32_t)info.tid == tid ? (pid_t)info.pid :
-									   (pid_t)tid);
+	/* A compact record's process comes from the COMM and FORK records. */
+	pid = (st & PERF_SAMPLE_TID) ? ((int32_t)info.tid == tid ? (pid_t)info.pid : -1) :
+				       snapshot__tgid(c->s, (pid_t)tid);
+	r = push_task(c, (pid_t)tid, pid >= 0 ? pid : (pid_t)tid);
 	if (r == 0)
 		r = cpu_begin(c, o);
 	if (r < 0)

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # A thread whose only event of its own is its final switch is named in
-# trace.dat. The kernel releases such a thread before that switch, so the
-# sample carries pid and tid -1 and only the tracepoint's common_pid says
-# whose it is; the snapshot must still list the thread, and the side-band
-# name it, or trace-cmd prints <...> for it. brief_threads runs threads
+# trace.dat and perf.data. The kernel releases such a thread before that
+# switch, so a full sample would carry pid and tid -1 and only the
+# tracepoint's common_pid says whose it is; the snapshot must still list
+# the thread, and the side-band name it, or trace-cmd prints <...> for it. brief_threads runs threads
 # that spin without a system call and exit, one after the other, then
 # signals the dump.
 source "$(dirname "$0")/lib.sh"
@@ -20,11 +20,16 @@ file=$(wait_snapshot "$before")
 stem=${file%.perf.data}
 perf_script_clean "$file" "$WORK/script.txt"
 
-# The premise: some final switch was recorded after the thread's release
-# (perf prints the sample's pid/tid -1 as ":-1 -1"), or this proves nothing.
-released=$(grep -cE '^ *:-1 +-1 .*sched:sched_switch: prev_comm=psnap_brief .*prev_state=X' \
+# A final switch comes after the thread's release, where the kernel
+# writes a sample's pid and tid as -1; a compact record has no such field,
+# and the dump takes the tid from common_pid: perf script names it too.
+released=$(grep -cE 'sched:sched_switch: prev_comm=psnap_brief .*prev_state=X' \
 	"$WORK/script.txt" || true)
-[ "$released" -gt 0 ] || fail "no final switch of a released psnap_brief thread in $file"
+[ "$released" -gt 0 ] || fail "no final switch of a psnap_brief thread in $file"
+if grep -qE '^ *:-1 +-1 ' "$WORK/script.txt"; then
+	grep -m 3 -E '^ *:-1 +-1 ' "$WORK/script.txt" >&2
+	fail "perf script shows a task as -1"
+fi
 
 trace-cmd report "$stem.trace.dat" >"$WORK/report.txt" 2>"$WORK/report.err" ||
 	{ cat "$WORK/report.err"; fail "trace-cmd report"; }
@@ -43,6 +48,8 @@ for tid in $(awk '$1 == "tid" {print $2}' "$WORK/tids"); do
 	*psnap_brief-"$tid"" "*) named=$((named + 1)) ;;
 	*) fail "the final switch of thread $tid is not filed under psnap_brief-$tid: $line" ;;
 	esac
+	grep -qE "^ *psnap_brief +$tid .*sched:sched_switch: prev_comm=psnap_brief prev_pid=$tid " \
+		"$WORK/script.txt" || fail "perf script does not file a switch of $tid under psnap_brief $tid"
 done
 [ "$named" -eq 20 ] || fail "$named of 20 threads named"
-echo "PASS: 20 brief threads named in trace.dat, $released of their final switches after release"
+echo "PASS: 20 brief threads named in trace.dat and perf.data, $released final switches"

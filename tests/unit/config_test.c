@@ -227,8 +227,11 @@ void check_tracepoint(const struct event_spec *e, const char *sys, const char *e
 	assert_true(e->is_tracepoint);
 	assert_int_equal(e->attr.type, PERF_TYPE_TRACEPOINT);
 	assert_int_equal(e->attr.config, tracepoint_id(sys, event));
-	assert_int_equal(e->attr.sample_type & ~PERF_SAMPLE_CALLCHAIN,
-			 BASE_SAMPLE_TYPE | PERF_SAMPLE_RAW);
+	if (e->overwrite && !(e->attr.sample_type & PERF_SAMPLE_CALLCHAIN))
+		assert_int_equal(e->attr.sample_type, COMPACT_SAMPLE_TYPE);
+	else
+		assert_int_equal(e->attr.sample_type & ~PERF_SAMPLE_CALLCHAIN,
+				 BASE_SAMPLE_TYPE | PERF_SAMPLE_RAW);
 	assert_int_equal(e->attr.freq, 0);
 }
 

@@ -59,7 +59,7 @@ static void test_default_conf(void **state)
 
 		/* The 6.12 uapi header, not /usr/include's older one. */
 		assert_int_equal(e->attr.size, PERF_ATTR_SIZE_VER8);
-		assert_int_equal(e->attr.sample_type, BASE_SAMPLE_TYPE | PERF_SAMPLE_RAW);
+		assert_int_equal(e->attr.sample_type, COMPACT_SAMPLE_TYPE);
 		assert_int_equal(e->attr.sample_period, 1);
 		assert_true(e->overwrite);
 		assert_int_equal(e->attr.write_backward, 1);
