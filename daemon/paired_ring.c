@@ -23,8 +23,8 @@
 #include "perf_internals.h"
 #include "perf_record.h"
 
-#define RING_PAGES  256 /* per CPU and side: 1 MiB */
-#define READ_EVERY  10	/* ms */
+#define RING_PAGES  CONFIG_PAIRED_RING_PAGES /* per CPU, both sides */
+#define READ_EVERY  10			     /* ms */
 #define TABLE_SLOTS 65536
 
 struct pending {

@@ -646,17 +646,29 @@ static uint64_t fixed_pages(const struct perfsnapd_config *cfg, unsigned int nr_
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), fixed = 0;
 	bool no_overwrite = false, triggers = false;
+	unsigned int paired = 0;
 
 	for (size_t i = 0; i < cfg->nr_events; i++)
 		no_overwrite = no_overwrite || !cfg->events[i].overwrite;
-	for (size_t i = 0; i < cfg->nr_triggers; i++)
+	for (size_t i = 0; i < cfg->nr_triggers; i++) {
 		triggers = triggers || cfg->triggers[i].kind == TRIGGER_KIND_EVENT;
+		paired += cfg->triggers[i].kind == TRIGGER_KIND_PAIRED;
+	}
 	if (cfg->sideband || no_overwrite)
 		fixed += (CONFIG_SIDEBAND_RING_PAGES + 1ull) * nr_cpus;
 	if (triggers)
 		fixed += (CONFIG_TRIGGER_RING_PAGES + 1ull) * nr_cpus;
-	/* The recording clock's marker ring: its control page and one. */
-	fixed += 2;
+	/*
+	 * A paired trigger maps its fallback's rings when BPF cannot load, which
+	 * is known only then: counted as if it could not, so the budget holds.
+	 */
+	fixed += (CONFIG_PAIRED_RING_PAGES + 1ull) * nr_cpus * paired;
+	/*
+	 * The recording clock's marker rings, a control page and one each: the
+	 * dumper's (windows) and the hotplug watcher's, and a paired trigger's
+	 * own when the events' clock is not CLOCK_MONOTONIC.
+	 */
+	fixed += 2 * (2ull + paired);
 	/* The history fills (and takes memory) only with no-overwrite events. */
 	if (no_overwrite)
 		fixed += (cfg->history_size + page - 1) / page;
@@ -669,8 +681,8 @@ static uint64_t fixed_pages(const struct perfsnapd_config *cfg, unsigned int nr_
  * @nr_cpus: CPUs with rings
  *
  * memory less what perfsnapd maps or holds beside them: each CPU's forward
- * (side-band) ring and trigger ring with their control pages, the
- * recording clock's marker ring, and the
+ * (side-band) ring and trigger ring with their control pages, paired
+ * triggers' fallback rings, the recording clock's marker rings, and the
  * history of no-overwrite events when there are any. Returns the pages (control pages included), or
  * -ENOSPC when that is not even CONFIG_WINDOW_FLOOR_PAGES and its control
  * page on every CPU.

@@ -622,6 +622,20 @@ static int cmp_sized_newest(const void *a, const void *b)
 }
 
 /*
+ * A record's size in the perf.data: a compact record gains a u64 for each
+ * field added back (snapshot__widen), so the size a dump was asked for
+ * holds for the widest file.
+ */
+static size_t written_size(const struct snapshot_event *ev, const struct perf_event_header *h)
+{
+	uint64_t added = ev && h->type == PERF_RECORD_SAMPLE ?
+				 snapshot_event__file_sample_type(ev) & ~ev->attr.sample_type :
+				 0;
+
+	return h->size + 8 * (size_t)__builtin_popcountll(added);
+}
+
+/*
  * The first time to keep so that the rings' records in the window from
  * then on add up to s->window_max_bytes at most: one more walk of the
  * records, only for a dump that asked for a size.
@@ -649,7 +663,8 @@ int snapshot_index__size_cut(const struct snapshot *s, size_t nr, uint64_t *ret_
 				continue;
 			if (array__grow((void **)&v, &cap, n, sizeof(*v), 4096) < 0)
 				return -ENOMEM;
-			v[n++] = (struct sized){ .time = k.rec.time, .size = h->size };
+			v[n++] = (struct sized){ .time = k.rec.time,
+						 .size = written_size(k.ev, h) };
 		}
 	}
 	if (n)

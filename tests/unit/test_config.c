@@ -683,10 +683,10 @@ static void test_window(void **state)
 	assert_int_equal(cfg->memory, 256ull << 20);
 	assert_int_equal(cfg->buffer_size, 0);
 	assert_int_equal(cfg->buffer_pages, 0);
-	/* 256M less one side-band ring and its control page per CPU, and the clock's 2 pages. */
+	/* 256M less one side-band ring and its control page per CPU, and two clocks' 2 pages. */
 	assert_int_equal(config__window_pages(cfg, 2),
 			 (int64_t)((256ull << 20) / (uint64_t)sysconf(_SC_PAGESIZE)) -
-				 2 * (CONFIG_SIDEBAND_RING_PAGES + 1) - 2);
+				 2 * (CONFIG_SIDEBAND_RING_PAGES + 1) - 4);
 	text = print_config(cfg);
 	assert_non_null(strstr(text, "window = 10s\nmemory = 256M\n"));
 	assert_non_null(strstr(text, "; buffer_size is not set"));

@@ -149,7 +149,7 @@ static const struct bad_config bad_configs[] = {
 		.nr = 1,
 		.diags = { { 4,
 			     { "[capture] window: memory = 1024 KiB cannot hold the window",
-			       "smallest ring (16 pages)", "accepted: memory of at least 1104 KiB" } } },
+			       "smallest ring (16 pages)", "accepted: memory of at least 1112 KiB" } } },
 	},
 	BAD_BUFFER_SIZE("0"),
 	BAD_BUFFER_SIZE("-1"),
