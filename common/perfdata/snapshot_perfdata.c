@@ -106,7 +106,7 @@ static int synthesize(const struct snapshot *s, const struct perfdata_meta *meta
 	const struct snapshot_event *first = snapshot__event(s, 0);
 	const struct snapshot_stats *st = snapshot__stats(s);
 	struct procinfo_stamp stamp = {
-		.sample_type = snapshot_event__file_sample_type(first),
+		.sample_type = snapshot_sample__file_type(first),
 		.id = first->nr_ids ? first->ids[0] : 0,
 		.time = st->first_time ? st->first_time - 1 : 0,
 	};
@@ -203,7 +203,7 @@ static int write_records(const struct snapshot *s, struct perfdata_writer *w)
 	for (size_t i = 0; i < snapshot__nr_events(s); i++) {
 		const struct snapshot_event *ev = snapshot__event(s, i);
 
-		c.widen |= snapshot_event__file_sample_type(ev) != ev->attr.sample_type;
+		c.widen |= snapshot_sample__file_type(ev) != ev->attr.sample_type;
 	}
 	if (c.widen && !(c.buf = malloc(WIDEN_BUF)))
 		return -ENOMEM;
@@ -249,7 +249,7 @@ int snapshot_perfdata__write(const struct snapshot *s, int fd, const struct perf
 		struct perf_event_attr attr = ev->attr;
 
 		/* The file holds whole forward records from enabled events. */
-		attr.sample_type = snapshot_event__file_sample_type(ev);
+		attr.sample_type = snapshot_sample__file_type(ev);
 		attr.write_backward = 0;
 		attr.disabled = 0;
 		r = perfdata_writer__add_attr(e.w, &attr, ev->name, ev->ids, ev->nr_ids);

@@ -182,7 +182,7 @@ const char *snapshot__comm(const struct snapshot *s, pid_t tid);
  */
 /* The most snapshot__widen() adds to a record: TID, CPU and PERIOD. */
 #define SNAPSHOT_WIDEN_EXTRA 24
-uint64_t snapshot_event__file_sample_type(const struct snapshot_event *ev);
+uint64_t snapshot_sample__file_type(const struct snapshot_event *ev);
 pid_t snapshot__tgid(const struct snapshot *s, pid_t tid);
 int snapshot__sample(const struct snapshot *s, const struct snapshot_event *ev,
 		     const struct perf_event_header *h, int cpu, struct perf_record_info *ret);

@@ -629,7 +629,7 @@ static int cmp_sized_newest(const void *a, const void *b)
 static size_t written_size(const struct snapshot_event *ev, const struct perf_event_header *h)
 {
 	uint64_t added = ev && h->type == PERF_RECORD_SAMPLE ?
-				 snapshot_event__file_sample_type(ev) & ~ev->attr.sample_type :
+				 snapshot_sample__file_type(ev) & ~ev->attr.sample_type :
 				 0;
 
 	return h->size + 8 * (size_t)__builtin_popcountll(added);

@@ -17,14 +17,14 @@ static const uint64_t fixed[] = { PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,   PERF
 				  PERF_SAMPLE_STREAM_ID,  PERF_SAMPLE_CPU,  PERF_SAMPLE_PERIOD };
 
 /**
- * snapshot_event__file_sample_type - the sample_type an output describes
+ * snapshot_sample__file_type - the sample_type an output describes
  * @ev: an event of the snapshot
  *
  * A compact tracepoint (PERF_SAMPLE_IDENTIFIER and RAW, no callchain)
  * gains TID, CPU and PERIOD, which snapshot__sample() fills in; any other
  * event keeps its own.
  */
-uint64_t snapshot_event__file_sample_type(const struct snapshot_event *ev)
+uint64_t snapshot_sample__file_type(const struct snapshot_event *ev)
 {
 	uint64_t st = ev->attr.sample_type;
 
@@ -158,7 +158,7 @@ static size_t widen_other(const struct snapshot *s, const struct snapshot_event 
  * @cpu: the CPU it is filed under
  * @buf: room for @h->size + SNAPSHOT_WIDEN_EXTRA bytes
  *
- * Lays the record out for snapshot_event__file_sample_type(@ev), with the
+ * Lays the record out for snapshot_sample__file_type(@ev), with the
  * fields snapshot__sample() adds back (a non-sample record's trailer gets
  * the CPU, and pid and tid -1: unknown).
  *
@@ -168,7 +168,7 @@ static size_t widen_other(const struct snapshot *s, const struct snapshot_event 
 int snapshot__widen(const struct snapshot *s, const struct snapshot_event *ev,
 		    const struct perf_event_header *h, int cpu, void *buf)
 {
-	uint64_t to = snapshot_event__file_sample_type(ev);
+	uint64_t to = snapshot_sample__file_type(ev);
 	struct perf_event_header *out = buf;
 	size_t size;
 

@@ -255,14 +255,14 @@ static void test_compact_record(void **state)
 	assert_int_equal(info.time, 50);
 
 	/* perf.data's layout: the same fields where perf reads them. */
-	assert_int_equal(snapshot_event__file_sample_type(ev),
+	assert_int_equal(snapshot_sample__file_type(ev),
 			 compact | PERF_SAMPLE_TID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
 	n = snapshot__widen(s, ev, h, 1, wide);
 	assert_int_equal(n, 72);
 	assert_int_equal(((struct perf_event_header *)wide)->size, 72);
 	memset(&info, 0, sizeof(info));
 	assert_int_equal(perf_record__parse_sample((struct perf_event_header *)wide,
-						   snapshot_event__file_sample_type(ev), &info),
+						   snapshot_sample__file_type(ev), &info),
 			 0);
 	assert_int_equal(info.id, 10);
 	assert_int_equal(info.pid, 830);
