@@ -33,11 +33,14 @@
 /*
  * A tracepoint without a callchain, in a per-CPU overwrite ring, records
  * only what its ring cannot give back at the dump: the CPU is the ring's,
- * the task the payload's common_pid, the period the attr's, and no output
- * shows its IP (see snapshot__widen()). The forward rings are drained
- * into one history for all CPUs, so their records keep their CPU.
+ * the task the payload's common_pid, the period the attr's (see
+ * snapshot__widen()). The IP stays: nothing else gives it back, and
+ * without it perf report's default columns read [k] 0 for every sample.
+ * The forward rings are drained into one history for all CPUs, so their
+ * records keep their CPU.
  */
-#define SAMPLE_TYPE_COMPACT (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
+#define SAMPLE_TYPE_COMPACT \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
 
 struct named_event {
 	const char *name; /* canonical, used as event_spec.name */

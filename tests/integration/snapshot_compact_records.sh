@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Compact ring records: a raw_syscalls:sys_enter sample takes 96 bytes in
-# the ring (header, id, time, raw payload: no IP, TID, CPU or PERIOD), and
+# Compact ring records: a raw_syscalls:sys_enter sample takes 104 bytes in
+# the ring (header, id, IP, time, raw payload: no TID, CPU or PERIOD), and
 # what the ring leaves out comes back at the dump. A second thread of a
 # process (pid != tid), pinned to the last CPU, makes marked system calls
 # under perfsnapd's default events: perf script, trace-cmd report and
@@ -85,8 +85,8 @@ json=${file%.perf.data}.json
 read -r records bytes < <(jq -r '[.rings[] | select(.kind == "overwrite") | .records, .bytes] |
 	[([.[range(0; length; 2)]] | add), ([.[range(1; length; 2)]] | add)] | @tsv' "$json")
 [ "${records:-0}" -gt 0 ] || { cat "$json" >&2; fail "no ring records in the sidecar"; }
-[ "$bytes" = "$((records * 96))" ] ||
-	fail "sys_enter ring records take $bytes bytes for $records records, not 96 each"
+[ "$bytes" = "$((records * 104))" ] ||
+	fail "sys_enter ring records take $bytes bytes for $records records, not 104 each"
 perf script -i "$file" >"$WORK/script2.txt" 2>"$WORK/script2.err" || fail "perf script"
 no_stderr "perf script" "$WORK/script2.err"
-echo "PASS: $MARKS marks right in perf.data, trace.dat and .pftrace; $records sys_enter ring records of 96 bytes"
+echo "PASS: $MARKS marks right in perf.data, trace.dat and .pftrace; $records sys_enter ring records of 104 bytes"

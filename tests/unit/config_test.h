@@ -19,7 +19,8 @@
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 /* A tracepoint in an overwrite ring without a callchain: see event_spec.c. */
-#define COMPACT_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
+#define COMPACT_SAMPLE_TYPE \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
 
 #define expect_diag(d, file, line, ...) \
 	expect_diag_(d, file, line, (const char *const[]){ __VA_ARGS__, NULL })
