@@ -69,8 +69,14 @@ CHILD_PIDS=()
 /bin/true &
 brief=$!
 wait "$brief"
-sleep 0.1
-file=$(dump_and_wait)
+# The free comes when the grace period ends, which a loaded machine can
+# delay past any fixed sleep: dump again until the perf.data holds it.
+for _ in $(seq 1 20); do
+	sleep 0.1
+	file=$(dump_and_wait)
+	perf script -i "$file" -F event,trace 2>/dev/null |
+		grep -qE "sched:sched_process_free: .*pid=$brief " && break
+done
 pf=${file%.perf.data}.pftrace
 tp_no_errors "$pf"
 [ "$(tp_query "$pf" "select count(*) from thread where tid = $brief and start_ts is not null and end_ts > start_ts")" = 1 ] ||
