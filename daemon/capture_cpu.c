@@ -47,7 +47,8 @@ int capture__add_ids(struct capture *c, size_t idx, struct perf_evsel *evsel)
 		c->ids[idx] = grown;
 		c->ids_size[idx] = size;
 	}
-	memcpy(c->ids[idx] + c->nr_ids[idx], ids, n * sizeof(*ids));
+	if (n) /* ids may be NULL then, which memcpy must not get */
+		memcpy(c->ids[idx] + c->nr_ids[idx], ids, n * sizeof(*ids));
 	c->nr_ids[idx] += n;
 	c->events[idx].ids = c->ids[idx];
 	c->events[idx].nr_ids = c->nr_ids[idx];

@@ -277,7 +277,8 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 		w->recording = d->recordings;
 		w->looks = 0;
 		w->said = false;
-		memset(w->was_short, 0, (size_t)w->nr_slots * sizeof(*w->was_short));
+		if (w->was_short) /* NULL until the first plan sizes it */
+			memset(w->was_short, 0, (size_t)w->nr_slots * sizeof(*w->was_short));
 	}
 	capture__window_look(d->cap, now);
 	r = capture__window_retire(d->cap, now);
