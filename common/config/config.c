@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +22,8 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <tracefs.h>
 
 #include "config-internal.h"
 #include "config_value.h"
@@ -804,8 +807,22 @@ int config__load(const char *path, const char *tracing_dir, struct perfsnapd_con
 		.diags = diags, .tracing_dir = tracing_dir, .key = -1, .trigger = -1
 	};
 	size_t first_diag = diags->nr;
+	char dir[PATH_MAX];
 	int r;
 
+	/*
+	 * Asked once per load: where the caller cannot read tracefs (not
+	 * root), libtracefs finds the directory anew at each call and drops
+	 * the string it found the time before.
+	 */
+	if (!tracing_dir) {
+		const char *found = tracefs_tracing_dir();
+
+		if (found && strlen(found) < sizeof(dir)) {
+			strcpy(dir, found);
+			p.tracing_dir = dir;
+		}
+	}
 	p.cfg = calloc(1, sizeof(*p.cfg));
 	if (!p.cfg)
 		return -ENOMEM;
