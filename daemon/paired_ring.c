@@ -220,17 +220,6 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	read_rings(arg);
 }
 
-static struct perf_cpu_map *online_cpus(const char *list)
-{
-	struct perf_cpu_map *want = perf_cpu_map__new(list);
-	struct perf_cpu_map *online = perf_cpu_map__new_online_cpus();
-	struct perf_cpu_map *both = want && online ? perf_cpu_map__intersect(want, online) : NULL;
-
-	perf_cpu_map__put(want);
-	perf_cpu_map__put(online);
-	return both;
-}
-
 int paired_ring__new(const struct trigger_spec *sp, const char *cpus, struct event_base *base,
 		     paired_outlier_fn fn, void *arg, struct paired_ring **ret)
 {
@@ -244,7 +233,7 @@ int paired_ring__new(const struct trigger_spec *sp, const char *cpus, struct eve
 	pr->sp = sp;
 	pr->fn = fn;
 	pr->arg = arg;
-	pr->cpus = online_cpus(cpus);
+	pr->cpus = perf_internals__online_cpus(cpus);
 	pr->threads = perf_thread_map__new_dummy();
 	pr->evlist = perf_evlist__new();
 	if (!pr->cpus || !pr->threads || !pr->evlist ||

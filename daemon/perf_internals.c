@@ -134,3 +134,14 @@ void perf_internals__close_cpu(struct perf_evlist *evlist, int cpu)
 			perf_evsel__close_cpu(evsel, idx);
 	}
 }
+
+struct perf_cpu_map *perf_internals__online_cpus(const char *list)
+{
+	struct perf_cpu_map *want = perf_cpu_map__new(list);
+	struct perf_cpu_map *online = perf_cpu_map__new_online_cpus();
+	struct perf_cpu_map *both = want && online ? perf_cpu_map__intersect(want, online) : NULL;
+
+	perf_cpu_map__put(want);
+	perf_cpu_map__put(online);
+	return both;
+}

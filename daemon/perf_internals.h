@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct perf_cpu_map;
+
 struct perf_evlist;
 struct perf_evsel;
 
@@ -44,6 +46,12 @@ int perf_internals__set_filter(struct perf_evsel *evsel, const char *filter);
 
 /* Unmaps @cpu's rings of @evlist and closes its fds; the other CPUs record on. */
 void perf_internals__close_cpu(struct perf_evlist *evlist, int cpu);
+
+/*
+ * The CPUs of @list (a cpus= list) that are online, or NULL: an offline
+ * CPU's event cannot be opened, and one that comes back gets new events.
+ */
+struct perf_cpu_map *perf_internals__online_cpus(const char *list);
 
 /* Frees the ids and map references libperf leaves on a closed evsel. */
 void perf_internals__release_evsel(struct perf_evsel *evsel);

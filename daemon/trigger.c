@@ -447,21 +447,6 @@ static bool recorded_by_capture(const struct perfsnapd_config *cfg, const char *
 	return false;
 }
 
-/*
- * The configured CPUs that are online: an offline CPU's event cannot be
- * opened, and one that comes back gets a new set (daemon__rearm_triggers).
- */
-static struct perf_cpu_map *online_cpus(const char *list)
-{
-	struct perf_cpu_map *want = perf_cpu_map__new(list);
-	struct perf_cpu_map *online = perf_cpu_map__new_online_cpus();
-	struct perf_cpu_map *both = want && online ? perf_cpu_map__intersect(want, online) : NULL;
-
-	perf_cpu_map__put(want);
-	perf_cpu_map__put(online);
-	return both;
-}
-
 /* The forward evlist of every event trigger, filters set, one ring per CPU. */
 static int open_events(struct trigger_set *ts, struct config_diags *diags)
 {
@@ -469,7 +454,7 @@ static int open_events(struct trigger_set *ts, struct config_diags *diags)
 	struct ring_view *views;
 	int r, nr;
 
-	ts->cpus = online_cpus(cfg->cpus);
+	ts->cpus = perf_internals__online_cpus(cfg->cpus);
 	ts->threads = perf_thread_map__new_dummy();
 	ts->evlist = perf_evlist__new();
 	if (!ts->cpus || !ts->threads || !ts->evlist)
