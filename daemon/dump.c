@@ -355,6 +355,8 @@ static void write_files(struct dump_job *job)
 
 	if (f->window.set) {
 		window_place(job);
+		if (job->sb)
+			snapshot__set_naming_cost(job->snap, sideband__naming_bytes, job->sb);
 		r = snapshot__set_window(job->snap, f->window.from_ns, f->window.to_ns,
 					 f->window.max_bytes);
 	}
@@ -500,11 +502,11 @@ static void start_failed(struct dump *d, int err)
 #define WINDOW_MIN_MAX_SIZE (1ull << 20)
 
 /*
- * The bytes of ring records a --max-size leaves room for: the rest of the
- * largest data file (perf.data: its headers and sections, the side-band
- * records synthesized after the crop) is not known before the files are
- * written, so an eighth of the size, at least 512 KiB, is kept for it
- * (docs/decisions.md).
+ * The bytes of ring records, and of the side-band records that name their
+ * tasks (sideband__naming_bytes()), a --max-size leaves room for: the rest
+ * of the largest data file (perf.data: its headers and sections, the
+ * formats, the build-ids) is not known before the files are written, so an
+ * eighth of the size, at least 512 KiB, is kept for it (docs/decisions.md).
  */
 static uint64_t window_record_bytes(uint64_t max_size)
 {

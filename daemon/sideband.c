@@ -501,6 +501,51 @@ int sideband__name_tasks(struct sideband *sb, struct snapshot *s, bool cmdlines,
 	return r;
 }
 
+/*
+ * What name_from_proc() adds for a task the table does not know: a FORK, a
+ * COMM and a few executable MMAP2s, at most.
+ */
+#define UNKNOWN_TASK_BYTES 1024
+
+static int count_record(void *ctx, const struct perf_event_header *rec)
+{
+	*(uint64_t *)ctx += rec->size;
+	return 0;
+}
+
+/**
+ * sideband__naming_bytes - what sideband__name_tasks() will add for tasks
+ * @ctx: the side-band
+ * @tasks: the tasks
+ * @nr: how many
+ * @from: the snapshot's first record's time
+ * @to: its last's
+ *
+ * A snapshot_naming_fn, for a dump's size cut (worker thread). Each task
+ * brings its process's mappings here, where a snapshot's threads share
+ * them: an upper bound.
+ */
+uint64_t sideband__naming_bytes(void *ctx, const struct snapshot_task *tasks, size_t nr,
+				uint64_t from, uint64_t to)
+{
+	struct sideband *sb = ctx;
+	struct procinfo_stamp stamp = {
+		.sample_type = sb->event->attr->sample_type,
+		.id = sb->event->ids[0],
+	};
+	uint64_t bytes = 0;
+	size_t unknown = 0;
+	int r;
+
+	pthread_mutex_lock(&sb->lock);
+	r = proc_table__emit_span(sb->table, tasks, nr, from, to, &stamp, count_record, &bytes,
+				  &unknown);
+	pthread_mutex_unlock(&sb->lock);
+	if (r < 0) /* Then nothing is known: the worst, every task unknown. */
+		unknown = nr;
+	return bytes + unknown * UNKNOWN_TASK_BYTES;
+}
+
 /**
  * sideband__comm_now - a task's name at a given time, from records not yet drained too
  * @sb: the side-band

@@ -71,6 +71,8 @@ struct snapshot {
 	unsigned int index_threads;   /* snapshot__set_index_threads() */
 	bool windowed;		      /* snapshot__set_window() */
 	uint64_t window_from, window_to, window_max_bytes;
+	snapshot_naming_fn naming_cost; /* snapshot__set_naming_cost() */
+	void *naming_ctx;
 	bool sealed;
 };
 

@@ -385,6 +385,20 @@ int snapshot__set_window(struct snapshot *s, uint64_t from, uint64_t to, uint64_
 }
 
 /**
+ * snapshot__set_naming_cost - count what naming the tasks adds in a size cut
+ * @s: the snapshot, not yet sealed
+ * @fn: the bytes naming a set of tasks adds, or NULL: nothing counted
+ * @ctx: passed to @fn
+ *
+ * @fn is called from __seal, on its thread, only for a window with a size.
+ */
+void snapshot__set_naming_cost(struct snapshot *s, snapshot_naming_fn fn, void *ctx)
+{
+	s->naming_cost = fn;
+	s->naming_ctx = ctx;
+}
+
+/**
  * snapshot__seal - index the records of all chunks
  * @s: the snapshot, with no chunk open
  *

@@ -131,6 +131,19 @@ int snapshot__add_chunk_memory(struct snapshot *s, int cpu, bool backward, const
 int snapshot__set_window(struct snapshot *s, uint64_t from, uint64_t to, uint64_t max_bytes);
 
 /*
+ * The bytes of records __add_records will merge to name @nr tasks (the
+ * side-band synthesized for them over [@from, @to]), an upper bound.
+ */
+typedef uint64_t (*snapshot_naming_fn)(void *ctx, const struct snapshot_task *tasks, size_t nr,
+				       uint64_t from, uint64_t to);
+
+/*
+ * Before __seal: a window's @max_bytes then counts, besides the records,
+ * what naming their tasks will add, so that the files stay within it.
+ */
+void snapshot__set_naming_cost(struct snapshot *s, snapshot_naming_fn fn, void *ctx);
+
+/*
  * Indexes every record by time, filed by CPU (the record's PERF_SAMPLE_CPU,
  * else its chunk's CPU, else 0), and collects tasks. Returns 0 or -errno.
  */

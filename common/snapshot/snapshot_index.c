@@ -612,6 +612,7 @@ int snapshot_index__chunks(struct snapshot *s, size_t nr)
 struct sized {
 	uint64_t time;
 	uint64_t size;
+	struct snapshot_task task; /* a sample's; tid 0 for other records */
 };
 
 static int cmp_sized_newest(const void *a, const void *b)
@@ -635,16 +636,61 @@ static size_t written_size(const struct snapshot_event *ev, const struct perf_ev
 	return h->size + 8 * (size_t)__builtin_popcountll(added);
 }
 
+static int cmp_tid(const void *a, const void *b)
+{
+	const struct snapshot_task *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* What naming the tasks of the newest @n records adds (s->naming_cost). */
+static int naming_bytes(const struct snapshot *s, const struct sized *v, size_t n, uint64_t *ret)
+{
+	_cleanup_free_ struct snapshot_task *t = calloc(n ? n : 1, sizeof(*t));
+	size_t nr = 0, out = 0;
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].task.tid > 0)
+			t[nr++] = v[i].task;
+	if (nr)
+		qsort(t, nr, sizeof(*t), cmp_tid);
+	for (size_t i = 0; i < nr; i++)
+		if (!out || t[out - 1].tid != t[i].tid)
+			t[out++] = t[i];
+	*ret = n ? s->naming_cost(s->naming_ctx, t, out, v[n - 1].time, v[0].time) : 0;
+	return 0;
+}
+
+/* How many of the newest records (@v sorted so) fit in @budget bytes; their bytes. */
+static size_t newest_within(const struct sized *v, size_t n, uint64_t budget, uint64_t *ret_sum)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < n && sum + v[i].size <= budget; i++)
+		sum += v[i].size;
+	/* Records of the same time as the first left out go too. */
+	while (i < n && i > 0 && v[i - 1].time == v[i].time)
+		sum -= v[--i].size;
+	*ret_sum = sum;
+	return i;
+}
+
 /*
  * The first time to keep so that the rings' records in the window from
- * then on add up to s->window_max_bytes at most: one more walk of the
- * records, only for a dump that asked for a size.
+ * then on, and what naming their tasks adds (s->naming_cost), add up to
+ * s->window_max_bytes at most: one more walk of the records, only for a
+ * dump that asked for a size. Fewer records name fewer tasks, so a cut
+ * that leaves the naming's bytes out holds with it after a round or two.
  */
 int snapshot_index__size_cut(const struct snapshot *s, size_t nr, uint64_t *ret_from)
 {
 	_cleanup_free_ struct sized *v = NULL;
-	size_t n = 0, cap = 0;
-	uint64_t sum = 0;
+	uint64_t budget = s->window_max_bytes, sum = 0, naming = 0;
+	size_t n = 0, cap = 0, keep = 0;
+	int r;
 
 	*ret_from = s->window_from;
 	for (size_t i = 0; i < nr; i++) {
@@ -659,24 +705,33 @@ int snapshot_index__size_cut(const struct snapshot *s, size_t nr, uint64_t *ret_
 			continue;
 		base = snapshot__chunk_base(s, c);
 		while ((h = perf_record__next(base, c->len, &pos))) {
+			struct snapshot_task task = { 0 };
+
 			if (record_key(s, c, h, &cache, &k) != 0)
 				continue;
 			if (array__grow((void **)&v, &cap, n, sizeof(*v), 4096) < 0)
 				return -ENOMEM;
+			if (h->type == PERF_RECORD_SAMPLE)
+				sample_task(k.ev, h, &k.rec, &task.pid, &task.tid);
 			v[n++] = (struct sized){ .time = k.rec.time,
-						 .size = written_size(k.ev, h) };
+						 .size = written_size(k.ev, h),
+						 .task = task };
 		}
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_sized_newest);
-	for (size_t i = 0; i < n; i++) {
-		if (sum + v[i].size > s->window_max_bytes) {
-			/* Records of the same time as the first left out go too. */
-			*ret_from = v[i].time + 1;
-			return 0;
-		}
-		sum += v[i].size;
+	for (int round = 0; round < 4; round++) {
+		keep = newest_within(v, n, budget, &sum);
+		if (!s->naming_cost || keep == 0)
+			break;
+		if ((r = naming_bytes(s, v, keep, &naming)) < 0)
+			return r;
+		if (sum + naming <= s->window_max_bytes)
+			break;
+		budget = naming < s->window_max_bytes ? s->window_max_bytes - naming : 0;
 	}
+	if (keep < n)
+		*ret_from = v[keep].time + 1;
 	return 0;
 }
 

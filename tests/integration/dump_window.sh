@@ -63,6 +63,15 @@ select (select min(ts) from ftrace_event) as ft_min, (select max(ts) from ftrace
 SQL
 	"$TP" -q "$WORK/q.sql" "$stem.pftrace" 2>/dev/null | tail -n 1 | tr -d '"' >"$WORK/tp.out" ||
 		fail "$label: trace processor"
+	cat >"$WORK/unnamed.sql" <<'SQL'
+select t.utid, t.tid, p.pid, t.start_ts, t.end_ts,
+  (select count(*) from perf_sample s where s.utid = t.utid) as samples,
+  (select count(*) from thread_state s where s.utid = t.utid) as states,
+  (select count(*) from thread o where o.tid = t.tid) as same_tid
+from thread t left join process p using (upid)
+where t.tid > 0 and (t.name is null or t.name = '') and
+  (t.utid in (select utid from perf_sample) or t.utid in (select utid from thread_state))
+SQL
 	python3 - "$stem.json" "$WORK/perf.times" "$WORK/tc.times" "$WORK/tp.out" "$label" <<'PY' ||
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -88,7 +97,12 @@ assert unnamed == 0, (sys.argv[5], "pftrace threads without a name", unnamed)
 assert samples > 0, (sys.argv[5], "no perf samples in the pftrace")
 assert j["window"]["cropped_records"] > 0, "nothing was cropped: the test proves nothing"
 PY
-		fail "$label: a format's records are not within 10 ms of the window"
+		{
+			# What the unnamed threads are, for the log of a failed run.
+			"$TP" -q "$WORK/unnamed.sql" "$stem.pftrace" 2>/dev/null | head -n 20
+			grep -o '"tasks[a-z_]*": [0-9]*' "$stem.json"
+			fail "$label: a format's records are not within 10 ms of the window"
+		}
 }
 
 # --last 2s

@@ -1130,6 +1130,66 @@ static void test_window_max_bytes(void **state)
 	test_records__fini(&fwd);
 }
 
+struct naming_calls {
+	uint64_t per_task, from, to;
+	size_t nr, calls;
+	bool sorted;
+};
+
+static uint64_t naming_cost(void *ctx, const struct snapshot_task *tasks, size_t nr, uint64_t from,
+			    uint64_t to)
+{
+	struct naming_calls *c = ctx;
+
+	c->calls++;
+	c->nr = nr;
+	c->from = from;
+	c->to = to;
+	c->sorted = true;
+	for (size_t i = 1; i < nr; i++)
+		c->sorted &= tasks[i - 1].tid < tasks[i].tid;
+	return c->per_task * nr;
+}
+
+/* A size counts what naming the kept records' tasks adds: fewer records are kept. */
+static void test_window_max_bytes_naming(void **state)
+{
+	struct test_records bwd, fwd;
+	struct snapshot *s = window_snapshot(&bwd, &fwd);
+	uint64_t rec = ((const struct perf_event_header *)bwd.data)->size;
+	struct naming_calls c = { .per_task = rec / 2 };
+
+	(void)state;
+	/*
+	 * 80, 70, 60 fit 3.5 records, but with their three tasks named they
+	 * take 4.5; without the naming's 1.5, 80 and 70 fit, and with theirs, 3.
+	 */
+	assert_int_equal(snapshot__set_window(s, 0, 85, rec * 7 / 2), 0);
+	snapshot__set_naming_cost(s, naming_cost, &c);
+	assert_int_equal(snapshot__seal(s), 0);
+	assert_int_equal(snapshot__nr_records(s), 2);
+	assert_int_equal(time_of(s, 0), 70);
+	assert_int_equal(snapshot__stats(s)->window_from, 61);
+	assert_int_equal(c.calls, 2);
+	assert_int_equal(c.nr, 2);
+	assert_int_equal(c.from, 70);
+	assert_int_equal(c.to, 80);
+	assert_true(c.sorted);
+	snapshot__delete(s);
+	test_records__fini(&bwd);
+	test_records__fini(&fwd);
+	/* A window with no size never asks. */
+	s = window_snapshot(&bwd, &fwd);
+	c.calls = 0;
+	assert_int_equal(snapshot__set_window(s, 0, 85, 0), 0);
+	snapshot__set_naming_cost(s, naming_cost, &c);
+	assert_int_equal(snapshot__seal(s), 0);
+	assert_int_equal(c.calls, 0);
+	snapshot__delete(s);
+	test_records__fini(&bwd);
+	test_records__fini(&fwd);
+}
+
 static void test_state_errors(void **state)
 {
 	struct snapshot *s = snapshot__new();
@@ -1164,6 +1224,7 @@ int main(void)
 		cmocka_unit_test(test_memory_chunks),
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_window_max_bytes),
+		cmocka_unit_test(test_window_max_bytes_naming),
 		cmocka_unit_test(test_state_errors),
 		cmocka_unit_test(test_parallel_seal),
 		cmocka_unit_test(test_runs),
