@@ -182,7 +182,15 @@ int paired_bpf__new(const struct trigger_spec *sp, struct event_base *base, pair
 	r = paired_prog__load(pb->skel);
 	if (r) {
 		if ((r == -EACCES || r == -EINVAL) && log[0]) {
-			/* Its last lines say which instruction it refused and why. */
+			/*
+			 * Its last lines say which instruction it refused and
+			 * why; the count of instructions processed after them
+			 * says nothing to the operator.
+			 */
+			char *stats = strstr(log, "\nprocessed ");
+
+			if (stats)
+				*stats = '\0';
 			text__last_lines(log, WHY_LINES, why, why_size);
 			r = -EINVAL;
 		} else {

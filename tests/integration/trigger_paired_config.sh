@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Paired triggers refused at their line with exit 78: an unknown key, a
 # key that is no integer field, one side missing, a threshold of 0 or
-# negative, a filter the kernel refuses, and perfsnapd not root. A reload
+# negative, a filter the kernel refuses, a BPF program the verifier
+# refuses, and perfsnapd not root. A reload
 # to such a file is refused and the armed trigger stays; a good one swaps.
 source "$(dirname "$0")/lib.sh"
 require_env
@@ -68,6 +69,17 @@ end = raw_syscalls:sys_exit
 key = common_pid
 start_filter = id = = 0
 threshold = 5ms
+CONF
+# A program the verifier refuses: its own words, shortened, at the trigger's line.
+[ -n "${BPF_REFUSE:-}" ] && [ -f "$BPF_REFUSE" ] || fail "BPF_REFUSE: no preload library"
+AS="env LD_PRELOAD=$BPF_REFUSE ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+	check verifier_refused 7 "\[trigger w\] the kernel refused its BPF program: .*invalid read from stack R10 off=8 size=8.*: accepted: " <<CONF
+[trigger w]
+start = sched:sched_waking
+start_key = pid
+end = sched:sched_switch
+end_key = next_pid
+threshold = 2ms
 CONF
 AS="setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all" \
 	check not_root 8 "\[trigger r\] start: tracepoint .raw_syscalls:sys_enter.: cannot read /sys/kernel/tracing/events: Permission denied" <<CONF
