@@ -102,6 +102,7 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
 	uint64_t guess = zstd_guess(p, nr_files, nr_cpus);
 	bool series = p->dumped && now_ns - p->last_dump_ns <= COMPRESS_POLICY_VALID_NS;
 	char fn[64], fz[64], usual[32];
+	bool near_guess = none->measured && same_speed(none->ps_per_byte, guess);
 	bool best, kept = false;
 
 	ns_str(guess, usual, sizeof(usual));
@@ -134,12 +135,16 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
 			best = p->last_compressed;
 	} else {
 		best = !none->measured || none->ps_per_byte > guess;
+		/* A guess must beat the last dump's own figure by as much as a figure must. */
+		kept = best && near_guess && p->dumped && !p->last_compressed;
+		if (kept)
+			best = false;
 	}
 	figure_str(none, now_ns, fn, sizeof(fn));
 	figure_str(zstd, now_ns, fz, sizeof(fz));
 	/* zstd is worth a measuring dump only where its guess could win. */
 	if (series && !fresh(&p->mode[!best], now_ns) &&
-	    !(!best && busy(p) && none->measured && none->ps_per_byte <= guess)) {
+	    !(!best && busy(p) && none->measured && (none->ps_per_byte <= guess || near_guess))) {
 		snprintf(why, why_size,
 			 "measuring %s%s, and dumps come in a series (uncompressed %s; zstd %s)",
 			 best ? "uncompressed" : "zstd",
@@ -148,7 +153,12 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
 			 fn, fz);
 		return !best;
 	}
-	if (kept)
+	if (kept && !zstd->measured)
+		snprintf(why, why_size,
+			 "uncompressed as before: it writes %s, within %u%% of what zstd would "
+			 "cost (%s)",
+			 fn, COMPRESS_POLICY_SAME_PCT, usual);
+	else if (kept)
 		snprintf(why, why_size,
 			 "%s as before: the two write within %u%% (uncompressed %s; zstd %s)",
 			 best ? "zstd" : "uncompressed", COMPRESS_POLICY_SAME_PCT, fn, fz);

@@ -18,7 +18,8 @@
  * The first dump after a quiet spell is the one that follows an incident,
  * and most dumps of a recorder are such: it gets the mode that measured
  * cheaper last, however long ago; where the two figures are within
- * COMPRESS_POLICY_SAME_PCT, the mode of the last dump. Before anything is
+ * COMPRESS_POLICY_SAME_PCT, the mode of the last dump (zstd's guess, below,
+ * must beat an uncompressed last dump's figure by as much). Before anything is
  * measured it gets zstd where each data file has a CPU of its own and the
  * CPUs have time to spare (zstd's cost is CPU time, bounded and known,
  * spent in parallel; an uncompressed dump waits for a disk of unknown
