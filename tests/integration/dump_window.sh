@@ -47,6 +47,8 @@ check_window() {
 	# perf prints ":TID" for a thread it has no name for. (":-1 -1" is a
 	# sample the kernel wrote after it released the task: no tid to name.)
 	if grep -E '^ *:[0-9]+ ' "$WORK/script.txt" | head -3 | grep .; then
+		grep -o '"tasks[a-z_]*": [0-9]*' "$stem.json"
+		"$CTL" --socket "$sock" status | grep -E '^sideband'
 		fail "$label: perf script has samples of unnamed threads"
 	fi
 	perf script -i "$stem.perf.data" -F time 2>/dev/null | tr -d ' :' | sed -n '1p;$p' \
@@ -101,6 +103,7 @@ PY
 			# What the unnamed threads are, for the log of a failed run.
 			"$TP" -q "$WORK/unnamed.sql" "$stem.pftrace" 2>/dev/null | head -n 20
 			grep -o '"tasks[a-z_]*": [0-9]*' "$stem.json"
+			"$CTL" --socket "$sock" status | grep -E '^sideband'
 			fail "$label: a format's records are not within 10 ms of the window"
 		}
 }
