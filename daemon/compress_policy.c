@@ -153,10 +153,15 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
 			 fn, fz);
 		return !best;
 	}
-	if (kept && !zstd->measured)
+	if (kept && !zstd->measured && busy(p))
 		snprintf(why, why_size,
 			 "uncompressed as before: it writes %s, within %u%% of what zstd would "
-			 "cost (%s)",
+			 "cost with the CPUs %d%% busy (%s)",
+			 fn, COMPRESS_POLICY_SAME_PCT, 100 - p->idle_pct, usual);
+	else if (kept && !zstd->measured)
+		snprintf(why, why_size,
+			 "uncompressed as before: it writes %s, within %u%% of what zstd usually "
+			 "costs (%s)",
 			 fn, COMPRESS_POLICY_SAME_PCT, usual);
 	else if (kept)
 		snprintf(why, why_size,

@@ -202,7 +202,8 @@ static void test_busy_cpus(void **state)
 	compress_policy__record(&p, false, 1807 * MS, 64 * MIB, 1250 * MS);
 	assert_false(choose(&p, 1260 * MS, why));
 	assert_string_equal(why, "uncompressed as before: it writes 26.92 ns a byte, 0 s ago, "
-				 "within 10% of what zstd would cost (26.00 ns)");
+				 "within 10% of what zstd would cost with the CPUs 95% busy "
+				 "(26.00 ns)");
 	/* A disk slower than that: zstd is tried. */
 	compress_policy__record(&p, false, 2000 * MS, 64 * MIB, 1300 * MS);
 	assert_true(choose(&p, 1400 * MS, why));
