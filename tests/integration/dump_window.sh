@@ -57,9 +57,12 @@ check_window() {
 		{ cat "$WORK/report.err"; fail "$label: trace-cmd report"; }
 	grep -v '^cpus=' "$WORK/report.txt" | grep -oE '\] +[0-9]+\.[0-9]+:' |
 		grep -oE '[0-9]+\.[0-9]+' | sed -n '1p;$p' >"$WORK/tc.times"
+	# A sample the kernel wrote after it released its thread has tid -1,
+	# PerfSample's unsigned 4294967295: in its process, no thread to name
+	# (as perf's ":-1" above).
 	cat >"$WORK/q.sql" <<'SQL'
 select (select min(ts) from ftrace_event) as ft_min, (select max(ts) from ftrace_event) as ft_max,
-  (select count(*) from thread t where t.tid > 0 and (t.name is null or t.name = '') and
+  (select count(*) from thread t where t.tid > 0 and t.tid != 4294967295 and (t.name is null or t.name = '') and
     (t.utid in (select utid from perf_sample) or t.utid in (select utid from thread_state))) as unnamed,
   (select count(*) from perf_sample) as samples
 SQL
@@ -71,7 +74,7 @@ select t.utid, t.tid, p.pid, t.start_ts, t.end_ts,
   (select count(*) from thread_state s where s.utid = t.utid) as states,
   (select count(*) from thread o where o.tid = t.tid) as same_tid
 from thread t left join process p using (upid)
-where t.tid > 0 and (t.name is null or t.name = '') and
+where t.tid > 0 and t.tid != 4294967295 and (t.name is null or t.name = '') and
   (t.utid in (select utid from perf_sample) or t.utid in (select utid from thread_state))
 SQL
 	python3 - "$stem.json" "$WORK/perf.times" "$WORK/tc.times" "$WORK/tp.out" "$label" <<'PY' ||

@@ -5,7 +5,8 @@
  * thread, on another, wakes the hog (which spins for HOG_US), then wakes
  * the sleeper while the hog spins: the sleeper waits for the CPU until the
  * hog stops. Between those, FAST fast wakeups of the sleeper with the CPU
- * free. Prints "sleeper TID" and starts when the file GO exists, so that a
+ * free, after which the hog starts only once the sleeper sleeps again.
+ * Prints "sleeper TID" and starts when the file GO exists, so that a
  * test can configure a trigger on that tid first; prints "done" at the end.
  *
  * usage: wakeup_delay N HOG_US FAST CPU GO
@@ -14,6 +15,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +24,7 @@ static int to_sleeper[2], from_sleeper[2], to_hog[2];
 static long hog_us;
 static int cpu;
 static volatile int hog_spinning, sleeper_woken;
+static volatile long sleeper_tid;
 
 static long now_us(void)
 {
@@ -49,7 +52,8 @@ static void *sleeper(void *arg)
 
 	(void)arg;
 	pin(cpu);
-	printf("sleeper %ld\n", (long)syscall(SYS_gettid));
+	sleeper_tid = (long)syscall(SYS_gettid);
+	printf("sleeper %ld\n", sleeper_tid);
 	fflush(stdout);
 	while (read(to_sleeper[0], &c, 1) == 1)
 		if (write(from_sleeper[1], &c, 1) != 1)
@@ -89,6 +93,31 @@ static void sleep_us(long us)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * Until the sleeper sleeps in its read: after a fast wakeup it may still be
+ * on its way there, and a hog that starts then preempts it runnable, so
+ * the next wakeup finds it awake and no wakeup waits at all.
+ */
+static void wait_asleep(void)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", sleeper_tid);
+	for (;;) {
+		f = fopen(path, "r");
+		if (!f) {
+			perror(path);
+			exit(1);
+		}
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return;
+		sched_yield();
+	}
+}
+
 static void ping(void)
 {
 	char c = 'w';
@@ -121,6 +150,8 @@ int main(int argc, char **argv)
 	pin(cpu ? 0 : 1);
 	pthread_create(&s, NULL, sleeper, NULL);
 	pthread_create(&h, NULL, hog, NULL);
+	while (!sleeper_tid)
+		sleep_us(1000);
 	while (access(argv[5], F_OK))
 		sleep_us(10000);
 	for (int i = 0; i < n; i++) {
@@ -128,6 +159,7 @@ int main(int argc, char **argv)
 
 		for (int k = 0; k < fast; k++)
 			ping();
+		wait_asleep();
 		if (write(to_hog[1], &c, 1) != 1)
 			return 1;
 		while (!hog_spinning)
