@@ -143,8 +143,7 @@ bool compress_policy__choose(const struct compress_policy *p, uint64_t now_ns,
 	figure_str(none, now_ns, fn, sizeof(fn));
 	figure_str(zstd, now_ns, fz, sizeof(fz));
 	/* zstd is worth a measuring dump only where its guess could win. */
-	if (series && !fresh(&p->mode[!best], now_ns) &&
-	    !(!best && busy(p) && none->measured && (none->ps_per_byte <= guess || near_guess))) {
+	if (series && !fresh(&p->mode[!best], now_ns) && !(!best && busy(p) && near_guess)) {
 		snprintf(why, why_size,
 			 "measuring %s%s, and dumps come in a series (uncompressed %s; zstd %s)",
 			 best ? "uncompressed" : "zstd",

@@ -446,6 +446,15 @@ static int add_cmdlines(struct snapshot *s, const struct proc_name *procs, size_
 	return 0;
 }
 
+/* The trailer fields of the records the table synthesizes: the side-band event's. */
+static struct procinfo_stamp stamp_of(const struct sideband *sb)
+{
+	return (struct procinfo_stamp){
+		.sample_type = sb->event->attr->sample_type,
+		.id = sb->event->ids[0],
+	};
+}
+
 /**
  * sideband__name_tasks - add to a sealed snapshot what names its tasks
  * @sb: the side-band
@@ -464,10 +473,7 @@ int sideband__name_tasks(struct sideband *sb, struct snapshot *s, bool cmdlines,
 			 uint64_t *ret_added, uint64_t *ret_unknown)
 {
 	const struct snapshot_stats *st = snapshot__stats(s);
-	struct procinfo_stamp stamp = {
-		.sample_type = sb->event->attr->sample_type,
-		.id = sb->event->ids[0],
-	};
+	struct procinfo_stamp stamp = stamp_of(sb);
 	struct byte_buffer b = { 0 };
 	_cleanup_free_ struct snapshot_task *missing = NULL;
 	_cleanup_free_ struct proc_name *procs = NULL;
@@ -529,10 +535,7 @@ uint64_t sideband__naming_bytes(void *ctx, const struct snapshot_task *tasks, si
 				uint64_t from, uint64_t to)
 {
 	struct sideband *sb = ctx;
-	struct procinfo_stamp stamp = {
-		.sample_type = sb->event->attr->sample_type,
-		.id = sb->event->ids[0],
-	};
+	struct procinfo_stamp stamp = stamp_of(sb);
 	uint64_t bytes = 0;
 	size_t unknown = 0;
 	int r;

@@ -50,14 +50,14 @@ int sideband__collect(struct sideband *sb, struct snapshot *s);
  * with @s its processes' command lines from /proc too (for a Perfetto
  * trace). Returns 0 or -errno.
  */
+int sideband__name_tasks(struct sideband *sb, struct snapshot *s, bool cmdlines,
+			 uint64_t *ret_added, uint64_t *ret_unknown);
 /*
  * Worker thread, a snapshot_naming_fn: at most the bytes sideband__name_tasks()
  * merges to name @tasks over [@from, @to] (a dump's --max-size counts them).
  */
 uint64_t sideband__naming_bytes(void *ctx, const struct snapshot_task *tasks, size_t nr,
 				uint64_t from, uint64_t to);
-int sideband__name_tasks(struct sideband *sb, struct snapshot *s, bool cmdlines,
-			 uint64_t *ret_added, uint64_t *ret_unknown);
 
 /* Loop thread: drains the rings, then the name of @tid at @time into @buf ("" if unknown). */
 void sideband__comm_now(struct sideband *sb, pid_t tid, uint64_t time, char *buf, size_t size);

@@ -407,8 +407,7 @@ static struct tep_handle *load_formats(const char *tracing_dir, const char *a, c
 
 	if (!tep)
 		return NULL;
-	if (!tracing_dir)
-		tracing_dir = tracefs_tracing_dir();
+	/* config__load() looked it up; not found, formats cannot be read. */
 	for (int i = 0; tracing_dir && i < 2; i++) {
 		const char *colon = strchr(names[i], ':');
 		_cleanup_fclose_ FILE *f = NULL;
