@@ -663,33 +663,58 @@ static int naming_bytes(const struct snapshot *s, const struct sized *v, size_t 
 	return 0;
 }
 
-/* How many of the newest records (@v sorted so) fit in @budget bytes; their bytes. */
-static size_t newest_within(const struct sized *v, size_t n, uint64_t budget, uint64_t *ret_sum)
+/* Moves a cut at @k back past the records of the same time as the first left out. */
+static size_t whole_times(const struct sized *v, size_t n, size_t k)
+{
+	while (k < n && k > 0 && v[k - 1].time == v[k].time)
+		k--;
+	return k;
+}
+
+/* How many of the newest records (@v sorted so) fit in @budget bytes. */
+static size_t newest_within(const struct sized *v, size_t n, uint64_t budget)
 {
 	uint64_t sum = 0;
 	size_t i;
 
 	for (i = 0; i < n && sum + v[i].size <= budget; i++)
 		sum += v[i].size;
-	/* Records of the same time as the first left out go too. */
-	while (i < n && i > 0 && v[i - 1].time == v[i].time)
-		sum -= v[--i].size;
-	*ret_sum = sum;
-	return i;
+	return whole_times(v, n, i);
+}
+
+/* Whether the newest @k records and what naming their tasks adds fit in s->window_max_bytes. */
+static int fits(const struct snapshot *s, const struct sized *v, size_t k, uint64_t *ret_naming,
+		bool *ret)
+{
+	uint64_t sum = 0;
+	int r;
+
+	for (size_t i = 0; i < k; i++)
+		sum += v[i].size;
+	*ret_naming = 0;
+	if (k && (r = naming_bytes(s, v, k, ret_naming)) < 0)
+		return r;
+	*ret = sum + *ret_naming <= s->window_max_bytes;
+	return 0;
 }
 
 /*
  * The first time to keep so that the rings' records in the window from
  * then on, and what naming their tasks adds (s->naming_cost), add up to
  * s->window_max_bytes at most: one more walk of the records, only for a
- * dump that asked for a size. Fewer records name fewer tasks, so a cut
- * that leaves the naming's bytes out holds with it after a round or two.
+ * dump that asked for a size. Fewer records name fewer tasks: the most
+ * records that fit without the naming bound the cut, the same less the
+ * naming they would need is the first guess, and halving the gap between
+ * a cut that fits and one that does not finds the rest, to within 1% of
+ * the records. Where a load's tasks make even a guess's naming outweigh
+ * the size, the halving still finds the newest records that fit.
  */
 int snapshot_index__size_cut(const struct snapshot *s, size_t nr, uint64_t *ret_from)
 {
 	_cleanup_free_ struct sized *v = NULL;
-	uint64_t budget = s->window_max_bytes, sum = 0, naming = 0;
-	size_t n = 0, cap = 0, keep = 0;
+	uint64_t max = s->window_max_bytes, naming = 0;
+	size_t n = 0, cap = 0, keep, lo, hi;
+	bool ok;
 	int r;
 
 	*ret_from = s->window_from;
@@ -720,15 +745,34 @@ int snapshot_index__size_cut(const struct snapshot *s, size_t nr, uint64_t *ret_
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_sized_newest);
-	for (int round = 0; round < 4; round++) {
-		keep = newest_within(v, n, budget, &sum);
-		if (!s->naming_cost || keep == 0)
-			break;
-		if ((r = naming_bytes(s, v, keep, &naming)) < 0)
+	keep = hi = newest_within(v, n, max);
+	if (s->naming_cost && keep) {
+		if ((r = fits(s, v, hi, &naming, &ok)) < 0)
 			return r;
-		if (sum + naming <= s->window_max_bytes)
-			break;
-		budget = naming < s->window_max_bytes ? s->window_max_bytes - naming : 0;
+		lo = 0; /* nothing always fits */
+		if (!ok) {
+			size_t guess = newest_within(v, n, naming < max ? max - naming : 0);
+
+			if ((r = fits(s, v, guess, &naming, &ok)) < 0)
+				return r;
+			if (ok)
+				lo = guess;
+			else
+				hi = guess;
+			while (hi - lo > 1 && hi - lo > hi / 100) {
+				size_t mid = whole_times(v, n, lo + (hi - lo) / 2);
+
+				if (mid <= lo)
+					break;
+				if ((r = fits(s, v, mid, &naming, &ok)) < 0)
+					return r;
+				if (ok)
+					lo = mid;
+				else
+					hi = mid;
+			}
+			keep = lo;
+		}
 	}
 	if (keep < n)
 		*ret_from = v[keep].time + 1;

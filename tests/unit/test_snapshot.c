@@ -1178,6 +1178,32 @@ static void test_window_max_bytes_naming(void **state)
 	snapshot__delete(s);
 	test_records__fini(&bwd);
 	test_records__fini(&fwd);
+	/*
+	 * Naming that outweighs the size for the first guess: 80, 70, 60, 50
+	 * fit 4 records, but named they take 12; the naming of 8 leaves no
+	 * room at all. Halving finds that 80 alone, named, takes 3.
+	 */
+	s = window_snapshot(&bwd, &fwd);
+	c = (struct naming_calls){ .per_task = rec * 2 };
+	assert_int_equal(snapshot__set_window(s, 0, 85, rec * 4), 0);
+	snapshot__set_naming_cost(s, naming_cost, &c);
+	assert_int_equal(snapshot__seal(s), 0);
+	assert_int_equal(snapshot__nr_records(s), 1);
+	assert_int_equal(time_of(s, 0), 80);
+	snapshot__delete(s);
+	test_records__fini(&bwd);
+	test_records__fini(&fwd);
+	/* Where the first guess fits, halving takes back what it cut too much: 80 and 70 take 3 of 3. */
+	s = window_snapshot(&bwd, &fwd);
+	c = (struct naming_calls){ .per_task = rec / 2 };
+	assert_int_equal(snapshot__set_window(s, 0, 85, rec * 3), 0);
+	snapshot__set_naming_cost(s, naming_cost, &c);
+	assert_int_equal(snapshot__seal(s), 0);
+	assert_int_equal(snapshot__nr_records(s), 2);
+	assert_int_equal(time_of(s, 0), 70);
+	snapshot__delete(s);
+	test_records__fini(&bwd);
+	test_records__fini(&fwd);
 	/* A window with no size never asks. */
 	s = window_snapshot(&bwd, &fwd);
 	c.calls = 0;
