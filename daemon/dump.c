@@ -326,7 +326,7 @@ static int window_held(struct dump_job *job)
 		snprintf(w->note, sizeof(w->note),
 			 "the rings hold less than the window asked (%.3f s): written what they "
 			 "hold, %s of it",
-			 secs(w->to_ns - w->from_ns), list);
+			 secs((uint64_t)(w->to_realtime_ns - w->from_realtime_ns)), list);
 	else if (st->max_bytes_cut)
 		snprintf(w->note, sizeof(w->note),
 			 "--max-size kept the newest %.3f s (%" PRIu64 " of %" PRIu64
@@ -585,7 +585,14 @@ static void window_place(struct dump_job *job)
 
 	if (w->since.set) {
 		since = w->since.relative ? now_rt + w->since.ns : w->since.ns;
+		/*
+		 * A start before the clock's zero (--last 1h on a machine up
+		 * for less) is still a start: 0 would mean none, and the
+		 * rings' shortfall would go unsaid.
+		 */
 		out->from_ns = clock_at(job, since);
+		if (!out->from_ns)
+			out->from_ns = 1;
 		out->from_realtime_ns = since;
 	}
 	if (w->since.set || w->until.set) {

@@ -202,12 +202,16 @@ grep -q '\.perf\.data$' "$WORK/dump.out" || fail "--last 1h wrote no perf.data"
 stem=$(grep '\.json$' "$WORK/dump.out")
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); w=j["window"]; assert w["short_rings"] >= 1 and "less than" in w["note"] and any(r.get("window_short") for r in j["rings"]), w' \
 	"$stem" || fail "--last 1h: the sidecar does not say the rings are short"
-
 "$CTL" --socket "$sock" status >"$WORK/status.out" || fail "perfsnapctl status"
 grep -q '^last window: --since=-3600000000000: the rings hold less than the window asked' "$WORK/status.out" ||
 	{ cat "$WORK/status.out"; fail "status: no last window"; }
 grep -q 'the rings hold less than the window asked (3600.000 s)' "$WORK/daemon.log" ||
 	fail "the log does not say the rings are short"
+# A start before the machine booted (before the recording clock's zero;
+# --last 1h is one on a machine up for less) is a start too.
+dump --since 2000-01-01T00:00:00Z || { cat "$WORK/dump.err"; fail "dump --since 2000"; }
+grep -q 'note: the rings hold less than the window asked ([0-9]\{9\}\.[0-9]* s)' "$WORK/dump.err" ||
+	{ cat "$WORK/dump.err"; fail "--since 2000: no note of the shortfall"; }
 
 # SIGUSR2 still takes everything: more than the 2 s of the crops.
 full=$(dump_and_wait)
