@@ -12,12 +12,13 @@
 
 #include <linux/types.h>
 
-#define PAIRED_TERMS_MAX  4
-#define PAIRED_BUCKETS	  32 /* LOG2_HIST_BUCKETS */
-#define PAIRED_STARTS_MAX 16384
-#define PAIRED_RING_BYTES (64 * 1024)
+#define PAIRED_TERMS_MAX      4
+#define PAIRED_BUCKETS	      32 /* LOG2_HIST_BUCKETS */
+#define PAIRED_START_SET_BITS 14 /* 2^14 sets of two waiting starts */
+#define PAIRED_START_SETS     (1u << PAIRED_START_SET_BITS)
+#define PAIRED_RING_BYTES     (64 * 1024)
 /* The first 8 bytes of the record hold the regs pointer when a BPF program runs. */
-#define PAIRED_FIELD_PID  0xffffffffu /* offset: common_pid, read from the task instead */
+#define PAIRED_FIELD_PID      0xffffffffu /* offset: common_pid, read from the task instead */
 
 struct paired_field {
 	__u32 offset; /* in the record, or PAIRED_FIELD_PID */
