@@ -30,11 +30,12 @@ in_ct() { nsenter -t "$INIT" -a "$@"; }
 
 # boot_container NSPAWN-OPTIONS...: boots, waits (at most 90 s) until the
 # container's systemd is running, and mounts tracefs in it. CT_BOOT_ARGS
-# are more arguments for its systemd.
+# are more arguments for its systemd. nspawn's own system call filter
+# refuses perf_event_open and bpf (a paired trigger's program) unless named.
 boot_container() {
 	local state=
 	setsid systemd-nspawn -D / --register=no --keep-unit --bind="$CT_DIR" \
-		--system-call-filter=perf_event_open --console=passive "$@" \
+		--system-call-filter="perf_event_open bpf" --console=passive "$@" \
 		-b -- systemd.firstboot=off ${CT_BOOT_ARGS:-} >"$WORK/nspawn.log" 2>&1 &
 	NSPAWN_PID=$!
 	for _ in $(seq 1 100); do

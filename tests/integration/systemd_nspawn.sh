@@ -8,6 +8,9 @@
 #  - `systemctl start` returns once READY=1 was sent (active, recording);
 #  - kill -USR2 and `systemctl reload` work;
 #  - the journal carries the SNAPSHOT_* fields (journalctl -o json);
+#  - a paired trigger loads its BPF program under the unit's capabilities
+#    and SystemCallFilter=, fires on a 1 s pause(2), and the journal
+#    carries TRIGGER_DURATION_NS and TRIGGER_KEY;
 #  - a hung loop (SIGSTOP) is killed by the watchdog and restarted;
 #  - socket activation: a request on the socket unit's socket starts it;
 #  - `systemctl stop` exits 0, the service's result is success;
@@ -23,6 +26,9 @@ source "$(dirname "$0")/container_lib.sh"
 DIR=$CT_DIR
 mkdir -p "$DIR/bin" "$DIR/out"
 install -m 0755 "$PERFSNAPD" "$CTL" "$DIR/bin/"
+# pause(2)'s number on this machine, for a paired trigger nothing else fires.
+sys_pause=$(printf '#include <sys/syscall.h>\nSYS_pause\n' | cc -E -P - | tail -n 1)
+[[ $sys_pause =~ ^[0-9]+$ ]] || fail "no pause(2) system call here: $sys_pause"
 cat >"$DIR/perfsnapd.conf" <<CONF
 [capture]
 events = sched:sched_switch raw_syscalls:sys_enter
@@ -31,6 +37,13 @@ buffer_size = 1M
 directory = $DIR/out
 [control]
 socket = /run/perfsnapd/control.sock
+[trigger slow-pause]
+start = raw_syscalls:sys_enter
+end = raw_syscalls:sys_exit
+key = common_pid
+start_filter = id == $sys_pause
+threshold = 500ms
+max_per_hour = 1
 CONF
 
 # Every capability, as a host has: the service gets what its unit grants.
@@ -79,6 +92,8 @@ timeout 60 nsenter -t "$INIT" -a systemctl start perfsnapd.service ||
 [ "$(prop ActiveState)" = active ] || fail "start returned but the service is $(prop ActiveState)"
 journal | grep -q 'recording' || { journal | tail -20 >&2; fail "start returned before perfsnapd was recording"; }
 grep -q '^Type=notify' "$UNIT_FILE" || fail "the unit is not Type=notify"
+journal | grep -q 'trigger slow-pause: .* paired in the kernel by a BPF program' ||
+	{ journal | grep -i trigger >&2; fail "the paired trigger's BPF program did not load under the unit"; }
 main=$(prop MainPID)
 note "perfsnapd is pid $main in the container"
 
@@ -114,6 +129,17 @@ note "restarted by the watchdog as pid $main"
 in_ct kill -USR2 "$main"
 wait_count 3
 
+# 4b. The paired trigger: a 1 s pause(2) in the container fires it.
+in_ct perl -MPOSIX -e '$SIG{ALRM} = sub {}; alarm 1; POSIX::pause()' || fail "perl's pause failed"
+wait_count 4
+in_ct journalctl -u perfsnapd.service --no-pager -o json >"$WORK/journal.json"
+ns=$(sed -n 's/.*"TRIGGER_DURATION_NS":"\([0-9]*\)".*/\1/p' "$WORK/journal.json" | tail -n 1)
+key=$(sed -n 's/.*"TRIGGER_KEY":"\([0-9]*\)".*/\1/p' "$WORK/journal.json" | tail -n 1)
+note "paired trigger in the journal: TRIGGER_DURATION_NS=$ns TRIGGER_KEY=$key"
+[ -n "$ns" ] && [ "$ns" -ge 900000000 ] && [ "$ns" -lt 5000000000 ] ||
+	fail "TRIGGER_DURATION_NS '$ns', want the pause's 1 s"
+[ -n "$key" ] && [ "$key" -gt 0 ] || fail "TRIGGER_KEY '$key', want the pausing task's pid"
+
 # 5. stop exits 0 and the service ends well.
 timeout 60 nsenter -t "$INIT" -a systemctl stop perfsnapd.service ||
 	{ journal | tail -20 >&2; fail "systemctl stop failed"; }
@@ -129,7 +155,7 @@ grep -q '^state: recording' "$WORK/status.txt" || fail "socket-activated status:
 [ "$(prop ActiveState)" = active ] || fail "the request did not start perfsnapd"
 timeout 60 nsenter -t "$INIT" -a "$DIR/bin/perfsnapctl" --socket /run/perfsnapd/control.sock \
 	--timeout 30 dump >"$WORK/dump.txt" 2>&1 || { cat "$WORK/dump.txt"; fail "dump through the socket unit"; }
-wait_count 4
+wait_count 5
 # Stopped, then asked again: the socket is still there and starts it again.
 timeout 60 nsenter -t "$INIT" -a systemctl stop perfsnapd.service || fail "systemctl stop (activated) failed"
 [ "$(prop ExecMainStatus)" = 0 ] || fail "the activated perfsnapd exited $(prop ExecMainStatus)"
@@ -140,4 +166,4 @@ timeout 60 nsenter -t "$INIT" -a systemctl stop perfsnapd.service perfsnapd.sock
 in_ct journalctl --no-pager -o cat -u perfsnapd.service | grep -E 'status=31/SYS|SIGSYS' &&
 	fail "a system call outside SystemCallFilter= killed perfsnapd"
 for f in "$DIR"/out/*.perf.data; do perf_script_complete "$f"; done
-echo "PASS: under systemd (container): notify start, USR2, reload, journal fields, watchdog restart, socket activation, clean stop; exposure $score"
+echo "PASS: under systemd (container): notify start, USR2, reload, journal fields, paired trigger (BPF), watchdog restart, socket activation, clean stop; exposure $score"
