@@ -751,25 +751,21 @@ int snapshot_index__size_cut(const struct snapshot *s, size_t nr, uint64_t *ret_
 			return r;
 		lo = 0; /* nothing always fits */
 		if (!ok) {
-			size_t guess = newest_within(v, n, naming < max ? max - naming : 0);
+			/* The first guess, then halving. */
+			size_t mid = newest_within(v, n, naming < max ? max - naming : 0);
 
-			if ((r = fits(s, v, guess, &naming, &ok)) < 0)
-				return r;
-			if (ok)
-				lo = guess;
-			else
-				hi = guess;
-			while (hi - lo > 1 && hi - lo > hi / 100) {
-				size_t mid = whole_times(v, n, lo + (hi - lo) / 2);
-
-				if (mid <= lo)
-					break;
+			for (;;) {
 				if ((r = fits(s, v, mid, &naming, &ok)) < 0)
 					return r;
 				if (ok)
 					lo = mid;
 				else
 					hi = mid;
+				if (hi - lo <= 1 || hi - lo <= hi / 100)
+					break;
+				mid = whole_times(v, n, lo + (hi - lo) / 2);
+				if (mid <= lo)
+					break;
 			}
 			keep = lo;
 		}
