@@ -557,14 +557,19 @@ static int window_check(struct dump *d, struct dump_job *job, const struct contr
 	return 0;
 }
 
-/* @ns of CLOCK_REALTIME in the recording clock, by the readings at the trigger. */
+/*
+ * @ns of CLOCK_REALTIME in the recording clock, by the readings at the
+ * trigger. A time at or before the clock's zero (--last 1h on a machine up
+ * for less) is its first nanosecond: a window's 0 means no bound, and a
+ * start taken for none would leave the rings' shortfall unsaid.
+ */
 static uint64_t clock_at(const struct dump_job *job, int64_t realtime)
 {
 	int64_t back = job->at_realtime - realtime;
 
 	if (back <= 0)
 		return job->at_clock + (uint64_t)-back;
-	return (uint64_t)back < job->at_clock ? job->at_clock - (uint64_t)back : 0;
+	return (uint64_t)back < job->at_clock ? job->at_clock - (uint64_t)back : 1;
 }
 
 /*
@@ -585,14 +590,7 @@ static void window_place(struct dump_job *job)
 
 	if (w->since.set) {
 		since = w->since.relative ? now_rt + w->since.ns : w->since.ns;
-		/*
-		 * A start before the clock's zero (--last 1h on a machine up
-		 * for less) is still a start: 0 would mean none, and the
-		 * rings' shortfall would go unsaid.
-		 */
 		out->from_ns = clock_at(job, since);
-		if (!out->from_ns)
-			out->from_ns = 1;
 		out->from_realtime_ns = since;
 	}
 	if (w->since.set || w->until.set) {
