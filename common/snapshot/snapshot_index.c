@@ -713,7 +713,7 @@ int snapshot_index__size_cut(const struct snapshot *s, size_t nr, uint64_t *ret_
 {
 	_cleanup_free_ struct sized *v = NULL;
 	uint64_t max = s->window_max_bytes, naming = 0;
-	size_t n = 0, cap = 0, keep, lo, hi;
+	size_t n = 0, cap = 0, keep, hi;
 	bool ok;
 	int r;
 
@@ -749,10 +749,9 @@ int snapshot_index__size_cut(const struct snapshot *s, size_t nr, uint64_t *ret_
 	if (s->naming_cost && keep) {
 		if ((r = fits(s, v, hi, &naming, &ok)) < 0)
 			return r;
-		lo = 0; /* nothing always fits */
 		if (!ok) {
-			/* The first guess, then halving. */
-			size_t mid = newest_within(v, n, naming < max ? max - naming : 0);
+			/* The first guess, then halving; nothing always fits. */
+			size_t lo = 0, mid = newest_within(v, n, naming < max ? max - naming : 0);
 
 			for (;;) {
 				if ((r = fits(s, v, mid, &naming, &ok)) < 0)

@@ -1151,69 +1151,70 @@ static uint64_t naming_cost(void *ctx, const struct snapshot_task *tasks, size_t
 	return c->per_task * nr;
 }
 
+/* window_snapshot() sealed with a size and a naming cost, both in halves of a record. */
+struct named_cut {
+	struct test_records bwd, fwd;
+	struct naming_calls c;
+	struct snapshot *s;
+};
+
+static void seal_named_cut(struct named_cut *n, uint64_t per_task_halves, uint64_t max_halves)
+{
+	uint64_t rec;
+
+	n->s = window_snapshot(&n->bwd, &n->fwd);
+	rec = ((const struct perf_event_header *)n->bwd.data)->size;
+	n->c = (struct naming_calls){ .per_task = rec * per_task_halves / 2 };
+	assert_int_equal(snapshot__set_window(n->s, 0, 85, rec * max_halves / 2), 0);
+	snapshot__set_naming_cost(n->s, naming_cost, &n->c);
+	assert_int_equal(snapshot__seal(n->s), 0);
+}
+
+static void free_named_cut(struct named_cut *n)
+{
+	snapshot__delete(n->s);
+	test_records__fini(&n->bwd);
+	test_records__fini(&n->fwd);
+}
+
 /* A size counts what naming the kept records' tasks adds: fewer records are kept. */
 static void test_window_max_bytes_naming(void **state)
 {
-	struct test_records bwd, fwd;
-	struct snapshot *s = window_snapshot(&bwd, &fwd);
-	uint64_t rec = ((const struct perf_event_header *)bwd.data)->size;
-	struct naming_calls c = { .per_task = rec / 2 };
+	struct named_cut n;
 
 	(void)state;
 	/*
 	 * 80, 70, 60 fit 3.5 records, but with their three tasks named they
 	 * take 4.5; without the naming's 1.5, 80 and 70 fit, and with theirs, 3.
 	 */
-	assert_int_equal(snapshot__set_window(s, 0, 85, rec * 7 / 2), 0);
-	snapshot__set_naming_cost(s, naming_cost, &c);
-	assert_int_equal(snapshot__seal(s), 0);
-	assert_int_equal(snapshot__nr_records(s), 2);
-	assert_int_equal(time_of(s, 0), 70);
-	assert_int_equal(snapshot__stats(s)->window_from, 61);
-	assert_int_equal(c.calls, 2);
-	assert_int_equal(c.nr, 2);
-	assert_int_equal(c.from, 70);
-	assert_int_equal(c.to, 80);
-	assert_true(c.sorted);
-	snapshot__delete(s);
-	test_records__fini(&bwd);
-	test_records__fini(&fwd);
+	seal_named_cut(&n, 1, 7);
+	assert_int_equal(snapshot__nr_records(n.s), 2);
+	assert_int_equal(time_of(n.s, 0), 70);
+	assert_int_equal(snapshot__stats(n.s)->window_from, 61);
+	assert_int_equal(n.c.calls, 2);
+	assert_int_equal(n.c.nr, 2);
+	assert_int_equal(n.c.from, 70);
+	assert_int_equal(n.c.to, 80);
+	assert_true(n.c.sorted);
+	free_named_cut(&n);
 	/*
 	 * Naming that outweighs the size for the first guess: 80, 70, 60, 50
-	 * fit 4 records, but named they take 12; the naming of 8 leaves no
-	 * room at all. Halving finds that 80 alone, named, takes 3.
+	 * fit 4 records, but named they take 12; their naming alone (8) leaves
+	 * no room at all. Halving finds that 80 alone, named, takes 3.
 	 */
-	s = window_snapshot(&bwd, &fwd);
-	c = (struct naming_calls){ .per_task = rec * 2 };
-	assert_int_equal(snapshot__set_window(s, 0, 85, rec * 4), 0);
-	snapshot__set_naming_cost(s, naming_cost, &c);
-	assert_int_equal(snapshot__seal(s), 0);
-	assert_int_equal(snapshot__nr_records(s), 1);
-	assert_int_equal(time_of(s, 0), 80);
-	snapshot__delete(s);
-	test_records__fini(&bwd);
-	test_records__fini(&fwd);
+	seal_named_cut(&n, 4, 8);
+	assert_int_equal(snapshot__nr_records(n.s), 1);
+	assert_int_equal(time_of(n.s, 0), 80);
+	free_named_cut(&n);
 	/* Where the first guess fits, halving takes back what it cut too much: 80 and 70 take 3 of 3. */
-	s = window_snapshot(&bwd, &fwd);
-	c = (struct naming_calls){ .per_task = rec / 2 };
-	assert_int_equal(snapshot__set_window(s, 0, 85, rec * 3), 0);
-	snapshot__set_naming_cost(s, naming_cost, &c);
-	assert_int_equal(snapshot__seal(s), 0);
-	assert_int_equal(snapshot__nr_records(s), 2);
-	assert_int_equal(time_of(s, 0), 70);
-	snapshot__delete(s);
-	test_records__fini(&bwd);
-	test_records__fini(&fwd);
+	seal_named_cut(&n, 1, 6);
+	assert_int_equal(snapshot__nr_records(n.s), 2);
+	assert_int_equal(time_of(n.s, 0), 70);
+	free_named_cut(&n);
 	/* A window with no size never asks. */
-	s = window_snapshot(&bwd, &fwd);
-	c.calls = 0;
-	assert_int_equal(snapshot__set_window(s, 0, 85, 0), 0);
-	snapshot__set_naming_cost(s, naming_cost, &c);
-	assert_int_equal(snapshot__seal(s), 0);
-	assert_int_equal(c.calls, 0);
-	snapshot__delete(s);
-	test_records__fini(&bwd);
-	test_records__fini(&fwd);
+	seal_named_cut(&n, 1, 0);
+	assert_int_equal(n.c.calls, 0);
+	free_named_cut(&n);
 }
 
 static void test_state_errors(void **state)
