@@ -38,7 +38,7 @@ struct start_set {
 /*
  * Starts by key, in sets of two slots chosen by a hash of the key: an
  * array lookup the verifier inlines and no allocation, where an LRU hash
- * took a lock and a node per start and was most of the program's time.
+ * takes a lock and a node per start (docs/decisions.md).
  * A start goes to its key's slot, else a free one, else over the older
  * start (one that never ended). Slots are written and read without
  * atomics: a start landing while an end reads its set can only give that

@@ -202,6 +202,7 @@ grep -q '\.perf\.data$' "$WORK/dump.out" || fail "--last 1h wrote no perf.data"
 stem=$(grep '\.json$' "$WORK/dump.out")
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); w=j["window"]; assert w["short_rings"] >= 1 and "less than" in w["note"] and any(r.get("window_short") for r in j["rings"]), w' \
 	"$stem" || fail "--last 1h: the sidecar does not say the rings are short"
+
 "$CTL" --socket "$sock" status >"$WORK/status.out" || fail "perfsnapctl status"
 grep -q '^last window: --since=-3600000000000: the rings hold less than the window asked' "$WORK/status.out" ||
 	{ cat "$WORK/status.out"; fail "status: no last window"; }
