@@ -18,14 +18,22 @@
 #include "config.h"
 #include "log.h"
 #include "log2_hist.h"
+#include "monotonic.h"
 #include "pair_table.h"
 #include "paired_ring.h"
 #include "perf_internals.h"
 #include "perf_record.h"
+#include "recording_clock.h"
 
-#define RING_PAGES  CONFIG_PAIRED_RING_PAGES /* per CPU, both sides */
-#define READ_EVERY  10			     /* ms */
-#define TABLE_SLOTS 65536
+#define RING_PAGES   CONFIG_PAIRED_RING_PAGES /* per CPU, both sides */
+#define READ_EVERY   10			      /* ms */
+#define TABLE_SLOTS  65536
+/*
+ * A record whose time is before the pass began may still be on its way into
+ * a ring on another CPU (stamped, not yet committed): a pass pairs only what
+ * is this much older than its start, and keeps the rest for the next.
+ */
+#define IN_FLIGHT_NS 1000000ULL
 
 struct pending {
 	uint64_t time, key;
@@ -35,6 +43,7 @@ struct pending {
 
 struct paired_ring {
 	const struct trigger_spec *sp;
+	struct recording_clock *clock; /* NULL: the records' clock is CLOCK_MONOTONIC */
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
 	struct perf_evlist *evlist;
@@ -136,12 +145,20 @@ static int by_time(const void *a, const void *b)
 	return (int)x->end - (int)y->end;
 }
 
-static void pair_batch(struct paired_ring *pr)
+/*
+ * Pairs the records stamped up to @horizon in time order; the later ones
+ * wait for the next pass. The rings are read one after another, so a pass
+ * may hold a CPU's end and not yet the start another CPU wrote after its
+ * ring was read: paired out of order, the end would miss its start, and the
+ * start would wait for a later end of its key, a duration that never was.
+ */
+static void pair_batch(struct paired_ring *pr, uint64_t horizon)
 {
 	struct log2_hist *h = (struct log2_hist *)pr->stats.hist;
+	size_t i;
 
 	qsort(pr->batch, pr->nr_batch, sizeof(*pr->batch), by_time);
-	for (size_t i = 0; i < pr->nr_batch; i++) {
+	for (i = 0; i < pr->nr_batch && pr->batch[i].time <= horizon; i++) {
 		const struct pending *p = &pr->batch[i];
 		struct pair_start st = {
 			.key = p->key, .time = p->time, .cpu = p->cpu, .pid = p->pid
@@ -172,16 +189,30 @@ static void pair_batch(struct paired_ring *pr)
 					     .end_pid = (__u32)p->pid };
 		pr->fn(pr->arg, &o);
 	}
-	pr->nr_batch = 0;
+	memmove(pr->batch, pr->batch + i, (pr->nr_batch - i) * sizeof(*pr->batch));
+	pr->nr_batch -= i;
+}
+
+/* The pass's horizon: IN_FLIGHT_NS before now; all there is if now is unknown. */
+static uint64_t pass_horizon(struct paired_ring *pr)
+{
+	uint64_t now = 0;
+
+	if (!pr->clock)
+		now = monotonic_ns();
+	else if (recording_clock__now(pr->clock, &now) < 0)
+		return UINT64_MAX;
+	return now > IN_FLIGHT_NS ? now - IN_FLIGHT_NS : 0;
 }
 
 /*
  * A pass that lost records pairs nothing: a lost end would leave its start
  * to pair with a later end of the same key, a duration that never was.
- * The starts waiting are dropped with it.
+ * The starts waiting are dropped with it, and the records kept back.
  */
 static void read_rings(struct paired_ring *pr)
 {
+	uint64_t horizon = pass_horizon(pr);
 	struct perf_mmap *map;
 	union perf_event *ev;
 	uint64_t lost = 0;
@@ -198,7 +229,7 @@ static void read_rings(struct paired_ring *pr)
 		}
 	}
 	if (!lost) {
-		pair_batch(pr);
+		pair_batch(pr, horizon);
 		return;
 	}
 	if (!pr->lost)
@@ -220,8 +251,9 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	read_rings(arg);
 }
 
-int paired_ring__new(const struct trigger_spec *sp, const char *cpus, struct event_base *base,
-		     paired_outlier_fn fn, void *arg, struct paired_ring **ret)
+int paired_ring__new(const struct trigger_spec *sp, const char *cpus, struct recording_clock *clock,
+		     struct event_base *base, paired_outlier_fn fn, void *arg,
+		     struct paired_ring **ret)
 {
 	const struct trigger_side *sides[2] = { &sp->start, &sp->end };
 	struct timeval every = { .tv_usec = READ_EVERY * 1000 };
@@ -231,6 +263,7 @@ int paired_ring__new(const struct trigger_spec *sp, const char *cpus, struct eve
 	if (!pr)
 		return -ENOMEM;
 	pr->sp = sp;
+	pr->clock = clock;
 	pr->fn = fn;
 	pr->arg = arg;
 	pr->cpus = perf_internals__online_cpus(cpus);

@@ -129,7 +129,7 @@ int trigger_paired__new(const struct trigger_spec *sp, const struct perfsnapd_co
 	log_warning("trigger %s: the BPF program cannot be used (%s): pairing %s -> %s in user "
 		    "space from forward rings instead, which reads every event",
 		    sp->name, why, sp->start.event.name, sp->end.event.name);
-	r = paired_ring__new(sp, cfg->cpus, base, on_ring_outlier, tp, &tp->ring);
+	r = paired_ring__new(sp, cfg->cpus, tp->clock, base, on_ring_outlier, tp, &tp->ring);
 	if (r == 0) {
 		*ret = tp;
 		return 0;

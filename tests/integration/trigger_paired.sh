@@ -108,14 +108,11 @@ grep -q "^trigger: slow-read: .* events lost" "$WORK/status.txt" && want=80
 [ "$rpairs" -ge $((N * 11 * want / 100)) ] && [ "$rpairs" -le $((N * 11)) ] ||
 	fail "slow-read: $rpairs pairs, want ~$((N * 11))"
 # All 100 injected delays are over 2 ms; fast wakeups may wait too on a
-# busy machine, so more is fine. No fast read takes 50 ms.
-# The fallback may miss a few under a heavy load (a start and an end read
-# in different passes in the wrong order, or a pass that lost events).
-if [ "$MODE" = fallback ]; then
-	[ "$wover" -ge $((N * 95 / 100)) ] || fail "slow-wakeup: $wover over 2 ms, want ~$N"
-else
-	[ "$wover" -ge $N ] || fail "slow-wakeup: $wover over 2 ms, want all $N injected"
-fi
+# busy machine, so more is fine. No fast read takes 50 ms. The fallback
+# misses some only where its rings overflowed (status counts the loss).
+least=$N
+grep -q "^trigger: slow-wakeup: .* events lost" "$WORK/status.txt" && least=$((N * 8 / 10))
+[ "$wover" -ge "$least" ] || fail "slow-wakeup: $wover over 2 ms, want all $N injected"
 # The fallback drops the pairs of a pass whose rings overflowed (status
 # counts the events lost): it may miss an injected read then, never add one.
 if grep -q "^trigger: slow-read: .* events lost" "$WORK/status.txt"; then
@@ -130,8 +127,6 @@ over_from() {
 	sed -n "s/^trigger: $1: *\([0-9]*\) -> [0-9]* *: \([0-9]*\) .*/\1 \2/p" "$WORK/status.txt" |
 		awk -v low="$2" '$1 >= low { n += $2 } END { print n + 0 }'
 }
-least=$N
-[ "$MODE" = fallback ] && least=$((N * 95 / 100))
 [ "$(over_from slow-wakeup 2048)" -ge "$least" ] || fail "slow-wakeup: histogram lacks the injected"
 [ "$(over_from slow-read 32768)" = "$rover" ] || fail "slow-read: histogram lacks the 60 ms reads"
 
