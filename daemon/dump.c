@@ -649,6 +649,24 @@ static void start(struct dump *d)
 	}
 }
 
+/*
+ * Loop thread: how long after its trigger's record (a match, a pair's end)
+ * the last ring was paused, in the recording clock; the offset is read now
+ * rather than at the trigger, where it would delay the pause.
+ */
+static void trigger_to_pause(struct dump *d, struct dump_job *job)
+{
+	struct snapshot_trigger *t = &job->fig.trigger;
+	int64_t offset, paused;
+
+	if (!job->fig.has_trigger || !t->time || !job->fig.last_pause_at_ns || !d->clock ||
+	    recording_clock__offset(d->clock, &offset) < 0)
+		return;
+	paused = (int64_t)job->fig.last_pause_at_ns + offset;
+	if (paused > (int64_t)t->time)
+		t->paused_after_ns = (uint64_t)(paused - (int64_t)t->time);
+}
+
 /* Loop thread: the copy stage is over; add the forward rings, start writing. */
 static void copied(struct dump *d, struct dump_job *job)
 {
@@ -658,6 +676,7 @@ static void copied(struct dump *d, struct dump_job *job)
 	if (r == 0)
 		r = collect_forward(d, job->snap);
 	job->fig.collected_at_ns = monotonic_ns();
+	trigger_to_pause(d, job);
 	if (r == 0) {
 		job->stage = JOB_WRITING;
 		what = "the write thread";

@@ -15,6 +15,7 @@
 
 #include <linux/perf_event.h>
 
+#include "monotonic.h"
 #include "recording_clock.h"
 
 struct recording_clock {
@@ -27,6 +28,7 @@ struct recording_clock {
 
 /* One data page: the marker's records are read at once, one at a time. */
 #define MARKER_PAGES 1
+#define OFFSET_TRIES 5
 
 /**
  * recording_clock__new - a source of "now" in the events' clock
@@ -149,4 +151,33 @@ int recording_clock__now(struct recording_clock *rc, uint64_t *ret_ns)
 	if (prctl(PR_GET_NAME, name) < 0 || prctl(PR_SET_NAME, name) < 0)
 		return -errno;
 	return newest_comm(rc, ret_ns);
+}
+
+/**
+ * recording_clock__offset - the events' clock minus CLOCK_MONOTONIC
+ * @rc: the clock, on the thread that made it
+ * @ret_ns: ns
+ *
+ * From the tightest of a few readings back to back: a preemption between
+ * the two clocks would be an error of its whole length (milliseconds on a
+ * busy machine). Returns 0 or -errno.
+ */
+int recording_clock__offset(struct recording_clock *rc, int64_t *ret_ns)
+{
+	uint64_t best_span = UINT64_MAX;
+	int r = 0;
+
+	for (int i = 0; i < OFFSET_TRIES; i++) {
+		uint64_t before = monotonic_ns(), after, rec;
+
+		r = recording_clock__now(rc, &rec);
+		if (r < 0)
+			break;
+		after = monotonic_ns();
+		if (after - before < best_span) {
+			best_span = after - before;
+			*ret_ns = (int64_t)(rec - (before + (after - before) / 2));
+		}
+	}
+	return best_span == UINT64_MAX ? r : 0;
 }

@@ -18,5 +18,7 @@ int recording_clock__new(bool use_clockid, int clockid, struct recording_clock *
 void recording_clock__delete(struct recording_clock *rc);
 /* Now, in ns; on the thread that made @rc. Returns 0 or -errno. */
 int recording_clock__now(struct recording_clock *rc, uint64_t *ret_ns);
+/* The clock minus CLOCK_MONOTONIC, in ns; on that thread. Returns 0 or -errno. */
+int recording_clock__offset(struct recording_clock *rc, int64_t *ret_ns);
 
 #endif

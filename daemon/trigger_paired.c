@@ -12,13 +12,10 @@
 
 #include "config.h"
 #include "log.h"
-#include "monotonic.h"
 #include "paired_bpf.h"
 #include "paired_ring.h"
 #include "recording_clock.h"
 #include "trigger_paired.h"
-
-#define OFFSET_TRIES 5
 
 _Static_assert(PAIRED_BUCKETS == LOG2_HIST_BUCKETS, "one histogram layout");
 
@@ -31,30 +28,14 @@ struct trigger_paired {
 	void *arg;
 };
 
-/*
- * recording clock - CLOCK_MONOTONIC, from the tightest of a few readings
- * back to back: a preemption between the two clocks would be an error of
- * its whole length (milliseconds on a busy machine).
- */
+/* recording clock - CLOCK_MONOTONIC; 0 where they are one clock or it cannot be read. */
 static int64_t clock_offset(struct trigger_paired *tp)
 {
-	uint64_t best_span = UINT64_MAX;
-	int64_t best = 0;
+	int64_t offset = 0;
 
-	if (!tp->clock)
-		return 0;
-	for (int i = 0; i < OFFSET_TRIES; i++) {
-		uint64_t before = monotonic_ns(), after, rec;
-
-		if (recording_clock__now(tp->clock, &rec) < 0)
-			break;
-		after = monotonic_ns();
-		if (after - before < best_span) {
-			best_span = after - before;
-			best = (int64_t)(rec - (before + (after - before) / 2));
-		}
-	}
-	return best;
+	if (tp->clock && recording_clock__offset(tp->clock, &offset) < 0)
+		offset = 0;
+	return offset;
 }
 
 static void hit(struct trigger_paired *tp, const struct paired_outlier *o, int64_t offset)

@@ -22,10 +22,11 @@
 /* What fired a trigger's snapshot ([trigger NAME]); plain data, copied by value. */
 struct snapshot_trigger {
 	char name[72];
-	char kind[8];	   /* "event", "psi", "paired" or "manual" */
-	char event[128];   /* kind event: "signal:signal_generate" */
-	uint64_t time;	   /* of the match, recording clock ns; 0 if none */
-	int cpu, pid, tid; /* -1 when not known */
+	char kind[8];		  /* "event", "psi", "paired" or "manual" */
+	char event[128];	  /* kind event: "signal:signal_generate" */
+	uint64_t time;		  /* of the match, recording clock ns; 0 if none */
+	uint64_t paused_after_ns; /* from time to the last ring's pause; 0 if not known */
+	int cpu, pid, tid;	  /* -1 when not known */
 	char comm[32];
 	char psi_resource[16];	/* kind psi: "memory" */
 	char psi_threshold[48]; /* "some 150ms 2s" */

@@ -216,6 +216,8 @@ static void put_trigger(const struct snapshot_trigger *t, FILE *out)
 		fprintf(out, ", \"time\": %" PRIu64, t->time);
 	else
 		fputs(", \"time\": null", out);
+	if (t->paused_after_ns)
+		fprintf(out, ", \"paused_after_ns\": %" PRIu64, t->paused_after_ns);
 	if (t->pid >= 0) {
 		fprintf(out, ", \"cpu\": %d, \"pid\": %d, \"tid\": %d, \"comm\": ", t->cpu, t->pid,
 			t->tid);
