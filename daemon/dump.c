@@ -641,7 +641,7 @@ static void start(struct dump *d)
 		r = add_events(d, job->snap);
 	if (r == 0) {
 		job->stage = JOB_COPYING;
-		r = -pthread_create(&job->thread, NULL, copy_main, job);
+		r = ring_copy__start_thread(&job->thread, copy_main, job);
 	}
 	if (r < 0) {
 		job->fig.error = r;

@@ -253,6 +253,9 @@ int dump_copy__run(struct dump_copy *c, struct snapshot *s, const char *spill_di
 		if (r == 0) {
 			step = "the copy of the rings";
 			r = ring_copy__round(c->copiers, items + first, n, &st);
+			/* The copy thread's real-time start was for the first pause. */
+			if (first == 0)
+				ring_copy__leave_realtime();
 		}
 		/* The views hold the files; a later round maps its own over them. */
 		for (size_t i = first; i < first + n; i++)
@@ -277,6 +280,7 @@ int dump_copy__run(struct dump_copy *c, struct snapshot *s, const char *spill_di
 		}
 		first += n;
 	}
+	ring_copy__leave_realtime(); /* also where no round ran */
 	if (r == 0 && !spill_open) {
 		step = "the spill file";
 		in_dir = spill_dir;

@@ -90,6 +90,35 @@ static int set_realtime(void)
 	return -pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 }
 
+int ring_copy__start_thread(pthread_t *ret, void *(*fn)(void *), void *arg)
+{
+	struct sched_param sp = { .sched_priority = COPY_RT_PRIORITY };
+	pthread_attr_t attr;
+	int r = pthread_attr_init(&attr);
+
+	if (r == 0) {
+		r = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+		if (r == 0)
+			r = pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+		if (r == 0)
+			r = pthread_attr_setschedparam(&attr, &sp);
+		if (r == 0)
+			r = pthread_create(ret, &attr, fn, arg);
+		pthread_attr_destroy(&attr);
+	}
+	/* EPERM without CAP_SYS_NICE or RLIMIT_RTPRIO: as any other thread. */
+	if (r != 0)
+		r = pthread_create(ret, NULL, fn, arg);
+	return -r;
+}
+
+void ring_copy__leave_realtime(void)
+{
+	static const struct sched_param other = { .sched_priority = 0 };
+
+	(void)pthread_setschedparam(pthread_self(), SCHED_OTHER, &other);
+}
+
 static uint64_t ring_head(const struct ring_view *ring)
 {
 	const struct perf_event_mmap_page *pc = ring->base;

@@ -23,6 +23,7 @@
 #ifndef PERFSNAPD_RING_COPY_H
 #define PERFSNAPD_RING_COPY_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -69,6 +70,16 @@ void ring_copy_pool__delete(struct ring_copy_pool *pool);
  */
 int ring_copy__round(struct ring_copy_pool *pool, struct ring_copy_item *items, size_t nr,
 		     struct ring_copy_stats *ret);
+
+/*
+ * A thread that will ask for rounds (@fn(@arg)), started at the copiers'
+ * real-time priority where the process may: at nice 0 on a busy machine a
+ * new thread waits milliseconds for a CPU before it reaches the pause.
+ * Else started as the caller's threads are. Returns 0 or -errno.
+ */
+int ring_copy__start_thread(pthread_t *ret, void *(*fn)(void *), void *arg);
+/* The calling thread back to SCHED_OTHER (at its nice value), once its first round is copied. */
+void ring_copy__leave_realtime(void);
 
 /* Anonymous memory for copies, in base pages, not faulted in; NULL on error. */
 void *ring_copy__map(size_t size);
