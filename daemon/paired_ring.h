@@ -3,9 +3,10 @@
  * paired_ring: a paired trigger measured in user space, where the BPF
  * program cannot load. The start and end tracepoints are opened with their
  * kernel filters into forward rings of their own; the loop reads every
- * ring every few milliseconds, orders the records by time and pairs those
- * stamped before the pass began by key (pair_table). It sees every start and end event, so it costs more
- * than the BPF path under a high event rate (docs/benchmarks.md).
+ * ring every few milliseconds, orders the records by time and pairs by key
+ * (pair_table) those stamped at least 1 ms before the pass began. It sees
+ * every start and end event, so it costs more than the BPF path under a
+ * high event rate (docs/benchmarks.md).
  * Outlier times are in the recording clock, as the records'.
  */
 #ifndef PERFSNAPD_PAIRED_RING_H
