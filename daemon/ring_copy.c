@@ -470,14 +470,12 @@ static void pause_all(struct ring_copy_pool *pool)
 /* Where SCHED_FIFO was refused at its start, a copier stays as it is. */
 static void set_running(struct copier *cp, bool realtime)
 {
-	static const struct sched_param other = { .sched_priority = 0 };
-
 	if (cp->rt_error)
 		return;
 	if (realtime)
 		(void)set_realtime();
 	else
-		(void)pthread_setschedparam(pthread_self(), SCHED_OTHER, &other);
+		ring_copy__leave_realtime();
 }
 
 static void run_round(struct copier *cp)
