@@ -30,7 +30,7 @@ convert_ok() { # OUT ARGS...: must succeed with nothing on stderr (not a termina
 # 1. Scheduling, syscalls, process events and a timer tracepoint (a typed
 #    message from the schema since issue #35, no longer a generic one),
 #    system wide, while a short-lived program runs and exits. The system
-#    calls are the program's marked ones (a few hundred thousand): every
+#    calls are the program's marked ones (over a hundred thousand): every
 #    system call of a machine under scripts/test --stress overflowed
 #    perf's ring, and the lost exits nested the syscall slices past
 #    Perfetto's depth limit.
