@@ -26,6 +26,7 @@
 #include "hotplug.h"
 #include "ring_window.h"
 #include "log.h"
+#include "loop_sched.h"
 #include "post_command.h"
 #include "procinfo.h"
 #include "service.h"
@@ -112,6 +113,13 @@ static int run(struct daemon *d)
 
 	libperf_init(libperf_print);
 	signal(SIGPIPE, SIG_IGN);
+	/* Before any thread or child starts: they begin at the usual priority. */
+	r = loop_sched__raise();
+	if (r < 0)
+		log_info("the event loop stays at its niceness (a higher one was refused: %s); a "
+			 "trigger may then wait for a CPU before its dump starts",
+			 strerror(-r));
+	r = EX_OK;
 	daemon_sigset(&set);
 	sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (sig_fd < 0)

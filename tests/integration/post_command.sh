@@ -4,7 +4,7 @@
 # stdin, stdout and stderr and no other descriptor of perfsnapd's (not a
 # perf event, whose ring it could map, nor the control socket); its
 # success is logged, and one that outlives post_command_timeout is killed
-# and said to be.
+# and said to be. It runs at nice 0, not at the loop's nice -10.
 . "$(dirname "$0")/lib.sh"
 require_env
 
@@ -13,6 +13,7 @@ cat >"$WORK/post" <<SCRIPT
 #!/bin/sh
 printf '%s\n' "\$@" >"$WORK/args"
 ls -l /proc/self/fd/ >"$WORK/fds"
+ps -o ni=,cls= -p \$\$ >"$WORK/sched"
 [ -e "$WORK/slow" ] && sleep 30
 exit 0
 SCRIPT
@@ -34,6 +35,11 @@ grep -qE 'socket:' "$WORK/fds" && { cat "$WORK/fds"; fail "the command holds per
 # ls itself opens /proc/self/fd: 0-2 and that one at most.
 n=$(grep -c -- '->' "$WORK/fds")
 [ "$n" -le 4 ] || { cat "$WORK/fds"; fail "the command got $n descriptors"; }
+# The loop (the process's main thread) runs at nice -10 as root; what it starts, at 0.
+loop_nice=$(ps -o ni= -p "$DAEMON_PID" | tr -d ' ')
+[ "$(id -u)" != 0 ] || [ "$loop_nice" = -10 ] || fail "the loop runs at nice $loop_nice, want -10"
+read -r nice cls <"$WORK/sched"
+[ "$nice" = 0 ] && [ "$cls" = TS ] || fail "the command runs at nice $nice ($cls), want 0 (TS)"
 
 touch "$WORK/slow"
 ctl dump --reason slow >/dev/null || fail "dump"
