@@ -243,6 +243,29 @@ static void set_dump_nice(void)
 	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), DUMP_NICE);
 }
 
+/*
+ * A copy thread that copies nothing, once as the dumper starts. The first
+ * dump's copy thread then finds the stack and the malloc arena glibc kept
+ * from it, and the copy files' paths in the kernel have run, which the
+ * first dump otherwise paid for between its trigger and its pause
+ * (docs/decisions.md).
+ */
+static void *rehearse_main(void *arg)
+{
+	(void)arg;
+	set_dump_nice();
+	dump_copy__rehearse();
+	return NULL;
+}
+
+static void rehearse(void)
+{
+	pthread_t t;
+
+	if (ring_copy__start_thread(&t, rehearse_main, NULL) == 0)
+		pthread_join(t, NULL);
+}
+
 static void *copy_main(void *arg)
 {
 	struct dump_job *job = arg;
@@ -651,16 +674,28 @@ static void start(struct dump *d)
 
 /*
  * Loop thread: how long after its trigger's record (a match, a pair's end)
- * the last ring was paused, in the recording clock; the offset is read now
- * rather than at the trigger, where it would delay the pause.
+ * the last ring was paused, in CLOCK_MONOTONIC where the trigger's time is
+ * known in it, else in the recording clock; the offset is read now rather
+ * than at the trigger, where it would delay the pause.
  */
 static void trigger_to_pause(struct dump *d, struct dump_job *job)
 {
 	struct snapshot_trigger *t = &job->fig.trigger;
 	int64_t offset, paused;
 
-	if (!job->fig.has_trigger || !t->time || !job->fig.last_pause_at_ns || !d->clock ||
-	    recording_clock__offset(d->clock, &offset) < 0)
+	if (!job->fig.has_trigger || !t->time || !job->fig.last_pause_at_ns)
+		return;
+	/*
+	 * Without the offset where it can: where the TSC is unstable, perf's
+	 * clock is each CPU's own, kept only within a tick of the others, so an
+	 * offset read on one CPU can be milliseconds off another's records.
+	 */
+	if (t->time_mono) {
+		if (job->fig.last_pause_at_ns > t->time_mono)
+			t->paused_after_ns = job->fig.last_pause_at_ns - t->time_mono;
+		return;
+	}
+	if (!d->clock || recording_clock__offset(d->clock, &offset) < 0)
 		return;
 	paused = (int64_t)job->fig.last_pause_at_ns + offset;
 	if (paused > (int64_t)t->time)
@@ -938,6 +973,8 @@ int dump__new(struct capture *cap, struct sideband *sb, struct perfsnapd_config 
 	}
 	if (r == 0 && (r = ring_copy_pool__new(&d->copiers)) < 0)
 		log_errno(r, "cannot start the copy threads");
+	if (r == 0)
+		rehearse();
 	if (r == 0 && pipe2(d->notify_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		r = log_errno(-errno, "pipe");
 	if (r == 0) {

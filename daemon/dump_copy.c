@@ -298,6 +298,24 @@ int dump_copy__run(struct dump_copy *c, struct snapshot *s, const char *spill_di
 	return r;
 }
 
+/* One ring's worth of the paused part and its growth (ring_copy.c). */
+#define REHEARSAL_BYTES (2u << 20)
+
+void dump_copy__rehearse(void)
+{
+	struct ring_copy_item *items = calloc(1, sizeof(*items)); /* this thread's malloc arena */
+	void *mem = ring_copy__map(REHEARSAL_BYTES);
+	int fd = mem ? ring_copy__map_file(mem, REHEARSAL_BYTES) : -1;
+
+	if (fd >= 0) {
+		(void)madvise(mem, REHEARSAL_BYTES, MADV_POPULATE_WRITE);
+		close(fd);
+	}
+	if (mem)
+		munmap(mem, REHEARSAL_BYTES);
+	free(items);
+}
+
 /**
  * dump_copy__fini - free the memory a dump's copies took
  * @c: the copy stage

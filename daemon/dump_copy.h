@@ -49,6 +49,12 @@ int dump_copy__run(struct dump_copy *c, struct snapshot *s, const char *spill_di
 /* Frees what the copy took; after the snapshot that points into it is gone. */
 void dump_copy__fini(struct dump_copy *c);
 
+/*
+ * On a thread started as a dump's copy thread, once before the first
+ * dump: takes, faults in and frees a little copy memory as a dump does.
+ */
+void dump_copy__rehearse(void);
+
 /* Bytes of every overwrite ring of @cap. */
 uint64_t dump_copy__rings_bytes(const struct capture *cap);
 /*

@@ -416,6 +416,7 @@ static void on_pair(void *arg, const struct paired_hit *h)
 	snprintf(w.event, sizeof(w.event), "%s", sp->end.event.name);
 	snprintf(w.start_event, sizeof(w.start_event), "%s", sp->start.event.name);
 	w.time = h->end_time;
+	w.time_mono = h->end_mono;
 	w.cpu = h->end_cpu;
 	w.pid = w.tid = h->end_pid;
 	t->set->host.comm(t->set->host.ctx, (pid_t)h->end_pid, h->end_time, w.comm, sizeof(w.comm));

@@ -38,13 +38,15 @@ static int64_t clock_offset(struct trigger_paired *tp)
 	return offset;
 }
 
-static void hit(struct trigger_paired *tp, const struct paired_outlier *o, int64_t offset)
+static void hit(struct trigger_paired *tp, const struct paired_outlier *o, int64_t offset,
+		bool mono)
 {
 	struct paired_hit h = {
 		.key = o->key,
 		.duration_ns = o->end_time - o->start_time,
 		.start_time = (uint64_t)((int64_t)o->start_time + offset),
 		.end_time = (uint64_t)((int64_t)o->end_time + offset),
+		.end_mono = mono ? o->end_time : 0,
 		.start_cpu = (int)o->start_cpu,
 		.end_cpu = (int)o->end_cpu,
 		.start_pid = (int)o->start_pid,
@@ -58,12 +60,13 @@ static void on_bpf_outlier(void *arg, const struct paired_outlier *o)
 {
 	struct trigger_paired *tp = arg;
 
-	hit(tp, o, clock_offset(tp));
+	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC. */
+	hit(tp, o, clock_offset(tp), true);
 }
 
 static void on_ring_outlier(void *arg, const struct paired_outlier *o)
 {
-	hit(arg, o, 0);
+	hit(arg, o, 0, false);
 }
 
 static bool monotonic_clock(const struct perfsnapd_config *cfg)

@@ -24,6 +24,7 @@ struct trigger_spec;
 struct paired_hit {
 	uint64_t key, duration_ns;
 	uint64_t start_time, end_time; /* recording clock */
+	uint64_t end_mono;	       /* end_time in CLOCK_MONOTONIC where measured so, else 0 */
 	int start_cpu, end_cpu, start_pid, end_pid;
 };
 

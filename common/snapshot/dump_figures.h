@@ -26,6 +26,7 @@ struct snapshot_trigger {
 	char event[128];	  /* kind event: "signal:signal_generate" */
 	uint64_t time;		  /* of the match, recording clock ns; 0 if none */
 	uint64_t paused_after_ns; /* from time to the last ring's pause; 0 if not known */
+	uint64_t time_mono;	  /* time in CLOCK_MONOTONIC where measured so; 0 if not */
 	int cpu, pid, tid;	  /* -1 when not known */
 	char comm[32];
 	char psi_resource[16];	/* kind psi: "memory" */
