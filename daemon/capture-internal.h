@@ -41,6 +41,8 @@ struct capture_patch {
 	uint64_t replaced_reach_ns; /* how far back it reached then */
 	size_t skip;		    /* its newest bytes the successor holds too */
 	uint64_t opened_ns;	    /* CLOCK_MONOTONIC: when its overwrite ring opened */
+	uint64_t start_time;	    /* recording clock: since when all its events record */
+	bool start_set;		    /* ... or known not to be: capture__set_start() leaves it */
 };
 
 /* Looks a CPU's window state keeps: its reach is measured as far back. */
@@ -76,6 +78,7 @@ struct capture {
 	bool aux_used, main_used;
 	bool opened[2];
 	bool started;		      /* capture__start() ran: a reopened CPU samples at once */
+	uint64_t start_time;	      /* the base rings': see capture__set_start() */
 	unsigned int ring_pages;      /* of each overwrite ring, see capture__open() */
 	unsigned int main_pages;      /* of each forward ring */
 	bool quiet_mlock;	      /* a refused mmap is retried smaller: not logged */

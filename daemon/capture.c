@@ -23,6 +23,7 @@
 #include "capture.h"
 #include "config.h"
 #include "log.h"
+#include "monotonic.h"
 #include "snapshot_name.h"
 #include "tracing_meta.h"
 
@@ -153,6 +154,8 @@ static int fill_rings(struct capture *c, int which)
 		return -ENOMEM;
 	total = n;
 	n = c->opened[which] ? perf_internals__rings(evlist, which, views, total) : 0;
+	for (int k = 0; k < n; k++)
+		views[k].start_time = c->start_time;
 	for (size_t i = 0; i < c->nr_patches; i++) {
 		const struct capture_patch *p = c->patches[i];
 		int first = n;
@@ -160,6 +163,8 @@ static int fill_rings(struct capture *c, int which)
 		if (!p->opened[which])
 			continue;
 		n += perf_internals__rings(which ? p->aux : p->main, which, views + n, total - n);
+		for (int k = first; k < n; k++)
+			views[k].start_time = p->start_time;
 		for (int k = first; which && p->replaced && k < n; k++) {
 			views[k].replaced = true;
 			views[k].skip = p->skip;
@@ -564,6 +569,38 @@ void capture__start(struct capture *c)
 			perf_evlist__enable(c->patches[i]->aux);
 	if (c->main_used)
 		perf_evlist__enable(c->main);
+}
+
+/**
+ * capture__set_start - since when every event of a CPU's new rings records
+ * @c: a started capture, on the loop thread
+ * @cpu: the CPU whose rings just opened (capture__cpu_up()), or -1 for
+ *       every ring open at capture__start()
+ * @time: recording clock ns, read after their enable
+ *
+ * The events of a ring are enabled one after the other: until the last,
+ * the ring holds some and not others (a system call's entries without
+ * their exits), so a snapshot leaves out its records from before @time.
+ */
+void capture__set_start(struct capture *c, int cpu, uint64_t time)
+{
+	if (cpu < 0)
+		c->start_time = time;
+	for (size_t i = 0; i < c->nr_patches; i++) {
+		struct capture_patch *p = c->patches[i];
+
+		if ((cpu < 0 || p->cpu == cpu) && !p->start_set) {
+			p->start_time = time;
+			p->start_set = true;
+		}
+	}
+	/* The warmer only reads the views' rings, never this. */
+	for (int k = 0; k < c->nr_rings[1]; k++) {
+		struct ring_view *v = &c->rings[1][k];
+
+		if ((cpu < 0 || v->cpu == cpu) && !v->start_time && !v->replaced)
+			v->start_time = time;
+	}
 }
 
 /**

@@ -59,6 +59,7 @@ struct capture_offline {
  */
 int capture__open(const struct perfsnapd_config *cfg, bool may_cut, struct capture **ret);
 void capture__start(struct capture *c);
+void capture__set_start(struct capture *c, int cpu, uint64_t time);
 void capture__close(struct capture *c);
 
 size_t capture__nr_events(const struct capture *c);

@@ -480,6 +480,12 @@ int capture__window_resize(struct capture *c, int cpu, unsigned int pages, uint6
 	if (r < 0)
 		return r;
 	p->opened_ns = now;
+	/*
+	 * No start (capture__set_start()): the old ring's copy ends where this
+	 * one's oldest record is (overlap()), so leaving out this one's first
+	 * records would lose them from both.
+	 */
+	p->start_set = true;
 	perf_evlist__disable(old->aux);
 	old->replaced = true;
 	old->replaced_ns = now;

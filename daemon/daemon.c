@@ -85,8 +85,11 @@ static int attach_recording(struct daemon *d)
 	if (r == 0)
 		r = dump__new(d->cap, d->sb, d->cfg, &d->compress, d->base, d->argc, d->argv,
 			      daemon__dump_done, d, &d->dump);
-	if (r == 0)
+	if (r == 0) {
 		dump__set_collect(d->dump, collect_triggers, d);
+		/* Its clock was read after capture__start(): a bound a little late, never early. */
+		capture__set_start(d->cap, -1, dump__opened_at(d->dump));
+	}
 	if (r < 0) {
 		close_recording(d);
 		return r;

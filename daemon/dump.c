@@ -702,6 +702,16 @@ static void trigger_to_pause(struct dump *d, struct dump_job *job)
 		t->paused_after_ns = (uint64_t)(paused - (int64_t)t->time);
 }
 
+/* Each ring's records from before its last event was enabled are left out. */
+static void ring_starts(struct dump_job *job)
+{
+	size_t nr = snapshot__nr_chunks(job->snap);
+
+	for (size_t i = 0; i < job->fig.nr_rings && i < nr; i++)
+		if (job->fig.rings[i].start_time)
+			(void)snapshot__set_chunk_start(job->snap, i, job->fig.rings[i].start_time);
+}
+
 /* Loop thread: the copy stage is over; add the forward rings, start writing. */
 static void copied(struct dump *d, struct dump_job *job)
 {
@@ -712,6 +722,8 @@ static void copied(struct dump *d, struct dump_job *job)
 		r = collect_forward(d, job->snap);
 	job->fig.collected_at_ns = monotonic_ns();
 	trigger_to_pause(d, job);
+	if (r == 0)
+		ring_starts(job);
 	if (r == 0) {
 		job->stage = JOB_WRITING;
 		what = "the write thread";
@@ -904,6 +916,18 @@ void dump__set_config(struct dump *d, struct perfsnapd_config *cfg)
 	d->cfg = config__get(cfg);
 	config__put(old);
 	dump_schedule__set_limits(d->sched, &limits);
+}
+
+/**
+ * dump__opened_at - the recording clock when the dumper came
+ * @d: the dumper
+ *
+ * Read after its capture's events were enabled; 0 where the clock could
+ * not be read.
+ */
+uint64_t dump__opened_at(const struct dump *d)
+{
+	return d->opened_ns;
 }
 
 /**

@@ -39,6 +39,7 @@ int dump__new(struct capture *cap, struct sideband *sb, struct perfsnapd_config 
 	      const char *const *argv, dump_done_fn done, void *done_ctx, struct dump **ret);
 /* Finishes a dump in flight (on the calling thread), answers every waiter, frees. */
 void dump__delete(struct dump *d);
+uint64_t dump__opened_at(const struct dump *d);
 
 /*
  * No more triggers: the dumper finishes the dump in flight and the one

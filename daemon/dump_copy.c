@@ -176,6 +176,7 @@ static int count_round(const struct ring_copy_item *items, size_t first, size_t 
 		if (it->copy_error < 0)
 			return it->copy_error;
 		ring->cpu = it->ring->cpu;
+		ring->start_time = it->ring->start_time;
 		ring->pause_ns = it->resumed_ns - it->paused_ns;
 		ring->cut_bytes = it->cut;
 		ring->replaced = it->ring->replaced;

@@ -233,6 +233,7 @@ static void came_online(struct hotplug *h, int cpu)
 		failed(h, cpu, r, "is online, but its events cannot be opened");
 		return;
 	}
+	capture__set_start(d->cap, cpu, now_ns(h));
 	probe_open(h, cpu);
 	daemon__rearm_triggers(d);
 	if (since)

@@ -29,6 +29,11 @@ struct ring_view {
 	 */
 	bool replaced;
 	size_t skip;
+	/*
+	 * Recording clock: since when every event writing here records (they
+	 * are enabled one after the other); 0 where not known.
+	 */
+	uint64_t start_time;
 };
 
 /*

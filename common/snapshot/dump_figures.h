@@ -73,7 +73,8 @@ struct dump_ring_figures {
 	bool replaced; /* [capture] window: a ring a resize replaced, beside its successor */
 	uint64_t
 		reach_ns; /* its CPU's: the trigger less its oldest record (dump_figures__set_reach) */
-	bool reach_cut; /* ... and the ring with that record had wrapped */
+	bool reach_cut;	     /* ... and the ring with that record had wrapped */
+	uint64_t start_time; /* recording clock: since when all its events record; 0: not known */
 };
 
 /* A span a CPU was not recorded (it was offline), in the recording clock. */

@@ -316,6 +316,27 @@ int snapshot__set_chunk_overwritten(struct snapshot *s)
 }
 
 /**
+ * snapshot__set_chunk_start - where a ring's records begin to count
+ * @s: the snapshot, not yet sealed
+ * @idx: the chunk, in the order they were added
+ * @time: the first time kept, recording clock ns
+ *
+ * For a ring whose events were enabled one after the other: before the
+ * last of them it holds some events and not others (a system call's
+ * entries without their exits), which no reader can tell from the events'
+ * absence. Returns 0, -EBADFD once sealed or -EINVAL.
+ */
+int snapshot__set_chunk_start(struct snapshot *s, size_t idx, uint64_t time)
+{
+	if (s->sealed)
+		return -EBADFD;
+	if (idx >= s->nr_chunks)
+		return -EINVAL;
+	s->chunks[idx].info.start_time = time;
+	return 0;
+}
+
+/**
  * snapshot__event_by_id - the event a sample id belongs to
  * @s: the snapshot
  * @id: a record's id

@@ -73,6 +73,12 @@ struct snapshot_chunk_info {
 	/* What the ring held before a window (snapshot__set_window()) cropped it. */
 	uint64_t held_records;
 	uint64_t held_first_time, held_last_time;
+	/*
+	 * snapshot__set_chunk_start(): the first time kept (0: all), and how
+	 * many older records were left out.
+	 */
+	uint64_t start_time;
+	uint64_t before_start;
 };
 
 struct snapshot_stats {
@@ -111,6 +117,8 @@ int snapshot__append(struct snapshot *s, const void *data, size_t len);
 int snapshot__end_chunk(struct snapshot *s);
 /* Marks the current chunk's ring as having wrapped (for coverage reports). */
 int snapshot__set_chunk_overwritten(struct snapshot *s);
+/* Leaves out chunk @idx's records older than @time (recording clock ns); before __seal. */
+int snapshot__set_chunk_start(struct snapshot *s, size_t idx, uint64_t time);
 /*
  * A whole chunk whose bytes stay in the caller's memory (borrowed until
  * snapshot__delete(); 8-byte aligned, @len a multiple of 8): no copy, no

@@ -49,7 +49,7 @@ struct index_part {
 	struct name_entry *names;
 	size_t nr_names, cap_names;
 	struct snapshot_stats stats;
-	uint64_t nr_cropped;  /* outside the window */
+	uint64_t nr_cropped;  /* outside the window, or before its ring's start */
 	uint64_t *ev_records; /* per event */
 	struct event_cache cache;
 };
@@ -145,10 +145,17 @@ static bool outside_window(const struct snapshot *s, const struct chunk *c, uint
 	       (time < s->window_from || time > s->window_to);
 }
 
+/* Before its ring's start (snapshot__set_chunk_start()). */
+static bool before_start(const struct chunk *c, uint64_t time)
+{
+	return time < c->info.start_time;
+}
+
 /*
  * A record's event, leading fields and CPU. Returns 0, -1 for a record
- * the index drops (no known id, no time, malformed), or -2 for one outside
- * the window (k->rec.time is set then). The segments of a backward lane
+ * the index drops (no known id, no time, malformed), -2 for one outside
+ * the window or -3 for one before its ring's start (k->rec.time is set
+ * for both). The segments of a backward lane
  * are read again with it, so it must decide the same each time.
  */
 static int record_key(const struct snapshot *s, const struct chunk *c,
@@ -168,6 +175,8 @@ static int record_key(const struct snapshot *s, const struct chunk *c,
 	if (r < 0)
 		return -1;
 	k->cpu = record_cpu(&k->rec, k->ev->attr.sample_type, c);
+	if (before_start(c, k->rec.time))
+		return -3;
 	return outside_window(s, c, k->rec.time) ? -2 : 0;
 }
 
@@ -227,6 +236,11 @@ static int index_record(const struct snapshot *s, struct index_part *p, struct c
 		return 0;
 	}
 	time = k.rec.time;
+	if (r == -3) {
+		p->nr_cropped++;
+		info->before_start += p->count;
+		return 0;
+	}
 	if (p->count) {
 		if (!info->held_records++ || time < info->held_first_time)
 			info->held_first_time = time;

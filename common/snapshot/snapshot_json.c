@@ -108,6 +108,11 @@ static void put_rings(const struct snapshot *s, const struct dump_figures *f, FI
 			i ? "," : "", c->cpu, c->backward ? "overwrite" : "forward", c->nr_records,
 			c->bytes, c->first_time, c->last_time, c->overwritten ? "true" : "false",
 			c->lost_events);
+		if (c->before_start)
+			fprintf(out,
+				", \"all_events_since\": %" PRIu64
+				", \"records_before_all_events\": %" PRIu64,
+				c->start_time, c->before_start);
 		if (i < f->nr_rings)
 			fprintf(out, ", \"pause_ns\": %" PRIu64 ", \"copy_cut_bytes\": %" PRIu64,
 				f->rings[i].pause_ns, f->rings[i].cut_bytes);

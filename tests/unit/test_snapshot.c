@@ -1095,6 +1095,37 @@ static void test_window(void **state)
 	test_records__fini(&side);
 }
 
+/* A ring's start leaves out its older records only, and says how many. */
+static void test_chunk_start(void **state)
+{
+	struct test_records bwd, fwd;
+	struct snapshot *s = window_snapshot(&bwd, &fwd);
+	struct runs r = { 0 };
+
+	(void)state;
+	assert_int_equal(snapshot__set_chunk_start(s, 2, 50), -EINVAL);
+	assert_int_equal(snapshot__set_chunk_start(s, 0, 50), 0);
+	assert_int_equal(snapshot__seal(s), 0);
+	assert_int_equal(snapshot__set_chunk_start(s, 0, 50), -EBADFD);
+	/* CPU 0: 50, 70, 90 of 10..90; CPU 1 whole: 20..80 and its COMM at 25. */
+	assert_int_equal(snapshot__nr_records(s), 8);
+	assert_int_equal(time_of(s, 0), 20);
+	assert_int_equal(snapshot__chunk(s, 0)->nr_records, 3);
+	assert_int_equal(snapshot__chunk(s, 0)->first_time, 50);
+	assert_int_equal(snapshot__chunk(s, 0)->start_time, 50);
+	assert_int_equal(snapshot__chunk(s, 0)->before_start, 2);
+	assert_int_equal(snapshot__chunk(s, 1)->before_start, 0);
+	assert_int_equal(snapshot__chunk(s, 1)->first_time, 20);
+	/* Not a window's crop. */
+	assert_int_equal(snapshot__stats(s)->nr_cropped, 0);
+	assert_int_equal(snapshot__stats(s)->nr_dropped, 0);
+	assert_int_equal(snapshot_index__for_each_run(s, take_run, &r), 0);
+	assert_runs_are_cursor(s, &r);
+	snapshot__delete(s);
+	test_records__fini(&bwd);
+	test_records__fini(&fwd);
+}
+
 /* A size keeps the newest records whose bytes fit it, and no record of the cut's time. */
 static void test_window_max_bytes(void **state)
 {
@@ -1250,6 +1281,7 @@ int main(void)
 		cmocka_unit_test(test_backward_segments),
 		cmocka_unit_test(test_memory_chunks),
 		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_chunk_start),
 		cmocka_unit_test(test_window_max_bytes),
 		cmocka_unit_test(test_window_max_bytes_naming),
 		cmocka_unit_test(test_state_errors),
