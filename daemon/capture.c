@@ -23,7 +23,6 @@
 #include "capture.h"
 #include "config.h"
 #include "log.h"
-#include "monotonic.h"
 #include "snapshot_name.h"
 #include "tracing_meta.h"
 

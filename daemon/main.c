@@ -109,17 +109,16 @@ static int run(struct daemon *d)
 	struct config_diags diags = { 0 };
 	struct event *sig_ev = NULL;
 	sigset_t set;
-	int sig_fd, r = EX_OK;
+	int sig_fd, sched_err, r = EX_OK;
 
 	libperf_init(libperf_print);
 	signal(SIGPIPE, SIG_IGN);
 	/* Before any thread or child starts: they begin at the usual priority. */
-	r = loop_sched__raise();
-	if (r < 0)
+	sched_err = loop_sched__raise();
+	if (sched_err < 0)
 		log_info("the event loop stays at its niceness (a higher one was refused: %s); a "
 			 "trigger may then wait for a CPU before its dump starts",
-			 strerror(-r));
-	r = EX_OK;
+			 strerror(-sched_err));
 	daemon_sigset(&set);
 	sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (sig_fd < 0)
