@@ -237,7 +237,7 @@ int config__changes(const struct perfsnapd_config *old, const struct perfsnapd_c
 #define CONFIG_SIDEBAND_RING_PAGES 256
 /* Data pages of each CPU's ring for the trigger events. */
 #define CONFIG_TRIGGER_RING_PAGES  8
-/* Per CPU, of a paired trigger's fallback rings (daemon/paired_ring.c). */
+/* Per CPU, of a paired trigger's fallback rings (daemon/trigger/paired_ring.c). */
 #define CONFIG_PAIRED_RING_PAGES   256
 /* The smallest overwrite ring [capture] window gives a CPU. */
 #define CONFIG_WINDOW_FLOOR_PAGES  16

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# common/'s layering, compiled. For each layer, with the include
+# common/'s (or daemon/'s) layering, compiled. For each layer, with the include
 # directories, definitions and C standard its own sources compile with
 # (the build writes them to FLAGS-DIR/LAYER.*, see tests/CMakeLists.txt):
 #   - its own headers and those of the layers it links (but their
@@ -12,14 +12,18 @@
 #     does not build.
 # Prints each breach and exits 1; prints a summary and exits 0 otherwise.
 #
-#   check_layers.sh CC COMMON-DIR FLAGS-DIR LAYER...
+# Layer X of DIR is the library PREFIX_X (perfsnap_ for common/, perfsnapd_
+# for daemon/); a linked library of another prefix is a package or a lower
+# tree's layer, whose headers the include path brings.
+#
+#   check_layers.sh CC DIR PREFIX FLAGS-DIR LAYER...
 set -euo pipefail
-[ $# -ge 4 ] || {
-	echo "usage: check_layers.sh CC COMMON-DIR FLAGS-DIR LAYER..." >&2
+[ $# -ge 5 ] || {
+	echo "usage: check_layers.sh CC DIR PREFIX FLAGS-DIR LAYER..." >&2
 	exit 2
 }
-cc=$1 common=$2 flags=$3
-shift 3
+cc=$1 top=$2 prefix=$3 flags=$4
+shift 4
 layers=("$@")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -27,7 +31,7 @@ status=0 legit=0 upward=0
 
 headers() { # LAYER: the names of its headers
 	local h
-	for h in "$common/$1"/*.h; do [ ! -e "$h" ] || echo "${h##*/}"; done
+	for h in "$top/$1"/*.h; do [ ! -e "$h" ] || echo "${h##*/}"; done
 }
 
 args=()
@@ -52,8 +56,9 @@ for ((i = 0; i < ${#layers[@]}; i++)); do
 	own=$(headers "$layer")
 	linked=()
 	while IFS= read -r l; do
-		l=${l#perfsnap_}
-		if [ -n "$l" ] && [ -d "$common/$l" ]; then linked+=("$l"); fi # else a package
+		case $l in "$prefix"_*) ;; *) continue ;; esac # a package or a lower tree
+		l=${l#"$prefix"_}
+		if [ -n "$l" ] && [ -d "$top/$l" ]; then linked+=("$l"); fi
 	done <"$flags/$layer.links"
 	for h in $own; do echo "#include \"$h\""; done >"$tmp/probe.c"
 	for l in "${linked[@]}"; do

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * dump_copy: the copy stage of a dump. The overwrite rings are copied in
+ * capture_copy: the copy stage of a dump. The overwrite rings are copied in
  * rounds, as many rings a round as copy_memory holds (at least one); the
  * copies of the last round stay in memory, where the snapshot points at
  * them, those of earlier rounds go to the snapshot's unnamed spill file
@@ -10,8 +10,8 @@
  * writes (ring_copy__map_file()). ring_copy does each round's pause, copy
  * and resume.
  */
-#ifndef PERFSNAPD_DUMP_COPY_H
-#define PERFSNAPD_DUMP_COPY_H
+#ifndef PERFSNAPD_CAPTURE_COPY_H
+#define PERFSNAPD_CAPTURE_COPY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,7 +24,7 @@ struct ring_copy_pool;
 struct snapshot;
 
 /* One dump's copy stage: the caller sets the first four, the rest is its own. */
-struct dump_copy {
+struct capture_copy {
 	struct capture *cap;		/* whose overwrite rings */
 	struct ring_copy_pool *copiers; /* the dumper's threads */
 	uint64_t budget;		/* bytes of copies held in memory at once */
@@ -36,7 +36,7 @@ struct dump_copy {
 
 	void *mem; /* the copies of the last round: the snapshot points into it */
 	size_t mem_size;
-	bool mem_owned; /* taken for this dump (unmapped by dump_copy__fini()) */
+	bool mem_owned; /* taken for this dump (unmapped by capture_copy__fini()) */
 };
 
 /*
@@ -44,26 +44,26 @@ struct dump_copy {
  * file in @spill_dir what does not fit, and fills @f's copy figures (its
  * rings, pauses, memory, rounds). Returns 0 or -errno.
  */
-int dump_copy__run(struct dump_copy *c, struct snapshot *s, const char *spill_dir,
-		   struct dump_figures *f);
+int capture_copy__run(struct capture_copy *c, struct snapshot *s, const char *spill_dir,
+		      struct dump_figures *f);
 /* Frees what the copy took; after the snapshot that points into it is gone. */
-void dump_copy__fini(struct dump_copy *c);
+void capture_copy__fini(struct capture_copy *c);
 
 /*
  * On a thread started as a dump's copy thread, once before the first
  * dump: takes, faults in and frees a little copy memory as a dump does.
  */
-void dump_copy__rehearse(void);
+void capture_copy__rehearse(void);
 
 /* Bytes of every overwrite ring of @cap. */
-uint64_t dump_copy__rings_bytes(const struct capture *cap);
+uint64_t capture_copy__rings_bytes(const struct capture *cap);
 /*
  * copy_memory_resident = yes: memory for the largest round within
  * @budget, faulted in now and held by the caller between dumps, so no
  * dump pays for the faults. Returns 0 (*ret NULL when there are no
  * rings) or -ENOMEM.
  */
-int dump_copy__map_resident(const struct capture *cap, uint64_t budget, void **ret,
-			    size_t *ret_size);
+int capture_copy__map_resident(const struct capture *cap, uint64_t budget, void **ret,
+			       size_t *ret_size);
 
 #endif

@@ -5,7 +5,7 @@
  * owns what it needs (a reference to the configuration it started with,
  * the snapshot, the ring copies, its figures), so a reload only swaps the
  * configuration. A job runs in two threads one after the other: the first
- * pauses, copies and resumes the overwrite rings (dump_copy); the loop
+ * pauses, copies and resumes the overwrite rings (capture_copy); the loop
  * then adds the side-band records (on the loop, which drains those rings);
  * the second seals the snapshot and writes the files while recording goes
  * on. A reload that reopens the rings retires the dumper: it finishes

@@ -26,7 +26,7 @@
 #include "config.h"
 #include "control_window.h"
 #include "dump.h"
-#include "dump_copy.h"
+#include "capture_copy.h"
 #include "log.h"
 #include "monotonic.h"
 #include "recording_clock.h"
@@ -57,7 +57,7 @@ struct dump_job {
 	int argc;
 	const char *const *argv;
 
-	struct dump_copy copy;
+	struct capture_copy copy;
 	struct capture_kept **kept; /* references, for copy.kept */
 	int nr_kept;
 	struct snapshot *snap;
@@ -118,7 +118,7 @@ static void job_free(struct dump_job *job)
 	for (int i = 0; i < job->nr_kept; i++)
 		capture__put_kept(job->kept[i]);
 	free(job->kept);
-	dump_copy__fini(&job->copy);
+	capture_copy__fini(&job->copy);
 	dump_figures__fini(&job->fig);
 	config__put(job->cfg);
 	free(job);
@@ -191,10 +191,10 @@ static struct dump_job *job_new(struct dump *d)
 	job->sb = d->sb;
 	job->argc = d->argc;
 	job->argv = d->argv;
-	job->copy = (struct dump_copy){
+	job->copy = (struct capture_copy){
 		.cap = d->cap,
 		.copiers = d->copiers,
-		.budget = config__copy_memory(cfg, dump_copy__rings_bytes(d->cap)),
+		.budget = config__copy_memory(cfg, capture_copy__rings_bytes(d->cap)),
 		.resident = d->resident,
 		.resident_size = d->resident_size,
 		.kept = job->kept,
@@ -254,7 +254,7 @@ static void *rehearse_main(void *arg)
 {
 	(void)arg;
 	set_dump_nice();
-	dump_copy__rehearse();
+	capture_copy__rehearse();
 	return NULL;
 }
 
@@ -271,7 +271,7 @@ static void *copy_main(void *arg)
 	struct dump_job *job = arg;
 
 	set_dump_nice();
-	job->error = dump_copy__run(&job->copy, job->snap, job->cfg->directory, &job->fig);
+	job->error = capture_copy__run(&job->copy, job->snap, job->cfg->directory, &job->fig);
 	job->fig.copied_at_ns = monotonic_ns();
 	job_notify(job);
 	return NULL;
@@ -977,9 +977,9 @@ int dump__new(struct capture *cap, struct sideband *sb, struct perfsnapd_config 
 	if (r < 0)
 		log_errno(r, "dump");
 	if (r == 0 && cfg->copy_memory_resident) {
-		uint64_t budget = config__copy_memory(cfg, dump_copy__rings_bytes(cap));
+		uint64_t budget = config__copy_memory(cfg, capture_copy__rings_bytes(cap));
 
-		r = dump_copy__map_resident(cap, budget, &d->resident, &d->resident_size);
+		r = capture_copy__map_resident(cap, budget, &d->resident, &d->resident_size);
 		if (r < 0)
 			log_errno(r,
 				  "cannot allocate the resident copy memory (copy_memory = %llu)",
@@ -1132,7 +1132,7 @@ uint64_t dump__copy_buffer_size(const struct dump *d)
 
 uint64_t dump__copy_budget(const struct dump *d)
 {
-	return config__copy_memory(d->cfg, dump_copy__rings_bytes(d->cap));
+	return config__copy_memory(d->cfg, capture_copy__rings_bytes(d->cap));
 }
 
 bool dump__busy(const struct dump *d)

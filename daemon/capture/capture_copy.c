@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dump_copy: rounds of ring copies within the copy budget, the memory
- * they go to, and the spill of all but the last round. See dump_copy.h.
+ * capture_copy: rounds of ring copies within the copy budget, the memory
+ * they go to, and the spill of all but the last round. See capture_copy.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,13 +10,13 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "dump_copy.h"
+#include "capture_copy.h"
 #include "dump_figures.h"
 #include "monotonic.h"
 #include "ring_copy.h"
 #include "snapshot.h"
 
-uint64_t dump_copy__rings_bytes(const struct capture *cap)
+uint64_t capture_copy__rings_bytes(const struct capture *cap)
 {
 	uint64_t sum = 0;
 
@@ -54,7 +54,7 @@ static uint64_t largest_round(const struct capture *cap, uint64_t budget)
 }
 
 /**
- * dump_copy__map_resident - the copy memory held between dumps
+ * capture_copy__map_resident - the copy memory held between dumps
  * @cap: the capture
  * @budget: bytes of copies a dump may hold in memory
  * @ret: the memory, faulted in, or NULL when there are no rings
@@ -62,8 +62,8 @@ static uint64_t largest_round(const struct capture *cap, uint64_t budget)
  *
  * Returns 0 or -ENOMEM.
  */
-int dump_copy__map_resident(const struct capture *cap, uint64_t budget, void **ret,
-			    size_t *ret_size)
+int capture_copy__map_resident(const struct capture *cap, uint64_t budget, void **ret,
+			       size_t *ret_size)
 {
 	size_t size = largest_round(cap, budget);
 	void *mem;
@@ -85,7 +85,7 @@ int dump_copy__map_resident(const struct capture *cap, uint64_t budget, void **r
  * Memory for the largest round: the resident memory, or address space for
  * this dump, where each round maps a copy file per ring.
  */
-static int get_memory(struct dump_copy *c, size_t size, struct dump_figures *f)
+static int get_memory(struct capture_copy *c, size_t size, struct dump_figures *f)
 {
 	uint64_t t0 = monotonic_ns();
 
@@ -139,7 +139,7 @@ static int keep_round(struct snapshot *s, const struct ring_copy_item *items, si
 }
 
 /* Each ring's copy goes to a memory file of its own, mapped over its part of c->mem. */
-static int map_files(struct dump_copy *c, struct ring_copy_item *items, size_t nr)
+static int map_files(struct capture_copy *c, struct ring_copy_item *items, size_t nr)
 {
 	uint64_t off = 0;
 
@@ -193,7 +193,7 @@ static int count_round(const struct ring_copy_item *items, size_t first, size_t 
  * The histories of rings closed when their CPU went offline, after the
  * live rings' chunks, as they were copied then: memory the job holds.
  */
-static int add_kept(struct dump_copy *c, struct snapshot *s, struct dump_figures *f)
+static int add_kept(struct capture_copy *c, struct snapshot *s, struct dump_figures *f)
 {
 	size_t first = (size_t)capture__nr_rings(c->cap, true);
 	int r = 0;
@@ -209,7 +209,7 @@ static int add_kept(struct dump_copy *c, struct snapshot *s, struct dump_figures
 }
 
 /**
- * dump_copy__run - copy every overwrite ring into a snapshot
+ * capture_copy__run - copy every overwrite ring into a snapshot
  * @c: the copy stage, cap, copiers, budget and resident memory set
  * @s: the snapshot the rings go into, in ring order
  * @spill_dir: where the unnamed spill file goes
@@ -221,8 +221,8 @@ static int add_kept(struct dump_copy *c, struct snapshot *s, struct dump_figures
  *
  * Returns 0 or -errno; on failure f->files.failed names the step.
  */
-int dump_copy__run(struct dump_copy *c, struct snapshot *s, const char *spill_dir,
-		   struct dump_figures *f)
+int capture_copy__run(struct capture_copy *c, struct snapshot *s, const char *spill_dir,
+		      struct dump_figures *f)
 {
 	size_t nr = (size_t)capture__nr_rings(c->cap, true);
 	struct ring_copy_item *items = calloc(nr ? nr : 1, sizeof(*items));
@@ -302,7 +302,7 @@ int dump_copy__run(struct dump_copy *c, struct snapshot *s, const char *spill_di
 /* One ring's worth of the paused part and its growth (ring_copy.c). */
 #define REHEARSAL_BYTES (2u << 20)
 
-void dump_copy__rehearse(void)
+void capture_copy__rehearse(void)
 {
 	struct ring_copy_item *items = calloc(1, sizeof(*items)); /* this thread's malloc arena */
 	void *mem = ring_copy__map(REHEARSAL_BYTES);
@@ -318,12 +318,12 @@ void dump_copy__rehearse(void)
 }
 
 /**
- * dump_copy__fini - free the memory a dump's copies took
+ * capture_copy__fini - free the memory a dump's copies took
  * @c: the copy stage
  *
  * The resident memory stays the dumper's.
  */
-void dump_copy__fini(struct dump_copy *c)
+void capture_copy__fini(struct capture_copy *c)
 {
 	if (c->mem_owned && c->mem)
 		munmap(c->mem, c->mem_size);
