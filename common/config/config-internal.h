@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * config internals shared by config.c (the key table, per-key handlers,
- * defaults), config_reader.c (the file, line by line, through inih),
- * config_print.c (--check-config output) and config_diags.c. Not for other
- * modules.
+ * defaults), config_capture.c ([capture]), config_reader.c (the file, line
+ * by line, through inih), config_print.c (--check-config output) and
+ * config_diags.c. Not for other modules.
  */
 #ifndef PERFSNAPD_CONFIG_INTERNAL_H
 #define PERFSNAPD_CONFIG_INTERNAL_H
@@ -136,6 +136,13 @@ extern const struct key_desc config_keys[NR_KEYS];
 
 /* config.c */
 void config__set_key(struct config_reader *p, int key, char *value);
+
+/* config_capture.c: the [capture] handlers, and the checks that need the whole file */
+void config_capture__parse_events(struct config_reader *p, char *value);
+void config_capture__parse_buffer_size(struct config_reader *p, char *value);
+void config_capture__parse_cpus(struct config_reader *p, char *value);
+void config_capture__finish(struct config_reader *p);
+void config_capture__finish_clock(struct config_reader *p);
 
 /* config_upload.c: the [upload] handlers, and the checks that need the whole file */
 void config_upload__parse_url(struct config_reader *p, char *value);
