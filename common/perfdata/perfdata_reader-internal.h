@@ -128,23 +128,24 @@ struct perfdata_reader {
 	uint64_t rec[(MAX_RECORD + 8) / 8 + 1]; /* one record, room to add an id */
 };
 
-int reader_fail(struct perfdata_reader *r, int err, uint64_t offset, const char *fmt, ...)
+int perfdata_reader__fail(struct perfdata_reader *r, int err, uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-const struct id_entry *reader_find_id(const struct perfdata_reader *r, uint64_t id);
-int reader_load_attr(struct perfdata_reader *r, const uint8_t *p, size_t avail,
-		     struct perf_event_attr *ret, size_t *ret_size, uint64_t offset);
-int reader_add_attr(struct perfdata_reader *r, const struct perf_event_attr *attr,
-		    const uint64_t *ids, size_t nr_ids, uint64_t offset);
-int reader_add_name(struct perfdata_reader *r, uint64_t id, const char *name, size_t len);
-int reader_set_tracing_data(struct perfdata_reader *r, uint8_t *data, size_t size, uint64_t offset);
-int reader_process_feature(struct perfdata_reader *r, uint64_t feat, const uint8_t *data,
-			   size_t size, uint64_t offset);
-int reader_read_file_header(struct perfdata_reader *r);
-int reader_record_kernel(struct perfdata_reader *r, struct snapshot *s, struct perf_event_header *h,
-			 uint64_t offset);
-int reader_decompress(struct perfdata_reader *r, struct snapshot *s,
-		      const struct perf_event_header *h, uint64_t offset);
-int reader_decompress_end(struct perfdata_reader *r, uint64_t offset);
-void reader_decompress_free(struct perfdata_reader *r);
+const struct id_entry *perfdata_reader__find_id(const struct perfdata_reader *r, uint64_t id);
+int perfdata_reader__load_attr(struct perfdata_reader *r, const uint8_t *p, size_t avail,
+			       struct perf_event_attr *ret, size_t *ret_size, uint64_t offset);
+int perfdata_reader__add_attr(struct perfdata_reader *r, const struct perf_event_attr *attr,
+			      const uint64_t *ids, size_t nr_ids, uint64_t offset);
+int perfdata_reader__add_name(struct perfdata_reader *r, uint64_t id, const char *name, size_t len);
+int perfdata_reader__set_tracing_data(struct perfdata_reader *r, uint8_t *data, size_t size,
+				      uint64_t offset);
+int perfdata_reader__process_feature(struct perfdata_reader *r, uint64_t feat, const uint8_t *data,
+				     size_t size, uint64_t offset);
+int perfdata_reader__read_file_header(struct perfdata_reader *r);
+int perfdata_reader__record_kernel(struct perfdata_reader *r, struct snapshot *s,
+				   struct perf_event_header *h, uint64_t offset);
+int perfdata_reader__decompress(struct perfdata_reader *r, struct snapshot *s,
+				const struct perf_event_header *h, uint64_t offset);
+int perfdata_reader__decompress_end(struct perfdata_reader *r, uint64_t offset);
+void perfdata_reader__decompress_free(struct perfdata_reader *r);
 
 #endif

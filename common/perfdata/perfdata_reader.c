@@ -19,7 +19,7 @@
 #include "snapshot.h"
 
 /**
- * reader_fail - note what is wrong and where (the first failure wins)
+ * perfdata_reader__fail - note what is wrong and where (the first failure wins)
  * @r: the reader
  * @err: the -errno to return
  * @offset: input offset of the bad part
@@ -27,7 +27,7 @@
  *
  * Returns @err.
  */
-int reader_fail(struct perfdata_reader *r, int err, uint64_t offset, const char *fmt, ...)
+int perfdata_reader__fail(struct perfdata_reader *r, int err, uint64_t offset, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -85,7 +85,7 @@ void perfdata_reader__delete(struct perfdata_reader *r)
 	for (size_t i = 0; i < r->nr_build_ids; i++)
 		free((char *)r->build_ids[i].name);
 	free(r->build_ids);
-	reader_decompress_free(r);
+	perfdata_reader__decompress_free(r);
 	tracing_meta__put(r->tracing);
 	free(r->buf);
 	free(r);
@@ -203,9 +203,9 @@ static int take_payload(struct perfdata_reader *r, uint64_t size, uint8_t **ret,
 	int err = 0;
 
 	if (r->seekable && size > r->limit - r->pos)
-		return reader_fail(r, -EPROTO, offset,
-				   "%s of %llu bytes runs past the end of the input", what,
-				   (unsigned long long)size);
+		return perfdata_reader__fail(r, -EPROTO, offset,
+					     "%s of %llu bytes runs past the end of the input",
+					     what, (unsigned long long)size);
 	/* Grow as the bytes arrive: a bogus size fails at the end of input, not in malloc. */
 	while (!err && have < size) {
 		uint64_t step = size - have < PAYLOAD_STEP ? size - have : PAYLOAD_STEP;
@@ -224,13 +224,13 @@ static int take_payload(struct perfdata_reader *r, uint64_t size, uint8_t **ret,
 	if (err) {
 		free(buf);
 		if (err == -ENODATA)
-			return reader_fail(r, -EPROTO, offset,
-					   "input ends inside %s (%llu of %llu bytes): truncated?",
-					   what, (unsigned long long)have,
-					   (unsigned long long)size);
+			return perfdata_reader__fail(
+				r, -EPROTO, offset,
+				"input ends inside %s (%llu of %llu bytes): truncated?", what,
+				(unsigned long long)have, (unsigned long long)size);
 		return err == -ENOMEM ? err :
-					reader_fail(r, err, r->pos, "cannot read %s: %s", what,
-						    strerror(-err));
+					perfdata_reader__fail(r, err, r->pos, "cannot read %s: %s",
+							      what, strerror(-err));
 	}
 	if (ret)
 		*ret = buf;
@@ -247,7 +247,7 @@ static int record_attr(struct perfdata_reader *r, const struct perf_event_header
 	size_t nr;
 	int err;
 
-	err = reader_load_attr(r, p, avail, &attr, &size, offset);
+	err = perfdata_reader__load_attr(r, p, avail, &attr, &size, offset);
 	if (err)
 		return err;
 	nr = (avail - size) / 8;
@@ -255,7 +255,7 @@ static int record_attr(struct perfdata_reader *r, const struct perf_event_header
 	if (!ids)
 		return -ENOMEM;
 	memcpy(ids, p + size, nr * sizeof(*ids));
-	err = reader_add_attr(r, &attr, ids, nr, offset);
+	err = perfdata_reader__add_attr(r, &attr, ids, nr, offset);
 	free(ids);
 	return err;
 }
@@ -268,15 +268,16 @@ static int record_tracing_data(struct perfdata_reader *r, const struct perf_even
 	int err;
 
 	if (h->size < sizeof(*h) + 8)
-		return reader_fail(r, -EPROTO, offset, "TRACING_DATA record of %u bytes", h->size);
+		return perfdata_reader__fail(r, -EPROTO, offset, "TRACING_DATA record of %u bytes",
+					     h->size);
 	memcpy(&size, h + 1, sizeof(size));
 	if (size > MAX_FEATURE_SIZE)
-		return reader_fail(r, -EPROTO, offset, "TRACING_DATA of %u bytes is too large",
-				   size);
+		return perfdata_reader__fail(r, -EPROTO, offset,
+					     "TRACING_DATA of %u bytes is too large", size);
 	err = take_payload(r, size, &data, offset, "the tracing data");
 	if (err)
 		return err;
-	return reader_set_tracing_data(r, data, size, offset + h->size);
+	return perfdata_reader__set_tracing_data(r, data, size, offset + h->size);
 }
 
 static int record_user(struct perfdata_reader *r, const struct perf_event_header *h,
@@ -292,23 +293,23 @@ static int record_user(struct perfdata_reader *r, const struct perf_event_header
 	if (h->type == REC_HEADER_TRACING_DATA)
 		return record_tracing_data(r, h, offset);
 	if (h->type == REC_HEADER_BUILD_ID) /* one BUILD_ID entry, laid out as in the feature */
-		return reader_process_feature(r, FEAT_BUILD_ID, (const uint8_t *)h, h->size,
-					      offset);
+		return perfdata_reader__process_feature(r, FEAT_BUILD_ID, (const uint8_t *)h,
+							h->size, offset);
 	if (h->type != REC_AUXTRACE && h->type != REC_EVENT_UPDATE && h->type != REC_HEADER_FEATURE)
 		return 0;
 	/* AUXTRACE: size, offset...; EVENT_UPDATE: type, id...; HEADER_FEATURE: feat_id. */
 	if (len < (h->type == REC_HEADER_FEATURE ? 8 : sizeof(v)))
-		return reader_fail(r, -EPROTO, offset, "record of type %u has only %zu bytes",
-				   h->type, len);
+		return perfdata_reader__fail(r, -EPROTO, offset,
+					     "record of type %u has only %zu bytes", h->type, len);
 	memset(v, 0, sizeof(v));
 	memcpy(v, p, len < sizeof(v) ? len : sizeof(v));
 	if (h->type == REC_AUXTRACE) /* the aux area data follows the record */
 		return take_payload(r, v[0], NULL, offset, "AUXTRACE data");
 	if (h->type == REC_EVENT_UPDATE)
 		return v[0] == EVENT_UPDATE_NAME ?
-			       reader_add_name(r, v[1], (const char *)p + 16, len - 16) :
+			       perfdata_reader__add_name(r, v[1], (const char *)p + 16, len - 16) :
 			       0;
-	return reader_process_feature(r, v[0], p + 8, len - 8, offset);
+	return perfdata_reader__process_feature(r, v[0], p + 8, len - 8, offset);
 }
 
 /* The event a kernel record belongs to, and the id it should carry; NULL: none. */
@@ -320,7 +321,7 @@ static const struct attr_entry *record_event(const struct perfdata_reader *r,
 	uint64_t id;
 
 	if (perf_record__id_for(h, first->input_sample_type, &id) == 0 &&
-	    (e = reader_find_id(r, id))) {
+	    (e = perfdata_reader__find_id(r, id))) {
 		*ret_id = id;
 		return &r->attrs[e->attr];
 	}
@@ -343,16 +344,17 @@ static int add_identifier(struct perfdata_reader *r, struct perf_event_header *h
 
 	/* A SAMPLE's id is word @pos after the header; others' is @pos words from the end. */
 	if (pos >= 0 && h->size < sizeof(*h) + (size_t)(pos + sample) * 8)
-		return reader_fail(r, -EPROTO, offset,
-				   "record of type %u and %u bytes cannot hold its id", h->type,
-				   h->size);
+		return perfdata_reader__fail(r, -EPROTO, offset,
+					     "record of type %u and %u bytes cannot hold its id",
+					     h->type, h->size);
 	if (e->input_sample_type & PERF_SAMPLE_IDENTIFIER) {
 		memcpy(sample ? p + sizeof(*h) : p + h->size - 8, &id, 8);
 		return 0;
 	}
 	if (h->size > MAX_RECORD - 8)
-		return reader_fail(r, -EPROTO, offset,
-				   "record of %u bytes is too large to add an id to", h->size);
+		return perfdata_reader__fail(r, -EPROTO, offset,
+					     "record of %u bytes is too large to add an id to",
+					     h->size);
 	if (sample)
 		memmove(p + sizeof(*h) + 8, p + sizeof(*h), h->size - sizeof(*h));
 	/* The sample_id_all trailer ends with IDENTIFIER: append it there. */
@@ -362,7 +364,7 @@ static int add_identifier(struct perfdata_reader *r, struct perf_event_header *h
 }
 
 /**
- * reader_record_kernel - take in one kernel record
+ * perfdata_reader__record_kernel - take in one kernel record
  * @r: the reader
  * @s: the snapshot, inside its chunk
  * @h: the record, in a buffer with 8 spare bytes after it (an id may be added)
@@ -372,20 +374,21 @@ static int add_identifier(struct perfdata_reader *r, struct perf_event_header *h
  * no event can be found for it or it is a sample outside the time range.
  * Returns 0 or -errno.
  */
-int reader_record_kernel(struct perfdata_reader *r, struct snapshot *s, struct perf_event_header *h,
-			 uint64_t offset)
+int perfdata_reader__record_kernel(struct perfdata_reader *r, struct snapshot *s,
+				   struct perf_event_header *h, uint64_t offset)
 {
 	const struct attr_entry *e;
 	uint64_t id = 0, time;
 	int err;
 
 	if (h->size % 8)
-		return reader_fail(r, -EPROTO, offset,
-				   "record of type %u has size %u, not a multiple of 8", h->type,
-				   h->size);
+		return perfdata_reader__fail(r, -EPROTO, offset,
+					     "record of type %u has size %u, not a multiple of 8",
+					     h->type, h->size);
 	if (!r->nr_attrs) {
 		if (h->type == PERF_RECORD_SAMPLE)
-			return reader_fail(r, -EPROTO, offset, "sample before any event attr");
+			return perfdata_reader__fail(r, -EPROTO, offset,
+						     "sample before any event attr");
 		r->stats.nr_unattributed++;
 		return 0;
 	}
@@ -410,7 +413,8 @@ int reader_record_kernel(struct perfdata_reader *r, struct snapshot *s, struct p
 	}
 	err = snapshot__append(s, h, h->size);
 	if (err)
-		return reader_fail(r, err, offset, "cannot keep the record: %s", strerror(-err));
+		return perfdata_reader__fail(r, err, offset, "cannot keep the record: %s",
+					     strerror(-err));
 	r->stats.nr_records++;
 	r->stats.nr_samples += h->type == PERF_RECORD_SAMPLE;
 	return 0;
@@ -426,29 +430,33 @@ static int read_records(struct perfdata_reader *r, struct snapshot *s)
 		offset = r->pos;
 		err = input_take(r, h, sizeof(*h), &got);
 		if (err == -ENODATA && !got)
-			return reader_decompress_end(r, offset);
+			return perfdata_reader__decompress_end(r, offset);
 		if (err == -ENODATA)
-			return reader_fail(r, -EPROTO, offset,
-					   "input ends inside a record header: truncated?");
+			return perfdata_reader__fail(
+				r, -EPROTO, offset,
+				"input ends inside a record header: truncated?");
 		if (err)
-			return reader_fail(r, err, offset, "cannot read: %s", strerror(-err));
+			return perfdata_reader__fail(r, err, offset, "cannot read: %s",
+						     strerror(-err));
 		if (h->size < sizeof(*h))
-			return reader_fail(r, -EPROTO, offset,
-					   "record size %u is smaller than its header", h->size);
+			return perfdata_reader__fail(r, -EPROTO, offset,
+						     "record size %u is smaller than its header",
+						     h->size);
 		err = input_take(r, h + 1, h->size - sizeof(*h), &got);
 		if (err == -ENODATA)
-			return reader_fail(
+			return perfdata_reader__fail(
 				r, -EPROTO, offset,
 				"input ends inside a record of type %u (%llu of %u bytes): truncated?",
 				h->type, (unsigned long long)got + sizeof(*h), h->size);
 		if (err)
-			return reader_fail(r, err, offset, "cannot read: %s", strerror(-err));
+			return perfdata_reader__fail(r, err, offset, "cannot read: %s",
+						     strerror(-err));
 		if (h->type == REC_COMPRESSED || h->type == REC_COMPRESSED2)
-			err = reader_decompress(r, s, h, offset);
+			err = perfdata_reader__decompress(r, s, h, offset);
 		else if (h->type >= REC_USER_TYPE_START)
 			err = record_user(r, h, offset);
 		else
-			err = reader_record_kernel(r, s, h, offset);
+			err = perfdata_reader__record_kernel(r, s, h, offset);
 		if (err)
 			return err;
 	}
@@ -486,7 +494,7 @@ static int add_events(struct perfdata_reader *r, struct snapshot *s)
 	int err;
 
 	if (!r->nr_attrs)
-		return reader_fail(r, -EPROTO, r->pos, "no event attrs in the input");
+		return perfdata_reader__fail(r, -EPROTO, r->pos, "no event attrs in the input");
 	for (size_t i = 0; i < r->nr_attrs; i++) {
 		const struct attr_entry *e = &r->attrs[i];
 
@@ -494,8 +502,8 @@ static int add_events(struct perfdata_reader *r, struct snapshot *s)
 		err = snapshot__add_event(s, &e->attr, name, e->nr_ids ? e->ids : &e->canonical_id,
 					  e->nr_ids ? e->nr_ids : 1);
 		if (err)
-			return reader_fail(r, err, r->pos, "cannot add event '%s': %s", name,
-					   strerror(-err));
+			return perfdata_reader__fail(r, err, r->pos, "cannot add event '%s': %s",
+						     name, strerror(-err));
 	}
 	return 0;
 }
@@ -507,36 +515,39 @@ static int read_start(struct perfdata_reader *r)
 	int err;
 
 	if (fstat(r->fd, &st))
-		return reader_fail(r, -errno, 0, "cannot stat the input: %s", strerror(errno));
+		return perfdata_reader__fail(r, -errno, 0, "cannot stat the input: %s",
+					     strerror(errno));
 	r->seekable = S_ISREG(st.st_mode);
 	r->file_size = (uint64_t)st.st_size;
 	r->limit = r->file_size;
 	err = input_take(r, hdr, sizeof(hdr), &got);
 	if (err == -ENODATA)
-		return got ? reader_fail(r, -EPROTO, 0,
-					 "%llu bytes are too few for a perf.data header",
-					 (unsigned long long)got) :
-			     reader_fail(r, -ENODATA, 0, "empty input");
+		return got ? perfdata_reader__fail(r, -EPROTO, 0,
+						   "%llu bytes are too few for a perf.data header",
+						   (unsigned long long)got) :
+			     perfdata_reader__fail(r, -ENODATA, 0, "empty input");
 	if (err)
-		return reader_fail(r, err, 0, "cannot read: %s", strerror(-err));
+		return perfdata_reader__fail(r, err, 0, "cannot read: %s", strerror(-err));
 	if (hdr[0] == MAGIC_PERFILE2_BE)
-		return reader_fail(r, -EPROTONOSUPPORT, 0, "big-endian perf.data is not supported");
+		return perfdata_reader__fail(r, -EPROTONOSUPPORT, 0,
+					     "big-endian perf.data is not supported");
 	if (hdr[0] == MAGIC_PERFFILE)
-		return reader_fail(r, -EPROTONOSUPPORT, 0, "perf.data version 1 is not supported");
+		return perfdata_reader__fail(r, -EPROTONOSUPPORT, 0,
+					     "perf.data version 1 is not supported");
 	if (hdr[0] != MAGIC_PERFILE2)
-		return reader_fail(r, -EPROTO, 0, "not a perf.data file (bad magic)");
+		return perfdata_reader__fail(r, -EPROTO, 0, "not a perf.data file (bad magic)");
 	if (hdr[1] == PIPE_HEADER_SIZE) {
 		r->pipe = true;
 		return 0;
 	}
 	if (!r->seekable)
-		return reader_fail(
+		return perfdata_reader__fail(
 			r, -EPROTONOSUPPORT, 8,
 			"a file-mode perf.data (header size %llu) cannot be read from a pipe (perf record -o - writes pipe mode)",
 			(unsigned long long)hdr[1]);
 	r->buf_pos = r->buf_len = 0;
 	r->stats.bytes = 0;
-	return reader_read_file_header(r);
+	return perfdata_reader__read_file_header(r);
 }
 
 /**
@@ -560,11 +571,13 @@ int perfdata_reader__read(struct perfdata_reader *r, struct snapshot *s)
 		return err;
 	err = snapshot__begin_chunk(s, -1, false);
 	if (err)
-		return reader_fail(r, err, r->pos, "cannot start the snapshot: %s", strerror(-err));
+		return perfdata_reader__fail(r, err, r->pos, "cannot start the snapshot: %s",
+					     strerror(-err));
 	err = read_records(r, s);
 	err2 = snapshot__end_chunk(s);
 	if (!err && err2)
-		err = reader_fail(r, err2, r->pos, "cannot keep the records: %s", strerror(-err2));
+		err = perfdata_reader__fail(r, err2, r->pos, "cannot keep the records: %s",
+					    strerror(-err2));
 	if (!err)
 		err = add_events(r, s);
 	/* What the writers need to decode its tracepoints travels with it. */

@@ -25,10 +25,11 @@ static int pread_exact(struct perfdata_reader *r, void *dst, size_t len, uint64_
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return reader_fail(r, -errno, offset, "cannot read %s: %s", what,
-					   strerror(errno));
+			return perfdata_reader__fail(r, -errno, offset, "cannot read %s: %s", what,
+						     strerror(errno));
 		if (!n)
-			return reader_fail(r, -EPROTO, offset + done, "file ends inside %s", what);
+			return perfdata_reader__fail(r, -EPROTO, offset + done,
+						     "file ends inside %s", what);
 		done += (size_t)n;
 	}
 	r->stats.bytes += len;
@@ -43,13 +44,13 @@ static int cmp_id(const void *a, const void *b)
 }
 
 /**
- * reader_find_id - the attr an event id belongs to
+ * perfdata_reader__find_id - the attr an event id belongs to
  * @r: the reader
  * @id: the id
  *
  * Returns the id table entry or NULL.
  */
-const struct id_entry *reader_find_id(const struct perfdata_reader *r, uint64_t id)
+const struct id_entry *perfdata_reader__find_id(const struct perfdata_reader *r, uint64_t id)
 {
 	struct id_entry key = { .id = id };
 
@@ -68,15 +69,16 @@ static int check_layout(struct perfdata_reader *r, const struct perf_event_attr 
 	first = &r->attrs[0].attr;
 	first_type = r->attrs[0].input_sample_type;
 	if (attr->sample_id_all != first->sample_id_all)
-		return reader_fail(r, -EPROTO, offset, "events disagree on sample_id_all");
+		return perfdata_reader__fail(r, -EPROTO, offset,
+					     "events disagree on sample_id_all");
 	if (perf_record__id_pos(attr->sample_type) < 0 || perf_record__id_pos(first_type) < 0)
-		return reader_fail(
+		return perfdata_reader__fail(
 			r, -EPROTO, offset,
 			"several events, but samples carry no event id (no PERF_SAMPLE_ID)");
 	if (perf_record__id_pos(attr->sample_type) != perf_record__id_pos(first_type) ||
 	    (attr->sample_id_all &&
 	     perf_record__is_pos(attr->sample_type) != perf_record__is_pos(first_type)))
-		return reader_fail(
+		return perfdata_reader__fail(
 			r, -EPROTO, offset,
 			"events carry their id at different places (sample_type %#llx vs %#llx)",
 			(unsigned long long)attr->sample_type, (unsigned long long)first_type);
@@ -84,7 +86,7 @@ static int check_layout(struct perfdata_reader *r, const struct perf_event_attr 
 }
 
 /**
- * reader_add_attr - declare an event of the input
+ * perfdata_reader__add_attr - declare an event of the input
  * @r: the reader
  * @attr: its attr as recorded (IDENTIFIER is added to the copy kept)
  * @ids: its ids
@@ -94,8 +96,8 @@ static int check_layout(struct perfdata_reader *r, const struct perf_event_attr 
  * Returns 0, -EPROTO if its records cannot be told from the other
  * events', or -ENOMEM.
  */
-int reader_add_attr(struct perfdata_reader *r, const struct perf_event_attr *attr,
-		    const uint64_t *ids, size_t nr_ids, uint64_t offset)
+int perfdata_reader__add_attr(struct perfdata_reader *r, const struct perf_event_attr *attr,
+			      const uint64_t *ids, size_t nr_ids, uint64_t offset)
 {
 	struct attr_entry *attrs, *e;
 	struct id_entry *id_table;
@@ -133,7 +135,7 @@ int reader_add_attr(struct perfdata_reader *r, const struct perf_event_attr *att
 }
 
 /**
- * reader_load_attr - copy an on-file attr into ours
+ * perfdata_reader__load_attr - copy an on-file attr into ours
  * @r: the reader
  * @p: the attr bytes
  * @avail: bytes at @p that may belong to it
@@ -143,19 +145,20 @@ int reader_add_attr(struct perfdata_reader *r, const struct perf_event_attr *att
  *
  * Returns 0 or -EPROTO.
  */
-int reader_load_attr(struct perfdata_reader *r, const uint8_t *p, size_t avail,
-		     struct perf_event_attr *ret, size_t *ret_size, uint64_t offset)
+int perfdata_reader__load_attr(struct perfdata_reader *r, const uint8_t *p, size_t avail,
+			       struct perf_event_attr *ret, size_t *ret_size, uint64_t offset)
 {
 	uint32_t size;
 
 	if (avail < ATTR_SIZE_VER0)
-		return reader_fail(r, -EPROTO, offset, "attr of %zu bytes is shorter than 64",
-				   avail);
+		return perfdata_reader__fail(r, -EPROTO, offset,
+					     "attr of %zu bytes is shorter than 64", avail);
 	memcpy(&size, p + 4, sizeof(size));
 	if (!size)
 		size = ATTR_SIZE_VER0;
 	if (size < ATTR_SIZE_VER0 || size > avail)
-		return reader_fail(r, -EPROTO, offset, "attr size %u outside 64..%zu", size, avail);
+		return perfdata_reader__fail(r, -EPROTO, offset, "attr size %u outside 64..%zu",
+					     size, avail);
 	memset(ret, 0, sizeof(*ret));
 	memcpy(ret, p, size < sizeof(*ret) ? size : sizeof(*ret));
 	ret->size = sizeof(*ret);
@@ -164,7 +167,7 @@ int reader_load_attr(struct perfdata_reader *r, const uint8_t *p, size_t avail,
 }
 
 /**
- * reader_add_name - remember an event name for an id
+ * perfdata_reader__add_name - remember an event name for an id
  * @r: the reader
  * @id: the id
  * @name: the name, NUL-terminated within @len or cut there
@@ -172,7 +175,7 @@ int reader_load_attr(struct perfdata_reader *r, const uint8_t *p, size_t avail,
  *
  * Returns 0 or -ENOMEM.
  */
-int reader_add_name(struct perfdata_reader *r, uint64_t id, const char *name, size_t len)
+int perfdata_reader__add_name(struct perfdata_reader *r, uint64_t id, const char *name, size_t len)
 {
 	struct name_entry *n = realloc(r->names, (r->nr_names + 1) * sizeof(*n));
 
@@ -213,21 +216,22 @@ static int event_desc_entry(struct perfdata_reader *r, struct cursor *c, uint32_
 	int err;
 
 	if (!cur_take(c, NULL, attr_size) || !cur_take(c, &nr, 4) || !cur_take(c, &len, 4))
-		return reader_fail(r, -EPROTO, offset, "EVENT_DESC entry cut short");
+		return perfdata_reader__fail(r, -EPROTO, offset, "EVENT_DESC entry cut short");
 	name = (const char *)c->p;
 	if (!len || !cur_take(c, NULL, len) || !memchr(name, 0, len))
-		return reader_fail(r, -EPROTO, offset,
-				   "EVENT_DESC name of %u bytes is cut or unterminated", len);
+		return perfdata_reader__fail(r, -EPROTO, offset,
+					     "EVENT_DESC name of %u bytes is cut or unterminated",
+					     len);
 	if (nr > c->left / 8)
-		return reader_fail(r, -EPROTO, offset, "EVENT_DESC has %u ids in %zu bytes", nr,
-				   c->left);
+		return perfdata_reader__fail(r, -EPROTO, offset,
+					     "EVENT_DESC has %u ids in %zu bytes", nr, c->left);
 	r->desc_names[r->nr_desc_names] = strdup(name);
 	if (!r->desc_names[r->nr_desc_names])
 		return -ENOMEM;
 	r->nr_desc_names++;
 	for (uint32_t i = 0; i < nr; i++) {
 		cur_take(c, &id, 8);
-		err = reader_add_name(r, id, name, len);
+		err = perfdata_reader__add_name(r, id, name, len);
 		if (err)
 			return err;
 	}
@@ -244,11 +248,12 @@ static int parse_event_desc(struct perfdata_reader *r, const uint8_t *data, size
 	if (r->desc_names)
 		return 0; /* the first one wins */
 	if (!cur_take(&c, &nr, 4) || !cur_take(&c, &attr_size, 4))
-		return reader_fail(r, -EPROTO, offset, "EVENT_DESC of %zu bytes is too short",
-				   size);
+		return perfdata_reader__fail(r, -EPROTO, offset,
+					     "EVENT_DESC of %zu bytes is too short", size);
 	if (attr_size < ATTR_SIZE_VER0 || nr > c.left / ((size_t)attr_size + 8))
-		return reader_fail(r, -EPROTO, offset,
-				   "EVENT_DESC: %u attrs of %u bytes cannot fit", nr, attr_size);
+		return perfdata_reader__fail(r, -EPROTO, offset,
+					     "EVENT_DESC: %u attrs of %u bytes cannot fit", nr,
+					     attr_size);
 	r->desc_names = calloc(nr ? nr : 1, sizeof(*r->desc_names));
 	if (!r->desc_names)
 		return -ENOMEM;
@@ -261,7 +266,7 @@ static int parse_event_desc(struct perfdata_reader *r, const uint8_t *data, size
 }
 
 /**
- * reader_set_tracing_data - keep and parse the TRACING_DATA blob
+ * perfdata_reader__set_tracing_data - keep and parse the TRACING_DATA blob
  * @r: the reader
  * @data: the malloc'ed blob; the reader owns it from now on, even on error
  * @size: its size
@@ -269,7 +274,8 @@ static int parse_event_desc(struct perfdata_reader *r, const uint8_t *data, size
  *
  * Returns 0, -EPROTO or -EPROTONOSUPPORT for a blob it cannot parse, or -ENOMEM.
  */
-int reader_set_tracing_data(struct perfdata_reader *r, uint8_t *data, size_t size, uint64_t offset)
+int perfdata_reader__set_tracing_data(struct perfdata_reader *r, uint8_t *data, size_t size,
+				      uint64_t offset)
 {
 	char msg[256];
 	int err;
@@ -281,7 +287,7 @@ int reader_set_tracing_data(struct perfdata_reader *r, uint8_t *data, size_t siz
 	if (err == -ENOMEM)
 		return err;
 	if (err)
-		return reader_fail(r, err, offset, "bad TRACING_DATA: %s", msg);
+		return perfdata_reader__fail(r, err, offset, "bad TRACING_DATA: %s", msg);
 	return 0;
 }
 
@@ -362,7 +368,7 @@ static int parse_build_ids(struct perfdata_reader *r, const uint8_t *data, size_
 }
 
 /**
- * reader_process_feature - take in one feature section
+ * perfdata_reader__process_feature - take in one feature section
  * @r: the reader
  * @feat: its feature bit (HEADER_TRACING_DATA, HEADER_NRCPUS, ...)
  * @data: its contents (a file section or a pipe HEADER_FEATURE payload)
@@ -373,8 +379,8 @@ static int parse_build_ids(struct perfdata_reader *r, const uint8_t *data, size_
  * OSRELEASE, ARCH and CLOCK_DATA are ignored.
  * Returns 0 or -errno.
  */
-int reader_process_feature(struct perfdata_reader *r, uint64_t feat, const uint8_t *data,
-			   size_t size, uint64_t offset)
+int perfdata_reader__process_feature(struct perfdata_reader *r, uint64_t feat, const uint8_t *data,
+				     size_t size, uint64_t offset)
 {
 	uint32_t cpus[2];
 	uint8_t *copy;
@@ -385,17 +391,17 @@ int reader_process_feature(struct perfdata_reader *r, uint64_t feat, const uint8
 		if (!copy)
 			return -ENOMEM;
 		memcpy(copy, data, size);
-		return reader_set_tracing_data(r, copy, size, offset);
+		return perfdata_reader__set_tracing_data(r, copy, size, offset);
 	case FEAT_NRCPUS:
 		if (size < sizeof(cpus))
-			return reader_fail(r, -EPROTO, offset, "NRCPUS of %zu bytes is too short",
-					   size);
+			return perfdata_reader__fail(r, -EPROTO, offset,
+						     "NRCPUS of %zu bytes is too short", size);
 		memcpy(cpus, data, sizeof(cpus));
 		/* Consumers size per-CPU state from it: a wild count must not get through. */
 		if (cpus[0] > MAX_NR_CPUS || cpus[1] > MAX_NR_CPUS)
-			return reader_fail(r, -EPROTO, offset,
-					   "NRCPUS claims %u/%u CPUs (at most %u)", cpus[0],
-					   cpus[1], MAX_NR_CPUS);
+			return perfdata_reader__fail(r, -EPROTO, offset,
+						     "NRCPUS claims %u/%u CPUs (at most %u)",
+						     cpus[0], cpus[1], MAX_NR_CPUS);
 		r->nr_cpus = cpus[1] ? cpus[1] : cpus[0];
 		return 0;
 	case FEAT_EVENT_DESC:
@@ -428,7 +434,7 @@ static int check_section(struct perfdata_reader *r, const struct section *sec, c
 			 uint64_t offset)
 {
 	if (sec->offset > r->file_size || sec->size > r->file_size - sec->offset)
-		return reader_fail(
+		return perfdata_reader__fail(
 			r, -EPROTO, offset,
 			"%s section [%#llx, +%llu) runs past the end of the file (%llu bytes): truncated?",
 			what, (unsigned long long)sec->offset, (unsigned long long)sec->size,
@@ -447,7 +453,7 @@ static int read_file_attr(struct perfdata_reader *r, const struct file_header *f
 
 	err = pread_exact(r, buf, (size_t)fh->attr_size, offset, "an attr");
 	if (!err)
-		err = reader_load_attr(r, buf, attr_bytes, &attr, &size, offset);
+		err = perfdata_reader__load_attr(r, buf, attr_bytes, &attr, &size, offset);
 	if (err)
 		return err;
 	memcpy(&ids, buf + attr_bytes, sizeof(ids));
@@ -455,14 +461,15 @@ static int read_file_attr(struct perfdata_reader *r, const struct file_header *f
 	if (err)
 		return err;
 	if (ids.size % 8)
-		return reader_fail(r, -EPROTO, offset + attr_bytes, "ids section of %llu bytes",
-				   (unsigned long long)ids.size);
+		return perfdata_reader__fail(r, -EPROTO, offset + attr_bytes,
+					     "ids section of %llu bytes",
+					     (unsigned long long)ids.size);
 	id_buf = malloc(ids.size ? (size_t)ids.size : 1);
 	if (!id_buf)
 		return -ENOMEM;
 	err = pread_exact(r, id_buf, (size_t)ids.size, ids.offset, "the ids of an attr");
 	if (!err)
-		err = reader_add_attr(r, &attr, id_buf, (size_t)(ids.size / 8), offset);
+		err = perfdata_reader__add_attr(r, &attr, id_buf, (size_t)(ids.size / 8), offset);
 	free(id_buf);
 	return err;
 }
@@ -475,18 +482,19 @@ static int read_file_attrs(struct perfdata_reader *r, const struct file_header *
 
 	if (fh->attr_size < ATTR_SIZE_VER0 + sizeof(struct section) ||
 	    fh->attr_size > MAX_ATTR_ENTRY)
-		return reader_fail(r, -EPROTO, 16, "attr entry size %llu is not in 80..%u",
-				   (unsigned long long)fh->attr_size, MAX_ATTR_ENTRY);
+		return perfdata_reader__fail(r, -EPROTO, 16,
+					     "attr entry size %llu is not in 80..%u",
+					     (unsigned long long)fh->attr_size, MAX_ATTR_ENTRY);
 	err = check_section(r, &fh->attrs, "attrs", 24);
 	if (err)
 		return err;
 	if (fh->attrs.size % fh->attr_size)
-		return reader_fail(
+		return perfdata_reader__fail(
 			r, -EPROTO, 24, "attrs section of %llu bytes is no multiple of %llu",
 			(unsigned long long)fh->attrs.size, (unsigned long long)fh->attr_size);
 	nr = fh->attrs.size / fh->attr_size;
 	if (!nr)
-		return reader_fail(r, -EPROTO, 24, "no event attrs");
+		return perfdata_reader__fail(r, -EPROTO, 24, "no event attrs");
 	buf = malloc((size_t)fh->attr_size);
 	if (!buf)
 		return -ENOMEM;
@@ -510,15 +518,16 @@ static int read_file_feature(struct perfdata_reader *r, uint64_t feat, const str
 	if (err)
 		return err;
 	if (sec->size > MAX_FEATURE_SIZE)
-		return reader_fail(r, -EPROTO, table_offset,
-				   "feature %llu of %llu bytes is too large",
-				   (unsigned long long)feat, (unsigned long long)sec->size);
+		return perfdata_reader__fail(
+			r, -EPROTO, table_offset, "feature %llu of %llu bytes is too large",
+			(unsigned long long)feat, (unsigned long long)sec->size);
 	data = malloc(sec->size ? (size_t)sec->size : 1);
 	if (!data)
 		return -ENOMEM;
 	err = pread_exact(r, data, (size_t)sec->size, sec->offset, "a feature section");
 	if (!err)
-		err = reader_process_feature(r, feat, data, (size_t)sec->size, sec->offset);
+		err = perfdata_reader__process_feature(r, feat, data, (size_t)sec->size,
+						       sec->offset);
 	free(data);
 	return err;
 }
@@ -547,13 +556,13 @@ static int read_file_features(struct perfdata_reader *r, const struct file_heade
 }
 
 /**
- * reader_read_file_header - read a file-mode header and what it points to
+ * perfdata_reader__read_file_header - read a file-mode header and what it points to
  * @r: the reader, on a seekable input
  *
  * Reads the attrs, ids and features, then sets the input position and
  * limit to the data section. Returns 0 or -errno.
  */
-int reader_read_file_header(struct perfdata_reader *r)
+int perfdata_reader__read_file_header(struct perfdata_reader *r)
 {
 	struct file_header fh;
 	int err;
@@ -562,14 +571,15 @@ int reader_read_file_header(struct perfdata_reader *r)
 	if (err)
 		return err;
 	if (fh.size != sizeof(fh))
-		return reader_fail(r, -EPROTONOSUPPORT, 8,
-				   "header size %llu is neither 16 (pipe) nor %zu",
-				   (unsigned long long)fh.size, sizeof(fh));
+		return perfdata_reader__fail(r, -EPROTONOSUPPORT, 8,
+					     "header size %llu is neither 16 (pipe) nor %zu",
+					     (unsigned long long)fh.size, sizeof(fh));
 	err = read_file_attrs(r, &fh);
 	if (!err)
 		err = check_section(r, &fh.data, "data", 40);
 	if (!err && !fh.data.size)
-		return reader_fail(r, -EPROTO, 40, "empty data section (did perf record finish?)");
+		return perfdata_reader__fail(r, -EPROTO, 40,
+					     "empty data section (did perf record finish?)");
 	if (!err)
 		err = read_file_features(r, &fh);
 	if (err)

@@ -27,14 +27,15 @@ static int drain(struct perfdata_reader *r, struct snapshot *s, uint64_t offset)
 	while (!err && r->zbuf_len - pos >= sizeof(h)) {
 		memcpy(&h, r->zbuf + pos, sizeof(h));
 		if (h.size < sizeof(h))
-			return reader_fail(r, -EPROTO, offset,
-					   "compressed data holds a record of size %u", h.size);
+			return perfdata_reader__fail(r, -EPROTO, offset,
+						     "compressed data holds a record of size %u",
+						     h.size);
 		if (h.size > r->zbuf_len - pos)
 			break;
 		if (h.type < REC_USER_TYPE_START) {
 			memcpy(r->zrec, r->zbuf + pos, h.size);
-			err = reader_record_kernel(r, s, (struct perf_event_header *)r->zrec,
-						   offset);
+			err = perfdata_reader__record_kernel(
+				r, s, (struct perf_event_header *)r->zrec, offset);
 		} else {
 			/* perf compresses only ring data; nothing of its own to follow. */
 			r->stats.nr_user_records++;
@@ -61,7 +62,7 @@ static int setup(struct perfdata_reader *r)
 }
 
 /**
- * reader_decompress - take in a COMPRESSED or COMPRESSED2 record
+ * perfdata_reader__decompress - take in a COMPRESSED or COMPRESSED2 record
  * @r: the reader
  * @s: the snapshot, inside its chunk
  * @h: the record
@@ -70,8 +71,8 @@ static int setup(struct perfdata_reader *r)
  * Returns 0, -EPROTO for data zstd refuses or records that make no sense,
  * or -ENOMEM.
  */
-int reader_decompress(struct perfdata_reader *r, struct snapshot *s,
-		      const struct perf_event_header *h, uint64_t offset)
+int perfdata_reader__decompress(struct perfdata_reader *r, struct snapshot *s,
+				const struct perf_event_header *h, uint64_t offset)
 {
 	ZSTD_inBuffer in = { h + 1, h->size - sizeof(*h), 0 };
 	bool full;
@@ -84,9 +85,9 @@ int reader_decompress(struct perfdata_reader *r, struct snapshot *s,
 		if (in.size >= sizeof(data_size))
 			memcpy(&data_size, h + 1, sizeof(data_size));
 		if (in.size < sizeof(data_size) || data_size > in.size - sizeof(data_size))
-			return reader_fail(r, -EPROTO, offset,
-					   "COMPRESSED2 record of %u bytes claims %llu", h->size,
-					   (unsigned long long)data_size);
+			return perfdata_reader__fail(r, -EPROTO, offset,
+						     "COMPRESSED2 record of %u bytes claims %llu",
+						     h->size, (unsigned long long)data_size);
 		in.src = (const uint8_t *)(h + 1) + sizeof(data_size);
 		in.size = (size_t)data_size;
 	}
@@ -98,8 +99,8 @@ int reader_decompress(struct perfdata_reader *r, struct snapshot *s,
 		size_t ret = ZSTD_decompressStream(r->zstd, &out, &in);
 
 		if (ZSTD_isError(ret))
-			return reader_fail(r, -EPROTO, offset, "bad compressed data: %s",
-					   ZSTD_getErrorName(ret));
+			return perfdata_reader__fail(r, -EPROTO, offset, "bad compressed data: %s",
+						     ZSTD_getErrorName(ret));
 		/* A full window may mean zstd holds more: go round again after draining. */
 		full = out.pos == out.size;
 		r->zbuf_len = out.pos;
@@ -109,26 +110,27 @@ int reader_decompress(struct perfdata_reader *r, struct snapshot *s,
 }
 
 /**
- * reader_decompress_end - check nothing is left half-decompressed
+ * perfdata_reader__decompress_end - check nothing is left half-decompressed
  * @r: the reader, at the end of its input
  * @offset: input offset, for messages
  *
  * Returns 0 or -EPROTO when the compressed data ended inside a record.
  */
-int reader_decompress_end(struct perfdata_reader *r, uint64_t offset)
+int perfdata_reader__decompress_end(struct perfdata_reader *r, uint64_t offset)
 {
 	if (r->zbuf_len)
-		return reader_fail(r, -EPROTO, offset,
-				   "compressed data ends inside a record (%zu bytes): truncated?",
-				   r->zbuf_len);
+		return perfdata_reader__fail(
+			r, -EPROTO, offset,
+			"compressed data ends inside a record (%zu bytes): truncated?",
+			r->zbuf_len);
 	return 0;
 }
 
 /**
- * reader_decompress_free - free the decompression state
+ * perfdata_reader__decompress_free - free the decompression state
  * @r: the reader
  */
-void reader_decompress_free(struct perfdata_reader *r)
+void perfdata_reader__decompress_free(struct perfdata_reader *r)
 {
 	ZSTD_freeDStream(r->zstd);
 	free(r->zbuf);

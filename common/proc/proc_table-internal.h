@@ -126,22 +126,24 @@ static inline size_t pt_bucket_of(const struct proc_table *t, pid_t tid)
 	return (size_t)(((uint64_t)(uint32_t)tid * 0x9E3779B97F4A7C15ull) >> 32) & t->mask;
 }
 
-struct pt_task *pt_task_at(const struct proc_table *t, pid_t tid, uint64_t time);
-const struct pt_comm *pt_comm_at(const struct proc_table *t, const struct pt_task *p,
-				 uint64_t time);
-const struct pt_comm *pt_comm_at_fork(const struct proc_table *t, const struct pt_task *p);
+struct pt_task *proc_table__task_at(const struct proc_table *t, pid_t tid, uint64_t time);
+const struct pt_comm *proc_table__task_comm_at(const struct proc_table *t, const struct pt_task *p,
+					       uint64_t time);
+const struct pt_comm *proc_table__task_comm_at_fork(const struct proc_table *t,
+						    const struct pt_task *p);
 
 /* Shared by proc_table.c (records) and proc_table_seed.c (/proc). */
-struct pt_mapping *pt_mapping_new(struct proc_table *t, const char *name, size_t name_len);
-int pt_map_add(struct proc_table *t, struct pt_task *p, struct pt_mapping *m, uint64_t from);
-void pt_mapping_put(struct proc_table *t, struct pt_mapping *m);
-int pt_comm_insert(struct proc_table *t, struct pt_task *p, uint64_t time, const char *comm,
-		   bool exec);
-struct pt_task *pt_task_new(struct proc_table *t, pid_t pid, pid_t tid, uint64_t born);
+struct pt_mapping *proc_table__mapping_new(struct proc_table *t, const char *name, size_t name_len);
+int proc_table__map_add(struct proc_table *t, struct pt_task *p, struct pt_mapping *m,
+			uint64_t from);
+void proc_table__mapping_put(struct proc_table *t, struct pt_mapping *m);
+int proc_table__comm_insert(struct proc_table *t, struct pt_task *p, uint64_t time,
+			    const char *comm, bool exec);
+struct pt_task *proc_table__task_new(struct proc_table *t, pid_t pid, pid_t tid, uint64_t born);
 /*
  * Gives file mapping @m of @pid its build-id, if the table reads them and
  * @m came without one, and counts it in the stats either way.
  */
-void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m);
+void proc_table__mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m);
 
 #endif

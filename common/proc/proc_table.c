@@ -73,7 +73,7 @@ static void age_link(struct proc_table *t, struct pt_task *p)
 		l->first = p;
 }
 
-void pt_mapping_put(struct proc_table *t, struct pt_mapping *m)
+void proc_table__mapping_put(struct proc_table *t, struct pt_mapping *m)
 {
 	if (--m->refs)
 		return;
@@ -81,7 +81,7 @@ void pt_mapping_put(struct proc_table *t, struct pt_mapping *m)
 	free(m);
 }
 
-struct pt_mapping *pt_mapping_new(struct proc_table *t, const char *name, size_t name_len)
+struct pt_mapping *proc_table__mapping_new(struct proc_table *t, const char *name, size_t name_len)
 {
 	struct pt_mapping *m;
 
@@ -100,7 +100,7 @@ struct pt_mapping *pt_mapping_new(struct proc_table *t, const char *name, size_t
 static void task_free(struct proc_table *t, struct pt_task *p)
 {
 	for (uint32_t i = 0; i < p->nr_maps; i++)
-		pt_mapping_put(t, p->maps[i].m);
+		proc_table__mapping_put(t, p->maps[i].m);
 	t->stats.bytes -= sizeof(*p) + p->cap_comms * sizeof(*p->comms) +
 			  p->cap_maps * sizeof(*p->maps);
 	free(p->comms);
@@ -121,7 +121,7 @@ static void task_remove(struct proc_table *t, struct pt_task *p)
 }
 
 /* A new incarnation of @tid; drops the oldest task first when the table is full. */
-struct pt_task *pt_task_new(struct proc_table *t, pid_t pid, pid_t tid, uint64_t born)
+struct pt_task *proc_table__task_new(struct proc_table *t, pid_t pid, pid_t tid, uint64_t born)
 {
 	struct pt_task *p;
 	size_t b;
@@ -147,7 +147,7 @@ struct pt_task *pt_task_new(struct proc_table *t, pid_t pid, pid_t tid, uint64_t
 }
 
 /**
- * pt_task_at - find an incarnation of a tid
+ * proc_table__task_at - find an incarnation of a tid
  * @t: the table
  * @tid: the thread
  * @time: when
@@ -155,7 +155,7 @@ struct pt_task *pt_task_new(struct proc_table *t, pid_t pid, pid_t tid, uint64_t
  * Returns the incarnation of @tid that @time falls in (the latest born by
  * then, else the first), or NULL if the tid is unknown.
  */
-struct pt_task *pt_task_at(const struct proc_table *t, pid_t tid, uint64_t time)
+struct pt_task *proc_table__task_at(const struct proc_table *t, pid_t tid, uint64_t time)
 {
 	struct pt_task *best = NULL, *first = NULL;
 
@@ -184,7 +184,7 @@ static void task_end(struct proc_table *t, struct pt_task *p, uint64_t time, boo
 /* The task a COMM or MMAP at @time belongs to, made if there is none. */
 static struct pt_task *task_get(struct proc_table *t, pid_t pid, pid_t tid, uint64_t time)
 {
-	struct pt_task *p = pt_task_at(t, tid, time);
+	struct pt_task *p = proc_table__task_at(t, tid, time);
 
 	if (p && p->pid != pid && p->born <= time) {
 		/* A tid reused without the FORK and EXIT reaching us. */
@@ -200,7 +200,7 @@ static struct pt_task *task_get(struct proc_table *t, pid_t pid, pid_t tid, uint
 		}
 		return p;
 	}
-	return pt_task_new(t, pid, tid, time);
+	return proc_table__task_new(t, pid, tid, time);
 }
 
 /* Makes room for @need entries of @elem bytes, up to @max. NULL on ENOMEM. */
@@ -242,7 +242,7 @@ static const struct pt_task *parent_at_fork(const struct proc_table *t, const st
 
 	if (!(p->flags & PT_FORKED) || p->ptid <= 0)
 		return NULL;
-	parent = pt_task_at(t, p->ptid, p->born);
+	parent = proc_table__task_at(t, p->ptid, p->born);
 	if (!parent || parent == p || parent->exit_time < p->born ||
 	    (parent->born > p->born && parent->flags & PT_FORKED))
 		return NULL;
@@ -250,7 +250,7 @@ static const struct pt_task *parent_at_fork(const struct proc_table *t, const st
 }
 
 /**
- * pt_comm_at - the comm change in effect for a task
+ * proc_table__task_comm_at - the comm change in effect for a task
  * @t: the table
  * @p: the task
  * @time: when
@@ -262,7 +262,8 @@ static const struct pt_task *parent_at_fork(const struct proc_table *t, const st
  *
  * Returns the change, or NULL if no name is known.
  */
-const struct pt_comm *pt_comm_at(const struct proc_table *t, const struct pt_task *p, uint64_t time)
+const struct pt_comm *proc_table__task_comm_at(const struct proc_table *t, const struct pt_task *p,
+					       uint64_t time)
 {
 	const struct pt_comm *c = NULL;
 
@@ -282,21 +283,22 @@ const struct pt_comm *pt_comm_at(const struct proc_table *t, const struct pt_tas
 }
 
 /**
- * pt_comm_at_fork - the name a child inherited
+ * proc_table__task_comm_at_fork - the name a child inherited
  * @t: the table
  * @p: the task
  *
  * Returns its parent's comm change in effect at its FORK, or NULL.
  */
-const struct pt_comm *pt_comm_at_fork(const struct proc_table *t, const struct pt_task *p)
+const struct pt_comm *proc_table__task_comm_at_fork(const struct proc_table *t,
+						    const struct pt_task *p)
 {
 	const struct pt_task *parent = parent_at_fork(t, p);
 
-	return parent ? pt_comm_at(t, parent, p->born) : NULL;
+	return parent ? proc_table__task_comm_at(t, parent, p->born) : NULL;
 }
 
-int pt_comm_insert(struct proc_table *t, struct pt_task *p, uint64_t time, const char *comm,
-		   bool exec)
+int proc_table__comm_insert(struct proc_table *t, struct pt_task *p, uint64_t time,
+			    const char *comm, bool exec)
 {
 	struct pt_comm *c;
 	uint32_t i = p->nr_comms;
@@ -371,7 +373,7 @@ static int map_append(struct proc_table *t, struct pt_task *p, struct pt_mapping
 	while (p->nr_maps && p->nr_maps >= t->max_maps) {
 		uint32_t v = map_victim(p);
 
-		pt_mapping_put(t, p->maps[v].m);
+		proc_table__mapping_put(t, p->maps[v].m);
 		memmove(p->maps + v, p->maps + v + 1, (--p->nr_maps - v) * sizeof(*r));
 		t->stats.nr_history_dropped++;
 	}
@@ -389,7 +391,8 @@ static int map_append(struct proc_table *t, struct pt_task *p, struct pt_mapping
  * that time only widens; one it covers whole ends there, as perf would
  * replace it (the kernel reports no munmap, so this keeps history short).
  */
-int pt_map_add(struct proc_table *t, struct pt_task *p, struct pt_mapping *m, uint64_t from)
+int proc_table__map_add(struct proc_table *t, struct pt_task *p, struct pt_mapping *m,
+			uint64_t from)
 {
 	uint64_t until = next_exec(p, from);
 
@@ -458,10 +461,10 @@ static int handle_comm(struct proc_table *t, const struct perf_event_header *rec
 	p = task_get(t, (pid_t)f.pid, (pid_t)f.tid, time);
 	if (!p)
 		return -ENOMEM;
-	r = pt_comm_insert(t, p, time, comm, exec);
+	r = proc_table__comm_insert(t, p, time, comm, exec);
 	if (r < 0 || !exec)
 		return r;
-	leader = f.pid == f.tid ? p : pt_task_at(t, (pid_t)f.pid, time);
+	leader = f.pid == f.tid ? p : proc_table__task_at(t, (pid_t)f.pid, time);
 	if (leader && leader->pid == (pid_t)f.pid)
 		maps_end(leader, time);
 	return 0;
@@ -489,7 +492,7 @@ static int handle_mmap(struct proc_table *t, const struct perf_event_header *rec
 	if (!(f.prot & PROT_EXEC) || bad_pid(f.pid) || bad_pid(f.tid))
 		return ignored(t);
 	p = task_get(t, (pid_t)f.pid, (pid_t)f.pid, time);
-	m = p ? pt_mapping_new(t, name, len) : NULL;
+	m = p ? proc_table__mapping_new(t, name, len) : NULL;
 	if (!m)
 		return -ENOMEM;
 	m->misc = rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID;
@@ -499,9 +502,9 @@ static int handle_mmap(struct proc_table *t, const struct perf_event_header *rec
 	memcpy(m->id, f.id, sizeof(m->id));
 	m->prot = f.prot;
 	m->flags = f.flags;
-	pt_mapping_build_id(t, (pid_t)f.pid, m);
-	r = pt_map_add(t, p, m, time);
-	pt_mapping_put(t, m);
+	proc_table__mapping_build_id(t, (pid_t)f.pid, m);
+	r = proc_table__map_add(t, p, m, time);
+	proc_table__mapping_put(t, m);
 	return r;
 }
 
@@ -513,18 +516,18 @@ static int fork_inherit(struct proc_table *t, struct pt_task *c, const struct pt
 	const struct pt_task *parent;
 	int r = 0;
 
-	parent = pt_task_at(t, (pid_t)f->ptid, time);
+	parent = proc_table__task_at(t, (pid_t)f->ptid, time);
 	if (parent && (parent == c || parent->exit_time < time))
 		parent = NULL; /* its tid was reused and we missed the new one */
-	cc = parent ? pt_comm_at(t, parent, time) : NULL;
+	cc = parent ? proc_table__task_comm_at(t, parent, time) : NULL;
 	if (cc && !(c->nr_comms && c->comms[0].time <= time)) {
-		r = pt_comm_insert(t, c, time, cc->comm, false);
+		r = proc_table__comm_insert(t, c, time, cc->comm, false);
 		if (r < 0)
 			return r;
 	}
 	if (f->pid == f->ppid || f->pid != f->tid)
 		return 0;
-	parent = pt_task_at(t, (pid_t)f->ppid, time);
+	parent = proc_table__task_at(t, (pid_t)f->ppid, time);
 	if (!parent || parent == c || parent->pid != (pid_t)f->ppid || parent->exit_time < time)
 		return 0;
 	for (uint32_t i = 0; i < parent->nr_maps && r >= 0; i++) {
@@ -533,7 +536,7 @@ static int fork_inherit(struct proc_table *t, struct pt_task *c, const struct pt
 		if (pm->from > time || pm->until <= time)
 			continue;
 		if (c->nr_maps)
-			r = pt_map_add(t, c, pm->m, time);
+			r = proc_table__map_add(t, c, pm->m, time);
 		else
 			r = map_append(t, c, pm->m, time, next_exec(c, time));
 	}
@@ -542,7 +545,7 @@ static int fork_inherit(struct proc_table *t, struct pt_task *c, const struct pt
 
 static int handle_fork(struct proc_table *t, const struct pt_task_rec *f, uint64_t time)
 {
-	struct pt_task *c = pt_task_at(t, (pid_t)f->tid, PT_NEVER);
+	struct pt_task *c = proc_table__task_at(t, (pid_t)f->tid, PT_NEVER);
 
 	if (c && !(c->flags & PT_FORKED) && c->born >= time) {
 		/* Its COMM or MMAP came first, from another CPU's ring. */
@@ -552,7 +555,7 @@ static int handle_fork(struct proc_table *t, const struct pt_task_rec *f, uint64
 	} else {
 		if (c && c->exit_time == PT_NEVER && c->born <= time)
 			task_end(t, c, time, false);
-		c = pt_task_new(t, (pid_t)f->pid, (pid_t)f->tid, time);
+		c = proc_table__task_new(t, (pid_t)f->pid, (pid_t)f->tid, time);
 		if (!c)
 			return -ENOMEM;
 	}
@@ -576,7 +579,7 @@ static int handle_task(struct proc_table *t, const struct perf_event_header *rec
 		return ignored(t);
 	if (rec->type == PERF_RECORD_FORK)
 		return handle_fork(t, &f, time);
-	p = pt_task_at(t, (pid_t)f.tid, time);
+	p = proc_table__task_at(t, (pid_t)f.tid, time);
 	if (p && p->born > time && p->flags & PT_FORKED)
 		return ignored(t); /* an earlier incarnation, never seen */
 	if (p && p->pid != (pid_t)f.pid && p->exit_time == PT_NEVER)
@@ -589,7 +592,7 @@ static int handle_task(struct proc_table *t, const struct perf_event_header *rec
 		 * FORK finds it exited rather than making it alive for good
 		 * (which would fill the table and push out newer tasks).
 		 */
-		p = pt_task_new(t, (pid_t)f.pid, (pid_t)f.tid, time);
+		p = proc_table__task_new(t, (pid_t)f.pid, (pid_t)f.tid, time);
 		if (!p)
 			return -ENOMEM;
 	}
@@ -664,8 +667,8 @@ const char *proc_table__comm_at(const struct proc_table *t, pid_t tid, uint64_t 
 
 	if (!t || tid <= 0)
 		return NULL;
-	p = pt_task_at(t, tid, time);
-	c = p ? pt_comm_at(t, p, time) : NULL;
+	p = proc_table__task_at(t, tid, time);
+	c = p ? proc_table__task_comm_at(t, p, time) : NULL;
 	return c ? c->comm : NULL;
 }
 

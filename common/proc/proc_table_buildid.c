@@ -127,7 +127,7 @@ static int read_build_id(struct proc_table *t, pid_t pid, const struct pt_mappin
 	return r;
 }
 
-void pt_mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m)
+void proc_table__mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m)
 {
 	struct elf_buildid id;
 

@@ -90,7 +90,7 @@ static int add_comm(struct emitter *e, const struct pt_task *p, const struct pt_
 /*
  * The state at the start is no exec, even if an exec set it. A task with
  * no name of its own by then (or, forked in the span, at its fork) has the
- * one it inherited (see pt_comm_at()).
+ * one it inherited (see proc_table__task_comm_at()).
  */
 static int collect_comms(struct emitter *e, const struct pt_task *p, bool initial)
 {
@@ -100,7 +100,7 @@ static int collect_comms(struct emitter *e, const struct pt_task *p, bool initia
 	int r = 0;
 
 	if (!p->nr_comms || p->comms[0].time > (initial ? before : p->born))
-		c = pt_comm_at_fork(e->t, p);
+		c = proc_table__task_comm_at_fork(e->t, p);
 	if (c) {
 		r = add_comm(e, p, c, initial ? before : p->born, initial, false);
 	} else if (initial && p->nr_comms) {
@@ -269,7 +269,7 @@ static bool alive_in(const struct proc_table *t, const struct pt_task *p, uint64
 		return false;
 	if (p->born <= end)
 		return true;
-	return !(p->flags & PT_FORKED) && pt_task_at(t, p->tid, end) == p;
+	return !(p->flags & PT_FORKED) && proc_table__task_at(t, p->tid, end) == p;
 }
 
 /*
@@ -281,7 +281,7 @@ static bool alive_in(const struct proc_table *t, const struct pt_task *p, uint64
  */
 static const struct pt_task *exit_tail(const struct proc_table *t, pid_t tid, uint64_t start)
 {
-	const struct pt_task *p = pt_task_at(t, tid, start);
+	const struct pt_task *p = proc_table__task_at(t, tid, start);
 
 	return p && p->flags & PT_EXITED && p->born <= start ? p : NULL;
 }
@@ -293,7 +293,8 @@ static int add_pick(const struct proc_table *t, const struct pt_task *p, uint64_
 	const struct pt_task *l;
 	struct pick *pk;
 
-	l = p->pid == p->tid ? NULL : pt_task_at(t, p->pid, p->born > start ? p->born : start);
+	l = p->pid == p->tid ? NULL :
+			       proc_table__task_at(t, p->pid, p->born > start ? p->born : start);
 	if (*n + 2 > *cap) {
 		size_t c = *cap ? *cap * 2 : 16;
 
@@ -333,13 +334,13 @@ static ssize_t pick_tasks(const struct proc_table *t, const struct snapshot_task
 				continue;
 			r = add_pick(t, p, e->start, &picks, &n, &cap);
 			found = true;
-			named |= pt_comm_at(t, p, e->end) != NULL;
+			named |= proc_table__task_comm_at(t, p, e->end) != NULL;
 		}
 		tail = found ? NULL : exit_tail(t, tasks[i].tid, e->start);
 		if (tail && r == 0)
 			r = add_pick(t, tail, e->start, &picks, &n, &cap);
 		/* Known only from an MMAP, or forked by a task never seen: no name. */
-		unknown += !named && !(tail && pt_comm_at(t, tail, e->start));
+		unknown += !named && !(tail && proc_table__task_comm_at(t, tail, e->start));
 	}
 	if (r < 0) {
 		free(picks);

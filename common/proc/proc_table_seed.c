@@ -27,7 +27,7 @@ static int seed_map(void *ctx, const struct procinfo_map *pm)
 	struct pt_mapping *m;
 	int r;
 
-	m = pt_mapping_new(s->t, pm->name, strlen(pm->name));
+	m = proc_table__mapping_new(s->t, pm->name, strlen(pm->name));
 	if (!m)
 		return -ENOMEM;
 	m->start = pm->start;
@@ -39,9 +39,9 @@ static int seed_map(void *ctx, const struct procinfo_map *pm)
 	memcpy(m->id + 16, &gen, 8);
 	m->prot = pm->prot;
 	m->flags = pm->flags;
-	pt_mapping_build_id(s->t, s->p->pid, m);
-	r = pt_map_add(s->t, s->p, m, s->now);
-	pt_mapping_put(s->t, m);
+	proc_table__mapping_build_id(s->t, s->p->pid, m);
+	r = proc_table__map_add(s->t, s->p, m, s->now);
+	proc_table__mapping_put(s->t, m);
 	return r;
 }
 
@@ -57,7 +57,7 @@ static int seed_thread(struct proc_table *t, pid_t pid, pid_t tid, uint64_t now)
 	bool added = false;
 	int r;
 
-	s.p = pt_task_at(t, tid, PT_NEVER);
+	s.p = proc_table__task_at(t, tid, PT_NEVER);
 	if (s.p && (s.p->exit_time != PT_NEVER || s.p->pid != pid))
 		s.p = NULL;
 	if (s.p && s.p->flags & PT_FORKED)
@@ -65,7 +65,7 @@ static int seed_thread(struct proc_table *t, pid_t pid, pid_t tid, uint64_t now)
 	if (procinfo__read_stat(pid, tid, &st) < 0)
 		return 0;
 	if (!s.p) {
-		s.p = pt_task_new(t, pid, tid, now);
+		s.p = proc_table__task_new(t, pid, tid, now);
 		if (!s.p)
 			return -ENOMEM;
 		added = true;
@@ -74,7 +74,7 @@ static int seed_thread(struct proc_table *t, pid_t pid, pid_t tid, uint64_t now)
 	s.p->ppid = pid == tid ? st.ppid : pid;
 	s.p->ptid = s.p->ppid;
 	s.p->flags |= PT_PARENT;
-	r = s.p->nr_comms ? 0 : pt_comm_insert(t, s.p, now, st.comm, false);
+	r = s.p->nr_comms ? 0 : proc_table__comm_insert(t, s.p, now, st.comm, false);
 	if (r < 0)
 		return r;
 	/* A process may go, or hide its maps from us; its name is still worth having. */

@@ -104,15 +104,17 @@ struct tracedat_writer {
 	uint32_t nr_chunks;
 };
 
-int tdw_append(struct tracedat_writer *w, const void *data, size_t len);
-int tdw_patch(struct tracedat_writer *w, uint64_t offset, const void *data, size_t len);
-int tdw_flush(struct tracedat_writer *w);
-uint64_t tdw_pos(const struct tracedat_writer *w);
-int tdw_pad_to_page(struct tracedat_writer *w);
-int tdw_section_header(struct tracedat_writer *w, uint16_t id, uint16_t flags, const char *desc,
-		       uint64_t size);
-int tdw_compress(struct tracedat_writer *w, const void *data, size_t len, struct byte_buffer *out);
-int tdw_write_initial_header(struct tracedat_writer *w);
-int tdw_write_metadata(struct tracedat_writer *w);
+int tracedat_writer__append(struct tracedat_writer *w, const void *data, size_t len);
+int tracedat_writer__patch(struct tracedat_writer *w, uint64_t offset, const void *data,
+			   size_t len);
+int tracedat_writer__flush(struct tracedat_writer *w);
+uint64_t tracedat_writer__pos(const struct tracedat_writer *w);
+int tracedat_writer__pad_to_page(struct tracedat_writer *w);
+int tracedat_writer__section_header(struct tracedat_writer *w, uint16_t id, uint16_t flags,
+				    const char *desc, uint64_t size);
+int tracedat_writer__compress(struct tracedat_writer *w, const void *data, size_t len,
+			      struct byte_buffer *out);
+int tracedat_writer__write_initial_header(struct tracedat_writer *w);
+int tracedat_writer__write_metadata(struct tracedat_writer *w);
 
 #endif

@@ -147,7 +147,7 @@ static int init_writer(struct tracedat_writer *w, const struct tracedat_params *
 		return -ENOMEM;
 	err = copy_params(w, p);
 	if (!err)
-		err = tdw_write_initial_header(w);
+		err = tracedat_writer__write_initial_header(w);
 	return err;
 }
 
@@ -374,16 +374,16 @@ int tracedat_writer__set_printk(struct tracedat_writer *w, const char *text, siz
 /* The first page of a CPU: page-aligned offset, and a chunk count placeholder. */
 static int start_cpu_data(struct tracedat_writer *w)
 {
-	int err = tdw_pad_to_page(w);
+	int err = tracedat_writer__pad_to_page(w);
 
 	if (err)
 		return err;
-	w->cpus[w->cpu].offset = tdw_pos(w);
+	w->cpus[w->cpu].offset = tracedat_writer__pos(w);
 	w->cpu_started = true;
 	w->nr_chunks = 0;
 	w->chunk.len = 0;
 	if (w->compression == TRACEDAT_COMPRESS_ZSTD)
-		err = tdw_append(w, &(uint32_t){ 0 }, sizeof(uint32_t));
+		err = tracedat_writer__append(w, &(uint32_t){ 0 }, sizeof(uint32_t));
 	return err;
 }
 
@@ -394,9 +394,9 @@ static int flush_chunk(struct tracedat_writer *w)
 
 	if (!w->chunk.len)
 		return 0;
-	err = tdw_compress(w, w->chunk.data, w->chunk.len, &z);
+	err = tracedat_writer__compress(w, w->chunk.data, w->chunk.len, &z);
 	if (!err)
-		err = tdw_append(w, z.data, z.len);
+		err = tracedat_writer__append(w, z.data, z.len);
 	byte_buffer__fini(&z);
 	w->chunk.len = 0;
 	w->nr_chunks++;
@@ -413,7 +413,7 @@ static int emit_page(struct tracedat_writer *w)
 	if (!w->cpu_started && (err = start_cpu_data(w)))
 		return err;
 	if (w->compression != TRACEDAT_COMPRESS_ZSTD)
-		return tdw_append(w, page, w->page_size);
+		return tracedat_writer__append(w, page, w->page_size);
 	err = byte_buffer__put(&w->chunk, page, w->page_size);
 	if (!err && w->chunk.len >= TDW_PAGES_PER_CHUNK * w->page_size)
 		err = flush_chunk(w);
@@ -442,8 +442,8 @@ int tracedat_writer__begin_cpu(struct tracedat_writer *w, int cpu)
 	/* Fail before any page goes out if the metadata cannot be had. */
 	err = load_headers(w);
 	if (!err && !w->fly_offset) {
-		w->fly_offset = tdw_pos(w);
-		err = tdw_section_header(
+		w->fly_offset = tracedat_writer__pos(w);
+		err = tracedat_writer__section_header(
 			w, TDW_OPT_BUFFER,
 			w->compression == TRACEDAT_COMPRESS_ZSTD ? TDW_SEC_FL_COMPRESS : 0,
 			"buffer flyrecord ", 0);
@@ -554,11 +554,12 @@ int tracedat_writer__end_cpu(struct tracedat_writer *w)
 	if (!err && w->cpu_started && w->compression == TRACEDAT_COMPRESS_ZSTD) {
 		err = flush_chunk(w);
 		if (!err)
-			err = tdw_patch(w, c->offset, &w->nr_chunks, sizeof(w->nr_chunks));
+			err = tracedat_writer__patch(w, c->offset, &w->nr_chunks,
+						     sizeof(w->nr_chunks));
 	}
 	if (err)
 		return err;
-	c->size = w->cpu_started ? tdw_pos(w) - c->offset : 0;
+	c->size = w->cpu_started ? tracedat_writer__pos(w) - c->offset : 0;
 	c->done = true;
 	w->cpu = -1;
 	w->state = TDW_OPEN;
@@ -584,15 +585,15 @@ int tracedat_writer__finish(struct tracedat_writer *w)
 	if (!err)
 		err = load_printk(w);
 	if (!err && !w->fly_offset) {
-		w->fly_offset = tdw_pos(w);
-		err = tdw_section_header(w, TDW_OPT_BUFFER, 0, "buffer flyrecord ", 0);
+		w->fly_offset = tracedat_writer__pos(w);
+		err = tracedat_writer__section_header(w, TDW_OPT_BUFFER, 0, "buffer flyrecord ", 0);
 	}
 	if (err)
 		return err;
-	size = tdw_pos(w) - w->fly_offset - TDW_SECTION_HEADER_SIZE;
-	err = tdw_patch(w, w->fly_offset + 8, &size, sizeof(size));
+	size = tracedat_writer__pos(w) - w->fly_offset - TDW_SECTION_HEADER_SIZE;
+	err = tracedat_writer__patch(w, w->fly_offset + 8, &size, sizeof(size));
 	if (!err)
-		err = tdw_write_metadata(w);
+		err = tracedat_writer__write_metadata(w);
 	if (err) {
 		w->state = TDW_FAILED;
 		return err;
@@ -609,7 +610,7 @@ int tracedat_writer__finish(struct tracedat_writer *w)
  */
 uint64_t tracedat_writer__size(const struct tracedat_writer *w)
 {
-	return w ? tdw_pos(w) : 0;
+	return w ? tracedat_writer__pos(w) : 0;
 }
 
 /**

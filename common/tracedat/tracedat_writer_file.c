@@ -26,31 +26,31 @@ static int failed(struct tracedat_writer *w, int err)
 }
 
 /**
- * tdw_flush - write the output buffer to the file
+ * tracedat_writer__flush - write the output buffer to the file
  * @w: the writer
  *
  * Returns 0 or the -errno of the write (the writer is then failed).
  */
-int tdw_flush(struct tracedat_writer *w)
+int tracedat_writer__flush(struct tracedat_writer *w)
 {
 	return failed(w, file_output__flush(&w->out));
 }
 
 /**
- * tdw_append - append to the file through the output buffer
+ * tracedat_writer__append - append to the file through the output buffer
  * @w: the writer
  * @data: the bytes, or NULL for zeros
  * @len: how many
  *
  * Returns 0 or -errno.
  */
-int tdw_append(struct tracedat_writer *w, const void *data, size_t len)
+int tracedat_writer__append(struct tracedat_writer *w, const void *data, size_t len)
 {
 	return failed(w, file_output__append(&w->out, data, len));
 }
 
 /**
- * tdw_patch - rewrite bytes already appended
+ * tracedat_writer__patch - rewrite bytes already appended
  * @w: the writer
  * @offset: their file offset
  * @data: the new bytes
@@ -58,34 +58,34 @@ int tdw_append(struct tracedat_writer *w, const void *data, size_t len)
  *
  * For sizes and offsets known only later. Returns 0 or -errno.
  */
-int tdw_patch(struct tracedat_writer *w, uint64_t offset, const void *data, size_t len)
+int tracedat_writer__patch(struct tracedat_writer *w, uint64_t offset, const void *data, size_t len)
 {
 	return failed(w, file_output__patch(&w->out, offset, data, len));
 }
 
 /**
- * tdw_pos - the file offset the next appended byte goes to
+ * tracedat_writer__pos - the file offset the next appended byte goes to
  * @w: the writer
  *
  * Returns the offset.
  */
-uint64_t tdw_pos(const struct tracedat_writer *w)
+uint64_t tracedat_writer__pos(const struct tracedat_writer *w)
 {
 	return file_output__pos(&w->out);
 }
 
 /**
- * tdw_pad_to_page - append zeros up to the next page boundary of the file
+ * tracedat_writer__pad_to_page - append zeros up to the next page boundary of the file
  * @w: the writer
  *
  * Returns 0 or -errno.
  */
-int tdw_pad_to_page(struct tracedat_writer *w)
+int tracedat_writer__pad_to_page(struct tracedat_writer *w)
 {
-	uint64_t pos = tdw_pos(w);
+	uint64_t pos = tracedat_writer__pos(w);
 	uint64_t aligned = (pos + w->page_size - 1) / w->page_size * w->page_size;
 
-	return tdw_append(w, NULL, aligned - pos);
+	return tracedat_writer__append(w, NULL, aligned - pos);
 }
 
 /* A description for a section header: its offset in STRINGS. */
@@ -104,11 +104,11 @@ static int put_section_header(struct tracedat_writer *w, uint16_t id, uint16_t f
 	memcpy(h + 2, &flags, 2);
 	memcpy(h + 4, &desc_id, 4);
 	memcpy(h + 8, &size, 8);
-	return tdw_append(w, h, sizeof(h));
+	return tracedat_writer__append(w, h, sizeof(h));
 }
 
 /**
- * tdw_section_header - append a section header
+ * tracedat_writer__section_header - append a section header
  * @w: the writer
  * @id: the section id
  * @flags: TDW_SEC_FL_COMPRESS or 0
@@ -118,8 +118,8 @@ static int put_section_header(struct tracedat_writer *w, uint16_t id, uint16_t f
  * Layout: u16 id, u16 flags, u32 description (STRINGS offset), u64 size.
  * Returns 0 or -errno.
  */
-int tdw_section_header(struct tracedat_writer *w, uint16_t id, uint16_t flags, const char *desc,
-		       uint64_t size)
+int tracedat_writer__section_header(struct tracedat_writer *w, uint16_t id, uint16_t flags,
+				    const char *desc, uint64_t size)
 {
 	uint32_t desc_id;
 	int err = add_string(w, desc, &desc_id);
@@ -128,7 +128,7 @@ int tdw_section_header(struct tracedat_writer *w, uint16_t id, uint16_t flags, c
 }
 
 /**
- * tdw_compress - build a zstd compression block
+ * tracedat_writer__compress - build a zstd compression block
  * @w: the writer (its zstd context)
  * @data: the uncompressed bytes
  * @len: how many
@@ -138,7 +138,8 @@ int tdw_section_header(struct tracedat_writer *w, uint16_t id, uint16_t flags, c
  * compressed size, u32 uncompressed size, one zstd frame.
  * Returns 0, -E2BIG past 4 GiB, -ENOMEM or -EIO.
  */
-int tdw_compress(struct tracedat_writer *w, const void *data, size_t len, struct byte_buffer *out)
+int tracedat_writer__compress(struct tracedat_writer *w, const void *data, size_t len,
+			      struct byte_buffer *out)
 {
 	size_t bound = ZSTD_compressBound(len), n;
 	uint32_t sizes[2];
@@ -170,29 +171,29 @@ static int write_section(struct tracedat_writer *w, uint16_t id, uint32_t desc_i
 
 	compress = compress && w->compression == TRACEDAT_COMPRESS_ZSTD;
 	if (compress) {
-		err = tdw_compress(w, body->data, body->len, &z);
+		err = tracedat_writer__compress(w, body->data, body->len, &z);
 		out = &z;
 	}
 	if (ret_offset)
-		*ret_offset = tdw_pos(w);
+		*ret_offset = tracedat_writer__pos(w);
 	if (!err)
 		err = put_section_header(w, id, compress ? TDW_SEC_FL_COMPRESS : 0, desc_id,
 					 out->len);
 	if (!err)
-		err = tdw_append(w, out->data, out->len);
+		err = tracedat_writer__append(w, out->data, out->len);
 	byte_buffer__fini(&z);
 	return err;
 }
 
 /**
- * tdw_write_initial_header - append the file's initial header
+ * tracedat_writer__write_initial_header - append the file's initial header
  * @w: the writer, at offset 0
  *
  * Magic, version "7", little endian, long size, page size, compression
  * name and version, and the first OPTIONS offset (patched by
- * tdw_write_metadata()). Returns 0 or -errno.
+ * tracedat_writer__write_metadata()). Returns 0 or -errno.
  */
-int tdw_write_initial_header(struct tracedat_writer *w)
+int tracedat_writer__write_initial_header(struct tracedat_writer *w)
 {
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	bool zstd = w->compression == TRACEDAT_COMPRESS_ZSTD;
@@ -217,7 +218,7 @@ int tdw_write_initial_header(struct tracedat_writer *w)
 	if (!err)
 		err = byte_buffer__put_u64(&h, 0);
 	if (!err)
-		err = tdw_append(w, h.data, h.len);
+		err = tracedat_writer__append(w, h.data, h.len);
 	byte_buffer__fini(&h);
 	return err;
 }
@@ -420,7 +421,7 @@ static int more_options(struct tracedat_writer *w, struct byte_buffer *opts)
 }
 
 /**
- * tdw_write_metadata - write everything after the FLYRECORD section
+ * tracedat_writer__write_metadata - write everything after the FLYRECORD section
  * @w: the writer, its CPU data complete
  *
  * Writes the metadata sections, one OPTIONS section (never compressed, as
@@ -428,7 +429,7 @@ static int more_options(struct tracedat_writer *w, struct byte_buffer *opts)
  * its description; then points the initial header at OPTIONS.
  * Returns 0 or -errno.
  */
-int tdw_write_metadata(struct tracedat_writer *w)
+int tracedat_writer__write_metadata(struct tracedat_writer *w)
 {
 	struct byte_buffer opts = { 0 };
 	uint64_t options_offset;
@@ -449,8 +450,9 @@ int tdw_write_metadata(struct tracedat_writer *w)
 	if (!err)
 		err = write_section(w, TDW_SEC_STRINGS, desc_id, true, &w->strings, NULL);
 	if (!err)
-		err = tdw_flush(w);
+		err = tracedat_writer__flush(w);
 	if (!err)
-		err = tdw_patch(w, w->options_ptr, &options_offset, sizeof(options_offset));
+		err = tracedat_writer__patch(w, w->options_ptr, &options_offset,
+					     sizeof(options_offset));
 	return err;
 }

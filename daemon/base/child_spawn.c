@@ -9,7 +9,7 @@
 
 extern char **environ;
 
-int child_spawn(const char *path, char *const argv[], int fd3, pid_t *ret)
+int child_spawn__start(const char *path, char *const argv[], int fd3, pid_t *ret)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;

@@ -15,6 +15,6 @@
  * Starts @path with @argv; @fd3, unless -1, becomes the child's fd 3.
  * Returns 0 with the pid in @ret, or -errno.
  */
-int child_spawn(const char *path, char *const argv[], int fd3, pid_t *ret);
+int child_spawn__start(const char *path, char *const argv[], int fd3, pid_t *ret);
 
 #endif

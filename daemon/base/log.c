@@ -19,13 +19,13 @@
 static bool log_verbose;
 static int journal = -1;
 
-void log_set_verbose(bool verbose)
+void log__set_verbose(bool verbose)
 {
 	log_verbose = verbose;
 }
 
 /* systemd sets JOURNAL_STREAM to the "dev:ino" of the stream it connected. */
-bool log_to_journal(void)
+bool log__to_journal(void)
 {
 	unsigned long long dev, ino;
 	const char *env;
@@ -45,7 +45,7 @@ static void emit(int priority, const struct log_field *fields, size_t nr, const 
 	struct iovec iov[MAX_FIELDS + 3];
 	int n = 0;
 
-	if (!log_to_journal()) {
+	if (!log__to_journal()) {
 		fprintf(stderr, "perfsnapd: %s\n", msg);
 		return;
 	}
@@ -86,7 +86,7 @@ static void vlog(int priority, const struct log_field *fields, size_t nr, int er
 	emit(priority, fields, nr, msg);
 }
 
-void log_msg(int priority, const char *fmt, ...)
+void log__msg(int priority, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -95,8 +95,8 @@ void log_msg(int priority, const char *fmt, ...)
 	va_end(ap);
 }
 
-void log_fields(int priority, const struct log_field *fields, size_t nr_fields, const char *fmt,
-		...)
+void log__fields(int priority, const struct log_field *fields, size_t nr_fields, const char *fmt,
+		 ...)
 {
 	va_list ap;
 
@@ -105,7 +105,7 @@ void log_fields(int priority, const struct log_field *fields, size_t nr_fields, 
 	va_end(ap);
 }
 
-int log_errno(int err, const char *fmt, ...)
+int log__errno(int err, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -20,18 +20,18 @@ struct log_field {
 	const char *value;
 };
 
-void log_set_verbose(bool verbose);
-void log_msg(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void log__set_verbose(bool verbose);
+void log__msg(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Like log_msg, with journal fields (on stderr only the message shows). */
-void log_fields(int priority, const struct log_field *fields, size_t nr_fields, const char *fmt,
-		...) __attribute__((format(printf, 4, 5)));
+/* Like log__msg, with journal fields (on stderr only the message shows). */
+void log__fields(int priority, const struct log_field *fields, size_t nr_fields, const char *fmt,
+		 ...) __attribute__((format(printf, 4, 5)));
 
 /* Logs "msg: strerror(-err)" at LOG_ERR and returns @err (a negative errno). */
-int log_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int log__errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* True when entries go to the journal. */
-bool log_to_journal(void);
+bool log__to_journal(void);
 
 /*
  * A message that others can make repeat (a refused connection, a refused
@@ -55,10 +55,10 @@ bool log_limit__pass(struct log_limit *l, uint64_t now_ns, uint64_t *quiet);
 /* What a line that passed ends with: how many were not logged before it, and the limit. */
 const char *log_limit__note(uint64_t quiet, char *buf, size_t size);
 
-#define log_debug(...)	 log_msg(LOG_DEBUG, __VA_ARGS__)
-#define log_info(...)	 log_msg(LOG_INFO, __VA_ARGS__)
-#define log_notice(...)	 log_msg(LOG_NOTICE, __VA_ARGS__)
-#define log_warning(...) log_msg(LOG_WARNING, __VA_ARGS__)
-#define log_error(...)	 log_msg(LOG_ERR, __VA_ARGS__)
+#define log_debug(...)	 log__msg(LOG_DEBUG, __VA_ARGS__)
+#define log_info(...)	 log__msg(LOG_INFO, __VA_ARGS__)
+#define log_notice(...)	 log__msg(LOG_NOTICE, __VA_ARGS__)
+#define log_warning(...) log__msg(LOG_WARNING, __VA_ARGS__)
+#define log_error(...)	 log__msg(LOG_ERR, __VA_ARGS__)
 
 #endif

@@ -35,13 +35,13 @@ int service__start_watchdog(struct event_base *base)
 	int r = sd_watchdog_enabled(0, &usec);
 
 	if (r <= 0)
-		return r < 0 ? log_errno(r, "WATCHDOG_USEC") : 0;
+		return r < 0 ? log__errno(r, "WATCHDOG_USEC") : 0;
 	usec /= 2;
 	tv.tv_sec = (time_t)(usec / 1000000);
 	tv.tv_usec = (suseconds_t)(usec % 1000000);
 	watchdog_ev = event_new(base, -1, EV_PERSIST, on_watchdog, NULL);
 	if (!watchdog_ev || event_add(watchdog_ev, &tv) < 0)
-		return log_errno(-ENOMEM, "watchdog timer");
+		return log__errno(-ENOMEM, "watchdog timer");
 	log_debug("watchdog: WATCHDOG=1 every %llu ms", (unsigned long long)usec / 1000);
 	sd_notify(0, "WATCHDOG=1");
 	return 0;

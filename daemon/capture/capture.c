@@ -67,9 +67,9 @@ static int explain_open_error(int err, const char *what, const char *event)
 			  event);
 		return err;
 	case ENOMEM:
-		return log_errno(err, "cannot %s '%s': lower [capture] buffer_size", what, event);
+		return log__errno(err, "cannot %s '%s': lower [capture] buffer_size", what, event);
 	default:
-		return log_errno(err, "cannot %s '%s'", what, event);
+		return log__errno(err, "cannot %s '%s'", what, event);
 	}
 }
 
@@ -363,7 +363,7 @@ static int read_tracing(struct capture *c, const struct perfsnapd_config *cfg)
 	int r = 0;
 
 	if (nr < 0)
-		return log_errno((int)nr, "capture");
+		return log__errno((int)nr, "capture");
 	if (has_tracing(c, cfg, names, (size_t)nr))
 		goto out;
 	kept = calloc((size_t)nr + 1, sizeof(*kept));
@@ -376,7 +376,7 @@ static int read_tracing(struct capture *c, const struct perfsnapd_config *cfg)
 		r = tracing_meta__read(NULL, names, (size_t)nr, &m);
 	if (r < 0) {
 		free_tracing_names(kept, kept ? (size_t)nr : 0);
-		log_errno(r, "cannot read the tracepoint formats from tracefs");
+		log__errno(r, "cannot read the tracepoint formats from tracefs");
 		goto out;
 	}
 	tracing_meta__put(c->tracing);
@@ -416,7 +416,7 @@ static int open_pages(const struct perfsnapd_config *cfg, unsigned int ring_page
 	int r = -ENOMEM;
 
 	if (!c)
-		return log_errno(-ENOMEM, "capture");
+		return log__errno(-ENOMEM, "capture");
 	c->ring_pages = ring_pages;
 	c->main_pages = pages;
 	c->quiet_mlock = quiet;
@@ -471,7 +471,7 @@ static int open_pages(const struct perfsnapd_config *cfg, unsigned int ring_page
 		r = perf_evsel__enable(c->sideband);
 		r = libperf_err(r, errno);
 		if (r < 0) {
-			log_errno(r, "cannot enable the side-band event");
+			log__errno(r, "cannot enable the side-band event");
 			goto out_close;
 		}
 	}
@@ -479,7 +479,7 @@ static int open_pages(const struct perfsnapd_config *cfg, unsigned int ring_page
 	return 0;
 
 out_err:
-	log_errno(r, "capture");
+	log__errno(r, "capture");
 out_close:
 	*refused = c->mlock_refused;
 	capture__close(c);

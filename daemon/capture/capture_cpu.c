@@ -105,8 +105,8 @@ int capture__open_cpus(struct capture *c, const struct perfsnapd_config *cfg)
 			len += (size_t)snprintf(list + len, size - len, "%s%d", len ? "," : "",
 						cpu.cpu);
 	if (!len) {
-		r = log_errno(-ENODEV, "none of the CPUs to record (%s) is online",
-			      cfg->cpus ? cfg->cpus : "all");
+		r = log__errno(-ENODEV, "none of the CPUs to record (%s) is online",
+			       cfg->cpus ? cfg->cpus : "all");
 		goto out;
 	}
 	c->cpus = perf_cpu_map__new(list);
@@ -120,7 +120,7 @@ int capture__open_cpus(struct capture *c, const struct perfsnapd_config *cfg)
 	r = 0;
 out:
 	if (r == -ENOMEM)
-		log_errno(r, "capture");
+		log__errno(r, "capture");
 	free(list);
 	perf_cpu_map__put(online);
 	return r;

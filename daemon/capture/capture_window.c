@@ -114,7 +114,7 @@ int capture__open_window(struct capture *c, const struct perfsnapd_config *cfg)
 	c->window_ms = cfg->window_ms;
 	c->win = calloc((size_t)c->nr_cpu_slots, sizeof(*c->win));
 	if (!c->win)
-		return log_errno(-ENOMEM, "capture");
+		return log__errno(-ENOMEM, "capture");
 	if (!c->aux_used)
 		return 0;
 	perf_cpu_map__for_each_cpu(cpu, idx, c->cpus) {
@@ -126,12 +126,12 @@ int capture__open_window(struct capture *c, const struct perfsnapd_config *cfg)
 			return r;
 		}
 		if (r < 0)
-			return log_errno(r, "cannot open cpu%d's overwrite ring of %u pages",
-					 cpu.cpu, c->ring_pages);
+			return log__errno(r, "cannot open cpu%d's overwrite ring of %u pages",
+					  cpu.cpu, c->ring_pages);
 		p->opened_ns = now;
 	}
 	r = capture__refill_rings(c);
-	return r < 0 ? log_errno(r, "capture") : 0;
+	return r < 0 ? log__errno(r, "capture") : 0;
 }
 
 bool capture__windowed(const struct capture *c)

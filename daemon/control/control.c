@@ -503,7 +503,7 @@ static void take_connection(struct control *ctl, int fd)
 	int r;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
-		log_errno(-errno, "control: SO_PEERCRED");
+		log__errno(-errno, "control: SO_PEERCRED");
 		close(fd);
 		return;
 	}
@@ -531,7 +531,7 @@ static void take_connection(struct control *ctl, int fd)
 	}
 	r = client_new(ctl, fd, &cred);
 	if (r < 0) {
-		log_errno(r, "control: connection from pid %d", (int)cred.pid);
+		log__errno(r, "control: connection from pid %d", (int)cred.pid);
 		close(fd);
 	}
 }
@@ -560,7 +560,7 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
 			evtimer_add(ctl->resume_ev, &pause);
 			return;
 		}
-		log_errno(-errno, "control: accept");
+		log__errno(-errno, "control: accept");
 		return;
 	}
 }
@@ -611,7 +611,7 @@ int control__new(struct event_base *base, const struct control_config *cfg,
 	int r;
 
 	if (!ctl)
-		return log_errno(-ENOMEM, "control");
+		return log__errno(-ENOMEM, "control");
 	ctl->base = base;
 	ctl->ops = ops;
 	ctl->ctx = ctx;
@@ -626,7 +626,7 @@ int control__new(struct event_base *base, const struct control_config *cfg,
 				   on_accept, ctl);
 	ctl->resume_ev = evtimer_new(base, on_resume, ctl);
 	if (!ctl->listen_ev || !ctl->resume_ev || event_add(ctl->listen_ev, NULL) < 0) {
-		r = log_errno(-ENOMEM, "control: event_new");
+		r = log__errno(-ENOMEM, "control: event_new");
 		goto out_err;
 	}
 	*ret = ctl;

@@ -87,10 +87,10 @@ static int apply_owner(const struct control_socket *s)
 	if (!s->created)
 		return 0;
 	if (chown(s->path, uid, gid) < 0)
-		return log_errno(-errno, "control: cannot chown '%s' to group %u", s->path,
-				 (unsigned int)gid);
+		return log__errno(-errno, "control: cannot chown '%s' to group %u", s->path,
+				  (unsigned int)gid);
 	if (chmod(s->path, 0660) < 0)
-		return log_errno(-errno, "control: cannot chmod '%s'", s->path);
+		return log__errno(-errno, "control: cannot chmod '%s'", s->path);
 	return 0;
 }
 
@@ -110,7 +110,7 @@ int control_socket__set_group(struct control_socket *s, const char *group, gid_t
 	if (group && *group) {
 		copy = strdup(group);
 		if (!copy)
-			return log_errno(-ENOMEM, "control");
+			return log__errno(-ENOMEM, "control");
 	}
 	free(s->group);
 	s->group = copy;
@@ -142,15 +142,15 @@ static int make_parent(const char *path)
 	*slash = '\0';
 	if (mkdir(dir, 0755) == 0) {
 		if (chmod(dir, 0755) < 0)
-			return log_errno(-errno, "control: cannot chmod '%s'", dir);
+			return log__errno(-errno, "control: cannot chmod '%s'", dir);
 		log_info("control: created directory '%s'", dir);
 	} else if (errno != EEXIST) {
-		return log_errno(-errno, "control: cannot create directory '%s'", dir);
+		return log__errno(-errno, "control: cannot create directory '%s'", dir);
 	}
 	if (stat(dir, &st) < 0)
-		return log_errno(-errno, "control: '%s'", dir);
+		return log__errno(-errno, "control: '%s'", dir);
 	if (!S_ISDIR(st.st_mode))
-		return log_errno(-ENOTDIR, "control: '%s'", dir);
+		return log__errno(-ENOTDIR, "control: '%s'", dir);
 	if ((st.st_mode & 0022) && !(st.st_mode & S_ISVTX))
 		log_warning("control: '%s' is writable by others: they can replace the socket",
 			    dir);
@@ -164,23 +164,23 @@ static int remove_stale(const char *path, const struct sockaddr_un *sa)
 	int fd, r;
 
 	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : log_errno(-errno, "control: '%s'", path);
+		return errno == ENOENT ? 0 : log__errno(-errno, "control: '%s'", path);
 	if (!S_ISSOCK(st.st_mode))
-		return log_errno(-EEXIST,
-				 "control: '%s' exists and is not a socket; not "
-				 "removing it",
-				 path);
+		return log__errno(-EEXIST,
+				  "control: '%s' exists and is not a socket; not "
+				  "removing it",
+				  path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return log_errno(-errno, "control: socket");
+		return log__errno(-errno, "control: socket");
 	r = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0 ? -errno : 0;
 	close(fd);
 	if (r == 0 || r == -EAGAIN)
-		return log_errno(-EADDRINUSE, "control: another process listens on '%s'", path);
+		return log__errno(-EADDRINUSE, "control: another process listens on '%s'", path);
 	if (r != -ECONNREFUSED && r != -ENOENT)
-		return log_errno(r, "control: cannot probe '%s'", path);
+		return log__errno(r, "control: cannot probe '%s'", path);
 	if (unlink(path) < 0 && errno != ENOENT)
-		return log_errno(-errno, "control: cannot remove stale socket '%s'", path);
+		return log__errno(-errno, "control: cannot remove stale socket '%s'", path);
 	log_info("control: removed stale socket '%s'", path);
 	return 0;
 }
@@ -196,17 +196,17 @@ static int bind_socket(struct control_socket *s, const struct sockaddr_un *sa)
 	r = bind(s->fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0 ? -errno : 0;
 	umask(old);
 	if (r < 0)
-		return log_errno(r, "control: cannot bind '%s'", s->path);
+		return log__errno(r, "control: cannot bind '%s'", s->path);
 	s->created = true;
 	if (lstat(s->path, &st) < 0)
-		return log_errno(-errno, "control: '%s'", s->path);
+		return log__errno(-errno, "control: '%s'", s->path);
 	s->dev = st.st_dev;
 	s->ino = st.st_ino;
 	r = apply_owner(s);
 	if (r < 0)
 		return r;
 	if (listen(s->fd, 32) < 0)
-		return log_errno(-errno, "control: cannot listen on '%s'", s->path);
+		return log__errno(-errno, "control: cannot listen on '%s'", s->path);
 	return 0;
 }
 
@@ -216,9 +216,9 @@ static int create_socket(struct control_socket *s, const char *path)
 	int r;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
-		return log_errno(-ENAMETOOLONG, "control: socket path '%s'", path);
+		return log__errno(-ENAMETOOLONG, "control: socket path '%s'", path);
 	if (path[0] != '/')
-		return log_errno(-EINVAL, "control: socket path '%s' is not absolute", path);
+		return log__errno(-EINVAL, "control: socket path '%s' is not absolute", path);
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	r = make_parent(path);
@@ -228,7 +228,7 @@ static int create_socket(struct control_socket *s, const char *path)
 		return r;
 	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s->fd < 0)
-		return log_errno(-errno, "control: socket");
+		return log__errno(-errno, "control: socket");
 	return bind_socket(s, &sa);
 }
 
@@ -238,17 +238,18 @@ static int take_activated(struct control_socket *s)
 	int n = sd_listen_fds(0), fd = SD_LISTEN_FDS_START, flags, r;
 
 	if (n <= 0)
-		return n < 0 ? log_errno(n, "control: sd_listen_fds") : 0;
+		return n < 0 ? log__errno(n, "control: sd_listen_fds") : 0;
 	if (n != 1)
-		return log_errno(-EINVAL, "control: systemd passed %d sockets; expected one", n);
+		return log__errno(-EINVAL, "control: systemd passed %d sockets; expected one", n);
 	r = sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0);
 	if (r <= 0)
-		return log_errno(r < 0 ? r : -ENOTSOCK, "control: the socket systemd passed is not "
-							"a listening AF_UNIX stream socket");
+		return log__errno(r < 0 ? r : -ENOTSOCK,
+				  "control: the socket systemd passed is not "
+				  "a listening AF_UNIX stream socket");
 	flags = fcntl(fd, F_GETFL);
 	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 ||
 	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
-		return log_errno(-errno, "control: fcntl");
+		return log__errno(-errno, "control: fcntl");
 	s->fd = fd;
 	s->activated = true;
 	return 1;
@@ -274,7 +275,7 @@ int control_socket__open(const char *path, const char *group, gid_t gid,
 	int r;
 
 	if (!s)
-		return log_errno(-ENOMEM, "control");
+		return log__errno(-ENOMEM, "control");
 	s->fd = -1;
 	/* First, so that a bad group fails before any file is made. */
 	r = control_socket__set_group(s, group, gid);

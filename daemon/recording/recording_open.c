@@ -85,23 +85,23 @@ int recording_open__start(struct perfsnapd_config *cfg, struct event_base *base,
 	int r;
 
 	if (!o)
-		return log_errno(-ENOMEM, "reload");
+		return log__errno(-ENOMEM, "reload");
 	o->pipe[0] = o->pipe[1] = -1;
 	o->cfg = config__get(cfg);
 	o->fn = fn;
 	o->ctx = ctx;
 	if (pipe2(o->pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-		r = log_errno(-errno, "reload: pipe");
+		r = log__errno(-errno, "reload: pipe");
 		goto fail;
 	}
 	o->ev = event_new(base, o->pipe[0], EV_READ, on_opened, o);
 	if (!o->ev || event_add(o->ev, NULL) < 0) {
-		r = log_errno(-ENOMEM, "reload: event_new");
+		r = log__errno(-ENOMEM, "reload: event_new");
 		goto fail;
 	}
 	r = -pthread_create(&o->thread, NULL, open_thread, o);
 	if (r < 0) {
-		log_errno(r, "reload: cannot start the thread that opens the rings");
+		log__errno(r, "reload: cannot start the thread that opens the rings");
 		goto fail;
 	}
 	o->running = true;

@@ -191,20 +191,20 @@ int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struc
 	int r;
 
 	if (!sb)
-		return log_errno(-ENOMEM, "side-band");
+		return log__errno(-ENOMEM, "side-band");
 	pthread_mutex_init(&sb->lock, NULL);
 	sb->cap = cap;
 	sb->event = capture__sideband_event(cap);
 	if (!capture__main_evlist(cap) || !sb->event) {
 		sideband__delete(sb);
-		return log_errno(-EINVAL, "side-band event missing from the capture");
+		return log__errno(-EINVAL, "side-band event missing from the capture");
 	}
 	sb->table = proc_table__new(cfg->max_tasks);
 	sb->hist.cap = cfg->history_size;
 	sb->hist.buf = cfg->history_size ? malloc(cfg->history_size) : NULL;
 	if (!sb->table || (cfg->history_size && !sb->hist.buf)) {
 		sideband__delete(sb);
-		return log_errno(-ENOMEM, "side-band");
+		return log__errno(-ENOMEM, "side-band");
 	}
 	/*
 	 * The side-band is on and nothing samples yet (capture__start() comes
@@ -214,15 +214,15 @@ int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struc
 	r = proc_table__seed_from_proc(sb->table, 0);
 	if (r < 0) {
 		sideband__delete(sb);
-		return log_errno(r, "cannot read /proc to seed the process table");
+		return log__errno(r, "cannot read /proc to seed the process table");
 	}
 	log_debug("side-band: %d tasks from /proc", r);
 	if (cfg->symbols == CONFIG_SYMBOLS_PACK) {
 		sb->objects = symbol_cache__new(SYMBOL_CACHE_MAX_OPEN);
 		r = sb->objects ? symbol_cache__seed_from_proc(sb->objects) : -ENOMEM;
 		if (r < 0)
-			log_errno(r, "symbol pack: cannot open the objects mapped now; a dump "
-				     "packs those still at their paths");
+			log__errno(r, "symbol pack: cannot open the objects mapped now; a dump "
+				      "packs those still at their paths");
 	}
 	*ret = sb;
 	return 0;
@@ -241,7 +241,7 @@ int sideband__watch(struct sideband *sb, struct event_base *base)
 
 	sb->ring_evs = calloc((size_t)nr, sizeof(*sb->ring_evs));
 	if (nr && !sb->ring_evs)
-		return log_errno(-ENOMEM, "side-band ring events");
+		return log__errno(-ENOMEM, "side-band ring events");
 	for (int i = 0; i < nr; i++) {
 		sb->ring_evs[i] = event_new(base, capture__ring(sb->cap, false, i)->fd,
 					    EV_READ | EV_PERSIST, on_ring_ready, sb);
@@ -249,7 +249,7 @@ int sideband__watch(struct sideband *sb, struct event_base *base)
 			if (sb->ring_evs[i])
 				sb->nr_ring_evs++;
 			unwatch(sb);
-			return log_errno(-ENOMEM, "side-band ring events");
+			return log__errno(-ENOMEM, "side-band ring events");
 		}
 		sb->nr_ring_evs++;
 	}
@@ -258,7 +258,7 @@ int sideband__watch(struct sideband *sb, struct event_base *base)
 								.tv_usec = SIDEBAND_TICK_MS % 1000 *
 									   1000 }) < 0) {
 		unwatch(sb);
-		return log_errno(-ENOMEM, "side-band drain timer");
+		return log__errno(-ENOMEM, "side-band drain timer");
 	}
 	/* What the rings gathered before the loop watched them. */
 	drain(sb);

@@ -309,12 +309,12 @@ int hotplug__new(struct daemon *d, struct hotplug **ret)
 	struct hotplug *h = calloc(1, sizeof(*h));
 
 	if (!h)
-		return log_errno(-ENOMEM, "hotplug");
+		return log__errno(-ENOMEM, "hotplug");
 	h->d = d;
 	h->tick = event_new(d->base, -1, EV_PERSIST, on_tick, h);
 	if (!h->tick || event_add(h->tick, &period) < 0) {
 		hotplug__delete(h);
-		return log_errno(-ENOMEM, "hotplug timer");
+		return log__errno(-ENOMEM, "hotplug timer");
 	}
 	check(h);
 	*ret = h;

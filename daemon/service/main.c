@@ -84,7 +84,7 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
 		}
 	}
 	if (n < 0 && errno != EAGAIN && errno != EINTR)
-		log_errno(-errno, "signalfd");
+		log__errno(-errno, "signalfd");
 }
 
 static void usage(FILE *out)
@@ -122,11 +122,11 @@ static int run(struct daemon *d)
 	daemon_sigset(&set);
 	sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (sig_fd < 0)
-		return log_errno(-errno, "signalfd"), EX_OSERR;
+		return log__errno(-errno, "signalfd"), EX_OSERR;
 	d->base = event_base_new();
 	if (!d->base) {
 		close(sig_fd);
-		return log_errno(-ENOMEM, "event_base_new"), EX_OSERR;
+		return log__errno(-ENOMEM, "event_base_new"), EX_OSERR;
 	}
 	/* Watched before the rings open; read only once the loop runs. */
 	sig_ev = event_new(d->base, sig_fd, EV_READ | EV_PERSIST, on_signal, d);
@@ -218,7 +218,7 @@ int main(int argc, char **argv)
 			d.upload_socket = optarg;
 			break;
 		case 'v':
-			log_set_verbose(true);
+			log__set_verbose(true);
 			break;
 		case 'V':
 			printf("perfsnapd %s\n", PERFSNAPD_VERSION);

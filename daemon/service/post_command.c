@@ -98,7 +98,7 @@ static int spawn(const char *command, const char *const *paths, int nr_paths, pi
 	argv[0] = (char *)command;
 	for (int i = 0; i < nr_paths; i++)
 		argv[i + 1] = (char *)paths[i];
-	r = child_spawn(command, argv, -1, ret);
+	r = child_spawn__start(command, argv, -1, ret);
 	free(argv);
 	return r;
 }
@@ -122,25 +122,25 @@ int post_command__run(struct event_base *base, const char *command, const char *
 	int r;
 
 	if (!c)
-		return log_errno(-ENOMEM, "post_command");
+		return log__errno(-ENOMEM, "post_command");
 	c->pidfd = -1;
 	c->command = strdup(command);
 	c->started_ns = monotonic_ns();
 	if (!c->command) {
 		free(c);
-		return log_errno(-ENOMEM, "post_command");
+		return log__errno(-ENOMEM, "post_command");
 	}
 	r = spawn(command, paths, nr_paths, &c->pid);
 	if (r < 0) {
 		free(c->command);
 		free(c);
-		return log_errno(r, "cannot run post_command '%s'", command);
+		return log__errno(r, "cannot run post_command '%s'", command);
 	}
 	c->next = children;
 	children = c;
 	c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
 	if (c->pidfd < 0) {
-		r = log_errno(-errno, "pidfd_open for post_command pid %d", c->pid);
+		r = log__errno(-errno, "pidfd_open for post_command pid %d", c->pid);
 		kill(c->pid, SIGKILL);
 		waitpid(c->pid, NULL, 0);
 		child_free(c);
@@ -153,7 +153,7 @@ int post_command__run(struct event_base *base, const char *command, const char *
 		kill(c->pid, SIGKILL);
 		waitpid(c->pid, NULL, 0);
 		child_free(c);
-		return log_errno(-ENOMEM, "post_command events");
+		return log__errno(-ENOMEM, "post_command events");
 	}
 	log_debug("post_command '%s' started as pid %d", command, c->pid);
 	return 0;

@@ -180,9 +180,9 @@ static void resize_one(struct capture *cap, const struct capture_window_info *in
 	took = monotonic_ns() - took;
 	format_rate(info[pick].rate, rate, sizeof(rate));
 	if (r < 0) {
-		log_errno(r, "window: cpu%d's ring cannot be resized from %llu to %llu KiB",
-			  info[pick].cpu, (unsigned long long)info[pick].pages * page / 1024,
-			  (unsigned long long)want[pick] * page / 1024);
+		log__errno(r, "window: cpu%d's ring cannot be resized from %llu to %llu KiB",
+			   info[pick].cpu, (unsigned long long)info[pick].pages * page / 1024,
+			   (unsigned long long)want[pick] * page / 1024);
 		return;
 	}
 	log_info("window: cpu%d's ring resized from %llu to %llu KiB at %s in %.3f ms; the old "
@@ -296,12 +296,12 @@ int ring_window__new(struct daemon *d, struct ring_window **ret)
 	struct ring_window *w = calloc(1, sizeof(*w));
 
 	if (!w)
-		return log_errno(-ENOMEM, "window");
+		return log__errno(-ENOMEM, "window");
 	w->d = d;
 	w->tick = event_new(d->base, -1, EV_PERSIST, on_tick, w);
 	if (!w->tick || event_add(w->tick, &period) < 0) {
 		ring_window__delete(w);
-		return log_errno(-ENOMEM, "window timer");
+		return log__errno(-ENOMEM, "window timer");
 	}
 	*ret = w;
 	return 0;

@@ -288,8 +288,8 @@ int paired_ring__new(const struct trigger_spec *sp, const char *cpus, struct rec
 	perf_evlist__set_maps(pr->evlist, pr->cpus, pr->threads);
 	r = perf_evlist__open(pr->evlist);
 	if (r < 0) {
-		log_errno(r, "trigger %s: cannot open %s and %s", sp->name, sp->start.event.name,
-			  sp->end.event.name);
+		log__errno(r, "trigger %s: cannot open %s and %s", sp->name, sp->start.event.name,
+			   sp->end.event.name);
 		goto fail;
 	}
 	pr->opened = true;
@@ -304,7 +304,7 @@ int paired_ring__new(const struct trigger_spec *sp, const char *cpus, struct rec
 	}
 	r = perf_evlist__mmap(pr->evlist, RING_PAGES);
 	if (r < 0) {
-		r = log_errno(r ? r : -errno, "trigger %s: cannot map its rings", sp->name);
+		r = log__errno(r ? r : -errno, "trigger %s: cannot map its rings", sp->name);
 		goto fail;
 	}
 	pr->mapped = true;

@@ -223,7 +223,7 @@ static int request_dump(struct trigger *t)
 	if (!k) {
 		t->state = TRIGGER_IDLE;
 		answer_refused(t, -ENOMEM);
-		return log_errno(-ENOMEM, "trigger %s", t->spec->name);
+		return log__errno(-ENOMEM, "trigger %s", t->spec->name);
 	}
 	k->t = t;
 	t->ticket = k;
@@ -481,7 +481,7 @@ static int open_events(struct trigger_set *ts, struct config_diags *diags)
 	perf_evlist__set_maps(ts->evlist, ts->cpus, ts->threads);
 	r = perf_evlist__open(ts->evlist);
 	if (r < 0)
-		return log_errno(r, "cannot open the trigger events");
+		return log__errno(r, "cannot open the trigger events");
 	ts->opened = true;
 	for (size_t i = 0; i < ts->nr; i++) {
 		struct trigger *t = &ts->triggers[i];
@@ -499,7 +499,7 @@ static int open_events(struct trigger_set *ts, struct config_diags *diags)
 	}
 	r = perf_evlist__mmap(ts->evlist, RING_PAGES);
 	if (r < 0)
-		return log_errno(r ? r : -errno, "cannot map the trigger rings");
+		return log__errno(r ? r : -errno, "cannot map the trigger rings");
 	ts->mapped = true;
 	for (size_t i = 0; i < ts->nr; i++)
 		if (ts->triggers[i].evsel)
@@ -569,7 +569,7 @@ static int init_trigger(struct trigger_set *ts, struct trigger *t, const struct 
 				  sp->psi, sp->psi_file, strerror(-r));
 		return -EINVAL;
 	}
-	return r < 0 ? log_errno(r, "trigger %s: PSI trigger on %s", sp->name, sp->psi_file) : 0;
+	return r < 0 ? log__errno(r, "trigger %s: PSI trigger on %s", sp->name, sp->psi_file) : 0;
 }
 
 /**
@@ -591,7 +591,7 @@ int trigger_set__new(struct perfsnapd_config *cfg, struct event_base *base,
 	int r = 0;
 
 	if (!ts)
-		return log_errno(-ENOMEM, "triggers");
+		return log__errno(-ENOMEM, "triggers");
 	ts->cfg = config__get(cfg);
 	ts->base = base;
 	ts->host = *host;
@@ -607,7 +607,7 @@ int trigger_set__new(struct perfsnapd_config *cfg, struct event_base *base,
 		r = open_events(ts, diags);
 	if (r < 0) {
 		if (r == -ENOMEM)
-			log_errno(r, "triggers");
+			log__errno(r, "triggers");
 		trigger_set__delete(ts);
 		return r;
 	}

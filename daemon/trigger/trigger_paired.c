@@ -84,7 +84,7 @@ int trigger_paired__new(const struct trigger_spec *sp, const struct perfsnapd_co
 	int r;
 
 	if (!tp)
-		return log_errno(-ENOMEM, "trigger %s", sp->name);
+		return log__errno(-ENOMEM, "trigger %s", sp->name);
 	tp->sp = sp;
 	tp->fn = fn;
 	tp->arg = arg;
@@ -92,7 +92,7 @@ int trigger_paired__new(const struct trigger_spec *sp, const struct perfsnapd_co
 		r = recording_clock__new(cfg->events[0].attr.use_clockid,
 					 cfg->events[0].attr.clockid, &tp->clock);
 		if (r < 0) {
-			log_errno(r, "trigger %s: cannot read the recording clock", sp->name);
+			log__errno(r, "trigger %s: cannot read the recording clock", sp->name);
 			goto fail;
 		}
 	}

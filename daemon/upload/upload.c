@@ -167,7 +167,7 @@ static void log_state(const struct upload *u, const struct upload_target *t,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	log_fields(priority, fields, it->error[0] ? 5 : 4, "%s", msg);
+	log__fields(priority, fields, it->error[0] ? 5 : 4, "%s", msg);
 }
 
 /**
@@ -471,7 +471,7 @@ int upload__new(const struct perfsnapd_config *cfg, const char *helper_socket, s
 
 	u = calloc(1, sizeof(*u));
 	if (!u)
-		return log_errno(-ENOMEM, "upload");
+		return log__errno(-ENOMEM, "upload");
 	pthread_mutex_init(&u->lock, NULL);
 	{
 		pthread_condattr_t ca;
@@ -493,7 +493,7 @@ int upload__new(const struct perfsnapd_config *cfg, const char *helper_socket, s
 	if (r < 0) {
 		target_put(u->target);
 		free(u);
-		return log_errno(r, "upload");
+		return log__errno(r, "upload");
 	}
 	snprintf(u->dir, sizeof(u->dir), "%s", cfg->directory);
 	scan(u, u->dir);
@@ -501,7 +501,7 @@ int upload__new(const struct perfsnapd_config *cfg, const char *helper_socket, s
 	if (r < 0) {
 		u->stop = true;
 		upload__delete(u);
-		return log_errno(r, "upload: cannot start its thread");
+		return log__errno(r, "upload: cannot start its thread");
 	}
 	log_info("upload: snapshots go to s3://%s/%s at %s (region %s, %s-style)%s",
 		 cfg->upload_bucket, cfg->upload_prefix, cfg->upload_endpoint, cfg->upload_region,
@@ -548,7 +548,7 @@ int upload__set_config(struct upload *u, const struct perfsnapd_config *cfg)
 	size_t retried = 0;
 
 	if (!t)
-		return log_errno(-ENOMEM, "upload: reload");
+		return log__errno(-ENOMEM, "upload: reload");
 	/* Only the loop thread reloads: u->dir is its own. Found ones wait for the wake below. */
 	if (strcmp(u->dir, cfg->directory)) {
 		snprintf(u->dir, sizeof(u->dir), "%s", cfg->directory);
@@ -591,7 +591,7 @@ int upload__add(struct upload *u, const char *dir, const char *stem, const char 
 	int r;
 
 	if (!it)
-		return log_errno(-ENOMEM, "upload: snapshot %s", stem);
+		return log__errno(-ENOMEM, "upload: snapshot %s", stem);
 	snprintf(it->dir, sizeof(it->dir), "%s", dir);
 	snprintf(it->stem, sizeof(it->stem), "%s", stem);
 	pthread_mutex_lock(&u->lock);
@@ -609,10 +609,10 @@ int upload__add(struct upload *u, const char *dir, const char *stem, const char 
 	it->state = UPLOAD_PENDING;
 	r = upload_state__write(it, false);
 	if (r < 0)
-		log_errno(r,
-			  "upload: cannot write the state file of %s in %s (the upload will not "
-			  "survive a restart)",
-			  stem, dir);
+		log__errno(r,
+			   "upload: cannot write the state file of %s in %s (the upload will not "
+			   "survive a restart)",
+			   stem, dir);
 	pthread_mutex_lock(&u->lock);
 	insert_sorted(u, it);
 	pthread_cond_signal(&u->wake);

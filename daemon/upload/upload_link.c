@@ -87,7 +87,7 @@ static int spawn_helper(struct upload_link *l, char *error, size_t size)
 		return -errno;
 	}
 	helper_path(path, sizeof(path));
-	r = child_spawn(path, argv, sv[1], &l->pid);
+	r = child_spawn__start(path, argv, sv[1], &l->pid);
 	close(sv[1]);
 	if (r < 0) {
 		close(sv[0]);
