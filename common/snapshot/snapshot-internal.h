@@ -2,8 +2,8 @@
 /*
  * snapshot-internal: the snapshot's own structure, shared by the files of
  * common/snapshot that build it (snapshot.c: chunks, the spill file, the
- * public calls), index it (snapshot_index.c: lanes, tasks, names) and walk
- * it (snapshot_cursor.c). No other file includes it.
+ * public calls), index it (snapshot_index*.c: lanes, the size cut, tasks,
+ * names) and walk it (snapshot_cursor.c). No other file includes it.
  */
 #ifndef PERFSNAPD_SNAPSHOT_INTERNAL_H
 #define PERFSNAPD_SNAPSHOT_INTERNAL_H

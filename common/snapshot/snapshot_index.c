@@ -2,7 +2,9 @@
 /*
  * snapshot_index: files a snapshot's records by chunk and CPU into lanes,
  * each in time order, and gathers the tasks and the COMM/FORK records on
- * the way; the chunks of a seal in parallel. See snapshot-internal.h.
+ * the way; the chunks of a seal in parallel. The size cut is in
+ * snapshot_index_cut.c, the tasks and names after the walk in
+ * snapshot_index_names.c. See snapshot-internal.h.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -12,23 +14,9 @@
 
 #include "array_grow.h"
 #include "backward_ring.h"
-#include "cleanup.h"
 #include "perf_record.h"
-#include "snapshot-internal.h"
+#include "snapshot_index-internal.h"
 #include "snapshot_index.h"
-
-/* The last id looked up: a ring's records come in runs of one event. */
-struct event_cache {
-	uint64_t id;
-	const struct snapshot_event *ev;
-};
-
-/* What the index files a record by. */
-struct record_key {
-	const struct snapshot_event *ev;
-	struct perf_record_info rec;
-	int cpu;
-};
 
 /*
  * One chunk's index, built apart from the snapshot so that several threads
@@ -158,9 +146,9 @@ static bool before_start(const struct chunk *c, uint64_t time)
  * for both). The segments of a backward lane
  * are read again with it, so it must decide the same each time.
  */
-static int record_key(const struct snapshot *s, const struct chunk *c,
-		      const struct perf_event_header *h, struct event_cache *cache,
-		      struct record_key *k)
+int snapshot_index__record_key(const struct snapshot *s, const struct chunk *c,
+			       const struct perf_event_header *h, struct event_cache *cache,
+			       struct record_key *k)
 {
 	uint64_t id;
 	int r;
@@ -201,8 +189,8 @@ static pid_t common_pid(const struct snapshot_event *ev, const struct perf_event
  * was, and trace-cmd names the event by that pid. A compact tracepoint
  * record has no PERF_SAMPLE_TID at all: common_pid is its task.
  */
-static void sample_task(const struct snapshot_event *ev, const struct perf_event_header *h,
-			const struct perf_record_info *rec, pid_t *ret_pid, pid_t *ret_tid)
+void snapshot_index__sample_task(const struct snapshot_event *ev, const struct perf_event_header *h,
+				 const struct perf_record_info *rec, pid_t *ret_pid, pid_t *ret_tid)
 {
 	pid_t tid;
 
@@ -230,7 +218,7 @@ static int index_record(const struct snapshot *s, struct index_part *p, struct c
 	size_t ev;
 	int r;
 
-	r = record_key(s, c, h, &p->cache, &k);
+	r = snapshot_index__record_key(s, c, h, &p->cache, &k);
 	if (r == -1) {
 		p->stats.nr_dropped++;
 		return 0;
@@ -281,7 +269,7 @@ static int index_record(const struct snapshot *s, struct index_part *p, struct c
 		pid_t pid, tid;
 
 		p->stats.nr_samples++;
-		sample_task(k.ev, h, &k.rec, &pid, &tid);
+		snapshot_index__sample_task(k.ev, h, &k.rec, &pid, &tid);
 		if ((r = task_push(p, pid, tid)) < 0)
 			return r;
 	} else if (h->type == PERF_RECORD_LOST && h->size >= sizeof(*h) + 16) {
@@ -323,7 +311,7 @@ size_t snapshot_index__load_segment(const struct snapshot *s, const struct lane 
 	while (n < want && (h = backward_ring__next(base, l->marks[seg].off, &pos))) {
 		size_t ev;
 
-		if (record_key(s, c, h, &cache, &k) < 0 || k.cpu != l->cpu)
+		if (snapshot_index__record_key(s, c, h, &cache, &k) < 0 || k.cpu != l->cpu)
 			continue;
 		ev = (size_t)(k.ev - s->events);
 		out[want - ++n] = (struct lane_entry){
@@ -389,7 +377,7 @@ static int chunk_runs(const struct snapshot *s, const struct chunk *c,
 	int r;
 
 	while ((h = perf_record__next(base, c->walked, &pos))) {
-		if (record_key(s, c, h, &cache, &k) == 0)
+		if (snapshot_index__record_key(s, c, h, &cache, &k) == 0)
 			continue;
 		at = (size_t)((const uint8_t *)h - base);
 		if (at > start && (r = fn(ctx, base + start, at - start, c->info.cpu)))
@@ -620,247 +608,4 @@ int snapshot_index__chunks(struct snapshot *s, size_t nr)
 		part_fini(&run.parts[i]);
 	free(run.parts);
 	return r;
-}
-
-/* A record of the window, for the size cut. */
-struct sized {
-	uint64_t time;
-	uint64_t size;
-	struct snapshot_task task; /* a sample's; tid 0 for other records */
-};
-
-static int cmp_sized_newest(const void *a, const void *b)
-{
-	const struct sized *x = a, *y = b;
-
-	return x->time > y->time ? -1 : x->time < y->time;
-}
-
-/*
- * A record's size in the perf.data: a compact record gains a u64 for each
- * field added back (snapshot__widen), so the size a dump was asked for
- * holds for the widest file.
- */
-static size_t written_size(const struct snapshot_event *ev, const struct perf_event_header *h)
-{
-	uint64_t added = ev && h->type == PERF_RECORD_SAMPLE ?
-				 snapshot_sample__file_type(ev) & ~ev->attr.sample_type :
-				 0;
-
-	return h->size + 8 * (size_t)__builtin_popcountll(added);
-}
-
-static int cmp_tid(const void *a, const void *b)
-{
-	const struct snapshot_task *x = a, *y = b;
-
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-/* What naming the tasks of the newest @n records adds (s->naming_cost). */
-static int naming_bytes(const struct snapshot *s, const struct sized *v, size_t n, uint64_t *ret)
-{
-	_cleanup_free_ struct snapshot_task *t = calloc(n ? n : 1, sizeof(*t));
-	size_t nr = 0, out = 0;
-
-	if (!t)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		if (v[i].task.tid > 0)
-			t[nr++] = v[i].task;
-	if (nr)
-		qsort(t, nr, sizeof(*t), cmp_tid);
-	for (size_t i = 0; i < nr; i++)
-		if (!out || t[out - 1].tid != t[i].tid)
-			t[out++] = t[i];
-	*ret = n ? s->naming_cost(s->naming_ctx, t, out, v[n - 1].time, v[0].time) : 0;
-	return 0;
-}
-
-/* Moves a cut at @k back past the records of the same time as the first left out. */
-static size_t whole_times(const struct sized *v, size_t n, size_t k)
-{
-	while (k < n && k > 0 && v[k - 1].time == v[k].time)
-		k--;
-	return k;
-}
-
-/* How many of the newest records (@v sorted so) fit in @budget bytes. */
-static size_t newest_within(const struct sized *v, size_t n, uint64_t budget)
-{
-	uint64_t sum = 0;
-	size_t i;
-
-	for (i = 0; i < n && sum + v[i].size <= budget; i++)
-		sum += v[i].size;
-	return whole_times(v, n, i);
-}
-
-/* Whether the newest @k records and what naming their tasks adds fit in s->window_max_bytes. */
-static int fits(const struct snapshot *s, const struct sized *v, size_t k, uint64_t *ret_naming,
-		bool *ret)
-{
-	uint64_t sum = 0;
-	int r;
-
-	for (size_t i = 0; i < k; i++)
-		sum += v[i].size;
-	*ret_naming = 0;
-	if (k && (r = naming_bytes(s, v, k, ret_naming)) < 0)
-		return r;
-	*ret = sum + *ret_naming <= s->window_max_bytes;
-	return 0;
-}
-
-/*
- * The first time to keep so that the rings' records in the window from
- * then on, and what naming their tasks adds (s->naming_cost), add up to
- * s->window_max_bytes at most: one more walk of the records, only for a
- * dump that asked for a size. Fewer records name fewer tasks: the most
- * records that fit without the naming bound the cut, the same less the
- * naming they would need is the first guess, and halving the gap between
- * a cut that fits and one that does not finds the rest, to within 1% of
- * the records. Where a load's tasks make even a guess's naming outweigh
- * the size, the halving still finds the newest records that fit.
- */
-int snapshot_index__size_cut(const struct snapshot *s, size_t nr, uint64_t *ret_from)
-{
-	_cleanup_free_ struct sized *v = NULL;
-	uint64_t max = s->window_max_bytes, naming = 0;
-	size_t n = 0, cap = 0, keep, hi;
-	bool ok;
-	int r;
-
-	*ret_from = s->window_from;
-	for (size_t i = 0; i < nr; i++) {
-		const struct chunk *c = &s->chunks[i];
-		struct event_cache cache = { 0 };
-		const struct perf_event_header *h;
-		struct record_key k;
-		size_t pos = 0;
-		const uint8_t *base;
-
-		if (!c->len)
-			continue;
-		base = snapshot__chunk_base(s, c);
-		while ((h = perf_record__next(base, c->len, &pos))) {
-			struct snapshot_task task = { 0 };
-
-			if (record_key(s, c, h, &cache, &k) != 0)
-				continue;
-			if (array__grow((void **)&v, &cap, n, sizeof(*v), 4096) < 0)
-				return -ENOMEM;
-			if (h->type == PERF_RECORD_SAMPLE)
-				sample_task(k.ev, h, &k.rec, &task.pid, &task.tid);
-			v[n++] = (struct sized){ .time = k.rec.time,
-						 .size = written_size(k.ev, h),
-						 .task = task };
-		}
-	}
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_sized_newest);
-	keep = hi = newest_within(v, n, max);
-	if (s->naming_cost && keep) {
-		if ((r = fits(s, v, hi, &naming, &ok)) < 0)
-			return r;
-		if (!ok) {
-			/* The first guess, then halving; nothing always fits. */
-			size_t lo = 0, mid = newest_within(v, n, naming < max ? max - naming : 0);
-
-			for (;;) {
-				if ((r = fits(s, v, mid, &naming, &ok)) < 0)
-					return r;
-				if (ok)
-					lo = mid;
-				else
-					hi = mid;
-				if (hi - lo <= 1 || hi - lo <= hi / 100)
-					break;
-				mid = whole_times(v, n, lo + (hi - lo) / 2);
-				if (mid <= lo)
-					break;
-			}
-			keep = lo;
-		}
-	}
-	if (keep < n)
-		*ret_from = v[keep].time + 1;
-	return 0;
-}
-
-static int cmp_task(const void *a, const void *b)
-{
-	const struct snapshot_task *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-/* The tasks of the samples, sorted by pid and tid, each once. */
-void snapshot_index__tasks(struct snapshot *s)
-{
-	size_t n = 0;
-
-	if (s->nr_tasks)
-		qsort(s->tasks, s->nr_tasks, sizeof(*s->tasks), cmp_task);
-	for (size_t i = 0; i < s->nr_tasks; i++)
-		if (!n || cmp_task(&s->tasks[n - 1], &s->tasks[i]))
-			s->tasks[n++] = s->tasks[i];
-	s->nr_tasks = n;
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-	const struct name_entry *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	if (x->chunk != y->chunk)
-		return x->chunk < y->chunk ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static const struct perf_event_header *name_record(const struct snapshot *s,
-						   const struct name_entry *n)
-{
-	return (const void *)(snapshot__chunk_base(s, &s->chunks[n->chunk]) + n->off);
-}
-
-/* The name table, from the COMM and FORK records in time order. */
-int snapshot_index__comms(struct snapshot *s)
-{
-	_cleanup_free_ const struct perf_event_header **recs = NULL;
-	bool resolved = false;
-	int r;
-
-	free(s->comms);
-	s->comms = NULL;
-	s->nr_comms = 0;
-	if (!s->nr_names)
-		return 0;
-	qsort(s->names, s->nr_names, sizeof(*s->names), cmp_name);
-	recs = malloc(s->nr_names * sizeof(*recs));
-	if (!recs)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->nr_names; i++)
-		recs[i] = name_record(s, &s->names[i]);
-	r = snapshot_comm__build(recs, s->nr_names, &s->comms, &s->nr_comms);
-	if (r < 0)
-		return r;
-	/* Tasks known only by tid (compact records, released tasks) get their process. */
-	for (size_t i = 0; i < s->nr_tasks; i++) {
-		const struct snapshot_comm *c;
-
-		if (s->tasks[i].pid > 0 || s->tasks[i].tid <= 0)
-			continue;
-		c = snapshot_comm__find(s->comms, s->nr_comms, s->tasks[i].tid);
-		if (c && c->pid > 0) {
-			s->tasks[i].pid = c->pid;
-			resolved = true;
-		}
-	}
-	if (resolved)
-		snapshot_index__tasks(s);
-	return 0;
 }
