@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * syscall-loop: a system-call-heavy workload whose speed is the measure.
- * It calls getpid(2) and write(2) of one byte to /dev/null in a loop for
- * SECONDS and prints the pairs it made per second. Two calls per turn,
- * each traced on entry and exit, make four raw_syscalls records a turn,
- * so the tracer's cost per event dominates the loop's own.
+ * syscall-loop: the system-call-heavy workload of bench/record-cost and
+ * bench/history-per-mib. Each turn calls getpid(2) and write(2) of one
+ * byte to /dev/null: two calls, each traced on entry and exit, make four
+ * raw_syscalls records a turn, so the tracer's cost per event dominates
+ * the loop's own.
  *
- * usage: syscall-loop SECONDS
+ * usage: syscall-loop SECONDS [PER_SECOND]
+ *   Without PER_SECOND it loops as fast as it can for SECONDS, and its
+ *   speed is the measure; with it, it makes that many turns a second, in
+ *   a burst each millisecond and sleeping 1 ms between them, a light
+ *   load. Either way it prints the turns it made per second. Pin it with
+ *   taskset.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+
+static int fd;
 
 static double now(void)
 {
@@ -23,14 +30,20 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static int turn(void)
+{
+	syscall(SYS_getpid);
+	return write(fd, "", 1) == 1 ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
-	double seconds, start, end;
+	double seconds, rate = 0, start, end;
 	unsigned long turns = 0;
-	int fd;
 
-	if (argc != 2 || (seconds = atof(argv[1])) <= 0) {
-		fprintf(stderr, "usage: syscall-loop SECONDS\n");
+	if (argc < 2 || argc > 3 || (seconds = atof(argv[1])) <= 0 ||
+	    (argc == 3 && (rate = atof(argv[2])) <= 0)) {
+		fprintf(stderr, "usage: syscall-loop SECONDS [PER_SECOND]\n");
 		return 2;
 	}
 	fd = open("/dev/null", O_WRONLY);
@@ -40,15 +53,27 @@ int main(int argc, char **argv)
 	}
 	start = now();
 	end = start + seconds;
-	do {
-		/* Checking the clock every 1024 turns keeps it out of the figure. */
-		for (int i = 0; i < 1024; i++) {
-			syscall(SYS_getpid);
-			if (write(fd, "", 1) != 1)
-				return 1;
+	if (rate > 0) {
+		long burst = (long)(rate / 1000) ? (long)(rate / 1000) : 1;
+		struct timespec ms = { 0, 1000000 };
+
+		while (now() < end) {
+			for (long i = 0; i < burst; i++) {
+				if (turn())
+					return 1;
+				turns++;
+			}
+			nanosleep(&ms, NULL);
 		}
-		turns += 1024;
-	} while (now() < end);
+	} else {
+		do {
+			/* Checking the clock every 1024 turns keeps it out of the figure. */
+			for (int i = 0; i < 1024; i++)
+				if (turn())
+					return 1;
+			turns += 1024;
+		} while (now() < end);
+	}
 	printf("%.0f\n", turns / (now() - start));
 	return 0;
 }
