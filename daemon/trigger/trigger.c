@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * trigger: per trigger IDLE -> ARMED (the `after` window) -> DUMPING -> IDLE;
- * the forward trigger rings and their wake-ups; the kept matches; the
- * once-a-minute summaries of refusals. See trigger.h.
+ * trigger: the trigger set: the forward trigger rings and their wake-ups,
+ * the PSI and paired sources, the kept matches, and what a reload carries
+ * over. One trigger's states and limits are trigger_fire.c's. See trigger.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,298 +25,10 @@
 #include "perf_internals.h"
 #include "perf_record.h"
 #include "snapshot.h"
+#include "trigger-internal.h"
 #include "trigger.h"
 #include "trigger_paired.h"
 #include "trigger_psi.h"
-
-#define RING_PAGES    CONFIG_TRIGGER_RING_PAGES /* per CPU, for all trigger events: 32 KiB */
-#define KEPT_MAX      (256u << 10)		/* matches kept for the next snapshot */
-#define HOUR_NS	      (3600ull * 1000000000ull)
-#define SUMMARY_EVERY 60
-
-enum trigger_state { TRIGGER_IDLE, TRIGGER_ARMED, TRIGGER_DUMPING };
-
-/* The dump's waiter: outlives its trigger if the set is deleted first. */
-struct ticket {
-	struct trigger *t;
-};
-
-struct waiter {
-	dump_done_fn fn;
-	void *ctx;
-};
-
-struct trigger {
-	struct trigger_set *set;
-	const struct trigger_spec *spec;
-	char reason[96];
-	struct perf_evsel *evsel;
-	const uint64_t *ids;
-	size_t nr_ids;
-	bool recorded; /* [capture] records the event: its rings hold the match */
-	struct trigger_psi *psi;
-	struct trigger_paired *paired;
-	uint64_t *times; /* the last `count` match times, a ring */
-	unsigned int nr_times, next_time;
-	enum trigger_state state;
-	struct ticket *ticket;
-	struct event *after_ev, *summary_ev;
-	struct snapshot_trigger what;
-	uint64_t *starts; /* this trigger's dump starts within the hour */
-	size_t nr_starts;
-	uint64_t last_start;
-	uint64_t global_refused; /* when [snapshot] max_per_hour last refused it; 0: never */
-	struct trigger_counts counts;
-	uint64_t unlogged_refused, unlogged_coalesced;
-	bool summary_armed;
-	struct waiter *waiters;
-	size_t nr_waiters;
-};
-
-/* The event of matches an earlier set kept, declared when they go into a snapshot. */
-struct adopted_event {
-	struct perf_event_attr attr;
-	char *name;
-	uint64_t *ids;
-	size_t nr_ids;
-};
-
-struct trigger_set {
-	struct perfsnapd_config *cfg; /* a reference */
-	struct event_base *base;
-	struct trigger_host host;
-	struct trigger *triggers;
-	size_t nr;
-	struct perf_cpu_map *cpus;
-	struct perf_thread_map *threads;
-	struct perf_evlist *evlist; /* NULL without event triggers */
-	bool opened, mapped;
-	struct event **ring_evs;
-	int nr_ring_evs;
-	uint8_t *kept;
-	size_t kept_len;
-	uint64_t kept_dropped, lost;
-	struct adopted_event *adopted; /* of kept matches from the set before a reload */
-	size_t nr_adopted;
-};
-
-static void answer_waiters(struct trigger *t, const struct dump_figures *rep)
-{
-	struct waiter *w = t->waiters;
-	size_t n = t->nr_waiters;
-
-	t->waiters = NULL;
-	t->nr_waiters = 0;
-	for (size_t i = 0; i < n; i++)
-		w[i].fn(w[i].ctx, rep);
-	free(w);
-}
-
-static void answer_refused(struct trigger *t, int err)
-{
-	struct dump_figures rep = { .error = err };
-
-	snprintf(rep.reason, sizeof(rep.reason), "%s", t->reason);
-	answer_waiters(t, &rep);
-}
-
-static void arm_summary(struct trigger *t)
-{
-	struct timeval tv = { .tv_sec = SUMMARY_EVERY };
-
-	if (!t->summary_armed && evtimer_add(t->summary_ev, &tv) == 0)
-		t->summary_armed = true;
-}
-
-/* The first refusal is logged at once; the rest are summed once a minute. */
-static void note_refused(struct trigger *t, const char *why)
-{
-	t->counts.refused++;
-	if (t->summary_armed) {
-		t->unlogged_refused++;
-		return;
-	}
-	log_warning("trigger %s: refused by %s; further refusals are counted and summed "
-		    "at most once a minute",
-		    t->spec->name, why);
-	arm_summary(t);
-}
-
-static void note_coalesced(struct trigger *t)
-{
-	t->counts.coalesced++;
-	t->unlogged_coalesced++;
-	arm_summary(t);
-}
-
-static void on_summary(evutil_socket_t fd, short what, void *arg)
-{
-	struct trigger *t = arg;
-
-	(void)fd;
-	(void)what;
-	t->summary_armed = false;
-	if (!t->unlogged_refused && !t->unlogged_coalesced)
-		return;
-	log_notice("trigger %s: in the last minute %llu fires refused by limits, %llu matches "
-		   "coalesced into a dump already armed or running (totals: %llu refused, "
-		   "%llu coalesced)",
-		   t->spec->name, (unsigned long long)t->unlogged_refused,
-		   (unsigned long long)t->unlogged_coalesced, (unsigned long long)t->counts.refused,
-		   (unsigned long long)t->counts.coalesced);
-	t->unlogged_refused = t->unlogged_coalesced = 0;
-	arm_summary(t);
-}
-
-static void on_dump_done(void *ctx, const struct dump_figures *rep)
-{
-	struct ticket *k = ctx;
-	struct trigger *t = k->t;
-
-	free(k);
-	if (!t)
-		return; /* the trigger went with a reload */
-	t->ticket = NULL;
-	t->state = TRIGGER_IDLE;
-	answer_waiters(t, rep);
-}
-
-/* Limits of this trigger. Returns NULL, or what refuses. */
-static const char *own_limit(struct trigger *t, uint64_t now, char *buf, size_t size)
-{
-	const struct trigger_spec *sp = t->spec;
-	size_t n = 0;
-
-	if (sp->min_interval_ms && t->counts.dumps &&
-	    now - t->last_start < sp->min_interval_ms * 1000000ull) {
-		snprintf(buf, size,
-			 "its min_interval (%llu ms since its last dump, %llu ms needed)",
-			 (unsigned long long)((now - t->last_start) / 1000000),
-			 (unsigned long long)sp->min_interval_ms);
-		return buf;
-	}
-	for (size_t i = 0; i < t->nr_starts; i++)
-		if (now - t->starts[i] < HOUR_NS)
-			t->starts[n++] = t->starts[i];
-	t->nr_starts = n;
-	if (sp->max_per_hour && n >= sp->max_per_hour) {
-		snprintf(buf, size, "its max_per_hour = %u", sp->max_per_hour);
-		return buf;
-	}
-	/* dump.c logs each refusal: ask it again only a minute later. */
-	if (t->global_refused && now - t->global_refused < SUMMARY_EVERY * 1000000000ull) {
-		snprintf(buf, size,
-			 "[snapshot] max_per_hour = %u (asked again a minute after it refused)",
-			 t->set->cfg->max_per_hour);
-		return buf;
-	}
-	return NULL;
-}
-
-static int request_dump(struct trigger *t)
-{
-	struct trigger_set *ts = t->set;
-	uint64_t now = monotonic_ns();
-	struct ticket *k = calloc(1, sizeof(*k));
-	int r;
-
-	if (!k) {
-		t->state = TRIGGER_IDLE;
-		answer_refused(t, -ENOMEM);
-		return log__errno(-ENOMEM, "trigger %s", t->spec->name);
-	}
-	k->t = t;
-	t->ticket = k;
-	t->state = TRIGGER_DUMPING;
-	t->counts.dumps++;
-	t->last_start = now;
-	if (t->spec->max_per_hour && t->nr_starts < t->spec->max_per_hour)
-		t->starts[t->nr_starts++] = now;
-	log_notice("trigger %s fired (%s%s%s): dump requested", t->spec->name, t->what.kind,
-		   t->what.event[0] ? " " : "", t->what.event);
-	/* The dump may finish (or fail) before this returns: the ticket says so. */
-	r = ts->host.request(ts->host.ctx, t->reason, &t->what, on_dump_done, k);
-	if (r < 0) {
-		/* Refused by [snapshot] max_per_hour: the dumper did not keep the ticket. */
-		free(k);
-		t->ticket = NULL;
-		t->counts.dumps--;
-		if (t->nr_starts && t->starts[t->nr_starts - 1] == now)
-			t->nr_starts--;
-		t->state = TRIGGER_IDLE;
-		t->global_refused = now;
-		note_refused(t, "[snapshot] max_per_hour");
-		answer_refused(t, r);
-	}
-	return r;
-}
-
-static void on_after(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	request_dump(arg);
-}
-
-/* The condition is met: arm the dump, or refuse. Returns 0 or -EAGAIN. */
-static int fire(struct trigger *t, const struct snapshot_trigger *what, char *why, size_t size)
-{
-	char buf[160];
-	const char *limit;
-
-	t->counts.fired++;
-	clock_gettime(CLOCK_REALTIME, &t->counts.last);
-	limit = own_limit(t, monotonic_ns(), buf, sizeof(buf));
-	if (limit) {
-		note_refused(t, limit);
-		if (why)
-			snprintf(why, size, "refused by %s", limit);
-		return -EAGAIN;
-	}
-	t->what = *what;
-	t->what.before_ms = t->spec->before_ms;
-	t->what.after_ms = t->spec->after_ms;
-	t->nr_times = 0;
-	t->state = TRIGGER_ARMED;
-	if (t->spec->after_ms) {
-		struct timeval tv = { .tv_sec = (time_t)(t->spec->after_ms / 1000),
-				      .tv_usec = (suseconds_t)(t->spec->after_ms % 1000 * 1000) };
-
-		evtimer_add(t->after_ev, &tv);
-		return 0;
-	}
-	if (request_dump(t) < 0) {
-		if (why)
-			snprintf(why, size, "refused by [snapshot] max_per_hour = %u",
-				 t->set->cfg->max_per_hour);
-		return -EAGAIN;
-	}
-	return 0;
-}
-
-/* One more match: fire on the count-th within the window. */
-static void match(struct trigger *t, const struct snapshot_trigger *what)
-{
-	const struct trigger_spec *sp = t->spec;
-	uint64_t now = monotonic_ns();
-
-	t->counts.matches++;
-	if (t->state != TRIGGER_IDLE) {
-		note_coalesced(t);
-		return;
-	}
-	if (sp->count > 1) {
-		t->times[t->next_time] = now;
-		t->next_time = (t->next_time + 1) % sp->count;
-		if (t->nr_times < sp->count)
-			t->nr_times++;
-		/* The oldest of the last `count` is where next_time now points. */
-		if (t->nr_times < sp->count ||
-		    now - t->times[t->next_time] > sp->window_ms * 1000000ull)
-			return;
-	}
-	fire(t, what, NULL, 0);
-}
 
 static void describe(const struct trigger *t, struct snapshot_trigger *w)
 {
@@ -364,7 +76,7 @@ static void take_sample(struct trigger_set *ts, const struct perf_event_header *
 	w.pid = (int)info.pid;
 	w.tid = (int)info.tid;
 	ts->host.comm(ts->host.ctx, (pid_t)info.tid, info.time, w.comm, sizeof(w.comm));
-	match(t, &w);
+	trigger__match(t, &w);
 }
 
 static void on_ring_ready(evutil_socket_t fd, short what, void *arg)
@@ -402,7 +114,7 @@ static void on_psi(void *arg)
 	snprintf(w.psi_threshold, sizeof(w.psi_threshold), "%s",
 		 strchr(t->spec->psi, ' ') ? strchr(t->spec->psi, ' ') + 1 : t->spec->psi);
 	snprintf(w.psi_file, sizeof(w.psi_file), "%s", t->spec->psi_file);
-	match(t, &w);
+	trigger__match(t, &w);
 }
 
 static void on_pair(void *arg, const struct paired_hit *h)
@@ -436,7 +148,7 @@ static void on_pair(void *arg, const struct paired_hit *h)
 			 sp->name, sp->start.event.name, sp->end.event.name,
 			 (unsigned long long)(h->duration_ns / 1000), (long long)h->key,
 			 (unsigned long long)(sp->threshold_ns / 1000));
-	match(t, &w);
+	trigger__match(t, &w);
 }
 
 static bool recorded_by_capture(const struct perfsnapd_config *cfg, const char *name)
@@ -538,8 +250,8 @@ static int init_trigger(struct trigger_set *ts, struct trigger *t, const struct 
 	t->set = ts;
 	t->spec = sp;
 	snprintf(t->reason, sizeof(t->reason), "trigger %s", sp->name);
-	t->after_ev = evtimer_new(ts->base, on_after, t);
-	t->summary_ev = evtimer_new(ts->base, on_summary, t);
+	t->after_ev = evtimer_new(ts->base, trigger__on_after, t);
+	t->summary_ev = evtimer_new(ts->base, trigger__on_summary, t);
 	t->times = calloc(sp->count ? sp->count : 1, sizeof(*t->times));
 	t->starts = calloc(sp->max_per_hour ? sp->max_per_hour : 1, sizeof(*t->starts));
 	if (!t->after_ev || !t->summary_ev || !t->times || !t->starts)
@@ -645,7 +357,7 @@ void trigger_set__delete(struct trigger_set *ts)
 
 		if (t->ticket)
 			t->ticket->t = NULL;
-		answer_refused(t, -ECANCELED);
+		trigger__answer_refused(t, -ECANCELED);
 		trigger_psi__delete(t->psi);
 		trigger_paired__delete(t->paired);
 		if (t->after_ev)
@@ -771,9 +483,9 @@ int trigger_set__fire(struct trigger_set *ts, const char *name, dump_done_fn wai
 	if (t->state == TRIGGER_IDLE) {
 		describe(t, &w);
 		snprintf(w.kind, sizeof(w.kind), "manual");
-		r = fire(t, &w, why, why_size);
+		r = trigger__fire(t, &w, why, why_size);
 	} else {
-		note_coalesced(t);
+		trigger__note_coalesced(t);
 	}
 	if (r < 0)
 		return r;
