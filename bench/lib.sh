@@ -1,13 +1,48 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 #
-# What the bench/ scripts share: putting their results into
-# docs/benchmarks.md (their --update-docs option). Each script owns one or
-# two pairs of marker lines there,
-#   <!-- TAG: begin -->
-#   <!-- TAG: end -->
-# and replaces what lies between them, so the document's results are
-# always a script's output and never edited by hand.
-# Source it: . "$top/bench/lib.sh" (after setting top).
+# What the bench/ scripts share; every one of them sources it,
+#   . "$top/bench/lib.sh"   (after setting top, the tree's top)
+# - building perfsnapd and the helper programs (bench/CMakeLists.txt);
+# - putting their results into docs/benchmarks.md (their --update-docs
+#   option). Each script owns one or two pairs of marker lines there,
+#     <!-- TAG: begin -->
+#     <!-- TAG: end -->
+#   and replaces what lies between them, so the document's results are
+#   always a script's output and never edited by hand.
+: "${top:?set top (the top of the tree) before sourcing bench/lib.sh}"
+
+# bench_build [-S SRC] BUILD TARGET...: builds TARGETs in BUILD, Release,
+# configured from SRC (the tree by default) with warnings never errors, so
+# that a new compiler's warning does not stop a benchmark; a new BUILD
+# leaves the tests out (an existing one keeps its choice). The output goes
+# to BUILD/bench-build.log; if the build fails, its end is shown and the
+# script ends.
+bench_build() {
+	local src=$top build log opts=(-DCMAKE_BUILD_TYPE=Release -DPERFSNAPD_WERROR=OFF)
+	if [ "$1" = -S ]; then
+		src=$2
+		shift 2
+	fi
+	build=$1
+	shift
+	[ -e "$build/CMakeCache.txt" ] || opts+=(-DBUILD_TESTING=OFF)
+	mkdir -p "$build"
+	log=$build/bench-build.log
+	if ! { cmake -S "$src" -B "$build" "${opts[@]}" &&
+		cmake --build "$build" -j"$(nproc)" --target "$@"; } >"$log" 2>&1; then
+		tail -n 20 "$log" >&2
+		echo "${0##*/}: cannot build $* in $build (the whole log: $log)" >&2
+		exit 1
+	fi
+}
+
+# bench_helpers TARGET...: programs of bench/CMakeLists.txt, built from the
+# tree in build/bench; they are then in $bench_bin (the integration tests'
+# programs under their own names: bench-marker is $bench_bin/marker).
+# shellcheck disable=SC2034 # used by the scripts
+bench_bin=$top/build/bench/bench
+bench_helpers() { bench_build "$top/build/bench" "$@"; }
 
 # The document (BENCH_DOC overrides it, to try --update-docs on a copy).
 bench_doc() { echo "${BENCH_DOC:-$top/docs/benchmarks.md}"; }
