@@ -44,6 +44,28 @@ bench_build() {
 bench_bin=$top/build/bench/bench
 bench_helpers() { bench_build "$top/build/bench" "$@"; }
 
+# median [NONE]: the median of the numbers on stdin, one a line (its first
+# field; a line without a number does not count): the middle one as it is
+# written or, of an even count, the mean of the two middle ones; NONE
+# (default -) when there is no number.
+# shellcheck disable=SC2120 # NONE is optional
+median() {
+	sort -g | awk -v none="${1--}" 'NF && $1 == $1 + 0 { v[++n] = $1 }
+		END {
+			if (!n) print none
+			else if (n % 2) print v[(n + 1) / 2]
+			else printf "%.15g\n", (v[n / 2] + v[n / 2 + 1]) / 2
+		}'
+}
+
+# maximum [NONE]: the largest of the numbers on stdin, read as median reads
+# them, as it is written; NONE (default -) when there is no number.
+# shellcheck disable=SC2120 # NONE is optional
+maximum() {
+	awk -v none="${1--}" 'NF && $1 == $1 + 0 && (!n++ || $1 + 0 > m + 0) { m = $1 }
+		END { print n ? m : none }'
+}
+
 # The document (BENCH_DOC overrides it, to try --update-docs on a copy).
 bench_doc() { echo "${BENCH_DOC:-$top/docs/benchmarks.md}"; }
 
