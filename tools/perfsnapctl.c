@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "control_protocol.h"
-#include "control_window.h"
+#include "control_range.h"
 
 #define EXIT_ERROR	    1
 #define EXIT_USAGE	    2
@@ -267,14 +267,14 @@ static int window_error(const char *err)
 }
 
 /* Reads --last, --since, --until and --max-size into @w; returns 0 or an exit code. */
-static int parse_window_option(int c, const char *arg, struct control_window *w, bool *last)
+static int parse_window_option(int c, const char *arg, struct control_range *w, bool *last)
 {
-	char err[CONTROL_WINDOW_ERROR_MAX];
+	char err[CONTROL_RANGE_ERROR_MAX];
 	uint64_t ns;
 
 	switch (c) {
 	case 'l':
-		if (control_window__parse_duration(arg, &ns, err, sizeof(err)) < 0)
+		if (control_range__parse_duration(arg, &ns, err, sizeof(err)) < 0)
 			return window_error(err);
 		if (ns > (uint64_t)INT64_MAX)
 			return window_error("--last is too long");
@@ -288,15 +288,15 @@ static int parse_window_option(int c, const char *arg, struct control_window *w,
 	case 'S':
 		if (*last)
 			return window_error("--last and --since both set the start: give one");
-		if (control_window__parse_time(arg, &w->since, err, sizeof(err)) < 0)
+		if (control_range__parse_time(arg, &w->since, err, sizeof(err)) < 0)
 			return window_error(err);
 		return 0;
 	case 'U':
-		if (control_window__parse_time(arg, &w->until, err, sizeof(err)) < 0)
+		if (control_range__parse_time(arg, &w->until, err, sizeof(err)) < 0)
 			return window_error(err);
 		return 0;
 	case 'm':
-		if (control_window__parse_size(arg, &w->max_size, err, sizeof(err)) < 0)
+		if (control_range__parse_size(arg, &w->max_size, err, sizeof(err)) < 0)
 			return window_error(err);
 		return 0;
 	default:
@@ -315,8 +315,8 @@ static int parse_dump(int argc, char **argv, char *req, size_t size)
 		{ "max-size", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char win[CONTROL_WINDOW_WIRE_MAX], err[CONTROL_WINDOW_ERROR_MAX];
-	struct control_window w = { 0 };
+	char win[CONTROL_RANGE_WIRE_MAX], err[CONTROL_RANGE_ERROR_MAX];
+	struct control_range w = { 0 };
 	const char *reason = NULL;
 	struct timespec now;
 	bool last = false, dashes;
@@ -338,10 +338,10 @@ static int parse_dump(int argc, char **argv, char *req, size_t size)
 		return usage_error("dump: unexpected argument '%s' (use --reason TEXT)",
 				   argv[optind]);
 	clock_gettime(CLOCK_REALTIME, &now);
-	if (control_window__check(&w, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec, err,
+	if (control_range__check(&w, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec, err,
 				  sizeof(err)) < 0)
 		return window_error(err);
-	control_window__format(&w, win, sizeof(win));
+	control_range__format(&w, win, sizeof(win));
 	/* "--" ends the window: a reason of its own that starts with "--" stays a reason. */
 	dashes = *win || (reason && !strncmp(reason, "--", 2));
 	if ((size_t)snprintf(req, size, "dump%s%s%s%s%s\n", *win ? " " : "", win,

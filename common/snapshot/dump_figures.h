@@ -18,36 +18,13 @@
 #include <stdint.h>
 
 #include "snapshot_name.h"
-
-/* What fired a trigger's snapshot ([trigger NAME]); plain data, copied by value. */
-struct snapshot_trigger {
-	char name[72];
-	char kind[8];		  /* "event", "psi", "paired" or "manual" */
-	char event[128];	  /* kind event: "signal:signal_generate" */
-	uint64_t time;		  /* of the match, recording clock ns; 0 if none */
-	uint64_t paused_after_ns; /* from time to the last ring's pause; 0 if not known */
-	uint64_t time_mono;	  /* time in CLOCK_MONOTONIC where measured so; 0 if not */
-	int cpu, pid, tid;	  /* -1 when not known */
-	char comm[32];
-	char psi_resource[16];	/* kind psi: "memory" */
-	char psi_threshold[48]; /* "some 150ms 2s" */
-	char psi_file[256];
-	uint64_t before_ms; /* the dump keeps this long before the match (0: all) */
-	uint64_t after_ms;  /* and goes on this long after it */
-	/* kind paired: the pair over the threshold; event is the end event */
-	char start_event[128];
-	uint64_t duration_ns, key;
-	uint64_t start_time, end_time; /* recording clock ns */
-	uint64_t threshold_ns;
-	uint64_t pairs, max_ns; /* since the trigger started */
-	uint64_t hist[32];	/* log2 of microseconds (log2_hist.h) */
-};
+#include "snapshot_trigger.h"
 
 /*
  * The window a dump was asked for (perfsnapctl dump --last, --since,
  * --until, --max-size; a trigger's before), resolved at the trigger.
  */
-struct dump_window {
+struct dump_range {
 	bool set;
 	char asked[96];		 /* the request's options, as perfsnapd read them */
 	uint64_t from_ns, to_ns; /* recording clock; to_ns UINT64_MAX: up to the pause */
@@ -62,14 +39,13 @@ struct dump_window {
 /* One overwrite ring of the dump, in ring (= chunk) order. */
 struct dump_ring_figures {
 	int cpu;
-	uint64_t pause_ns;    /* from its pause to its resume */
-	uint64_t cut_bytes;   /* its oldest bytes the kernel overwrote before their copy */
-	bool has_records;     /* else newest_time means nothing */
-	uint64_t newest_time; /* of its newest record */
-	bool closed;	      /* the history of a ring closed when its CPU went offline */
-	bool window_short;    /* holds less than the dump's window asked */
-	uint64_t
-		window_reach_ns; /* with window_short: how far back from the window's end it holds */
+	uint64_t pause_ns;	 /* from its pause to its resume */
+	uint64_t cut_bytes;	 /* its oldest bytes the kernel overwrote before their copy */
+	bool has_records;	 /* else newest_time means nothing */
+	uint64_t newest_time;	 /* of its newest record */
+	bool closed;		 /* the history of a ring closed when its CPU went offline */
+	bool range_short;	 /* holds less than the dump's window asked */
+	uint64_t range_reach_ns; /* with range_short: how far back from the window's end it holds */
 	bool replaced; /* [capture] window: a ring a resize replaced, beside its successor */
 	uint64_t
 		reach_ns; /* its CPU's: the trigger less its oldest record (dump_figures__set_reach) */
@@ -137,8 +113,8 @@ struct dump_figures {
 	unsigned int formats; /* SNAPSHOT_FILE_BIT() of each data file */
 	bool has_trigger;     /* a [trigger NAME] asked for it: */
 	struct snapshot_trigger trigger;
-	struct dump_window window; /* a crop asked for, else window.set false */
-	int error;		   /* 0 or -errno */
+	struct dump_range range; /* a crop asked for, else window.set false */
+	int error;		 /* 0 or -errno */
 
 	/* The stages. */
 	uint64_t trigger_at_ns, copied_at_ns, collected_at_ns, sealed_at_ns, named_at_ns;

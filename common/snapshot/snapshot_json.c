@@ -118,15 +118,15 @@ static void put_rings(const struct snapshot *s, const struct dump_figures *f, FI
 				f->rings[i].pause_ns, f->rings[i].cut_bytes);
 		if (i < f->nr_rings && f->rings[i].closed)
 			fputs(", \"closed\": true", out);
-		if (f->window.set)
+		if (f->range.set)
 			fprintf(out,
 				", \"held_records\": %" PRIu64 ", \"held_first_time\": %" PRIu64
 				", \"held_last_time\": %" PRIu64 ", \"window_short\": %s",
 				c->held_records, c->held_first_time, c->held_last_time,
-				i < f->nr_rings && f->rings[i].window_short ? "true" : "false");
-		if (f->window.set && i < f->nr_rings && f->rings[i].window_short)
+				i < f->nr_rings && f->rings[i].range_short ? "true" : "false");
+		if (f->range.set && i < f->nr_rings && f->rings[i].range_short)
 			fprintf(out, ", \"window_reach_ns\": %" PRIu64,
-				f->rings[i].window_reach_ns);
+				f->rings[i].range_reach_ns);
 		if (i < f->nr_rings && f->rings[i].replaced)
 			fputs(", \"replaced\": true", out);
 		if (c->backward)
@@ -141,7 +141,7 @@ static void put_rings(const struct snapshot *s, const struct dump_figures *f, FI
  * The window asked for and the one kept: each ring's own span is its
  * first_time and last_time, what it held before the crop its held_*.
  */
-static void put_window(const struct snapshot *s, const struct dump_window *w, FILE *out)
+static void put_window(const struct snapshot *s, const struct dump_range *w, FILE *out)
 {
 	const struct snapshot_stats *st = snapshot__stats(s);
 
@@ -328,8 +328,8 @@ int snapshot_json__write(const struct snapshot *s, const struct dump_figures *f,
 		f->rt_error ? "false" : "true", f->fault_ns, f->copy_memory_bytes,
 		f->copy_spilled_bytes, f->rounds);
 	put_rings(s, f, out);
-	if (f->window.set)
-		put_window(s, &f->window, out);
+	if (f->range.set)
+		put_window(s, &f->range, out);
 	fprintf(out, "  \"compression\": \"%s\",\n", f->compressed ? "zstd" : "none");
 	/* Every Perfetto version opens gzip; zstd only from v58, so it is asked for by name. */
 	if (f->formats & SNAPSHOT_FILE_BIT(SNAPSHOT_FILE_PERFETTO))

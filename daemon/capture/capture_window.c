@@ -6,7 +6,7 @@
  * of another size without losing history: the new ring records before
  * the old one stops, the old one stays mapped (disabled) until the new
  * one reaches back the window, and a dump meanwhile takes both, the
- * records they both hold once. See capture.h; ring_window.c decides.
+ * records they both hold once. See capture.h; ring_sizer.c decides.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dump-internal: what the dumper (dump.c), its job (dump_job.c) and the
- * job's time window (dump_window.c) share; no other part includes it.
+ * job's time window (dump_range.c) share; no other part includes it.
  */
 #ifndef PERFSNAPD_DUMP_INTERNAL_H
 #define PERFSNAPD_DUMP_INTERNAL_H
@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "capture_copy.h"
-#include "control_window.h"
+#include "control_range.h"
 #include "dump.h"
 #include "log.h"
 
@@ -49,8 +49,8 @@ struct dump_job {
 	int error; /* of the copy stage */
 	struct dump_figures fig;
 
-	/* A window (fig.window.set): as asked, and the clocks read at the trigger. */
-	struct control_window window;
+	/* A window (fig.range.set): as asked, and the clocks read at the trigger. */
+	struct control_range window;
 	uint64_t at_clock, at_mono;
 	int64_t at_realtime;
 };
@@ -80,9 +80,9 @@ struct dump {
 	char pending_reason[128];
 	bool pending_has_trigger;
 	struct snapshot_trigger pending_trigger;
-	struct control_window pending_window; /* unset: everything */
-	struct recording_clock *clock;	      /* what a window is resolved in; NULL: none */
-	uint64_t opened_ns;		      /* the clock when the dumper came: its rings' start */
+	struct control_range pending_range; /* unset: everything */
+	struct recording_clock *clock;	    /* what a window is resolved in; NULL: none */
+	uint64_t opened_ns;		    /* the clock when the dumper came: its rings' start */
 	dump_collect_fn collect_fn;
 	void *collect_ctx;
 	struct dump_job *job; /* the dump in flight, or NULL */
@@ -108,9 +108,9 @@ void dump_job__look_at_cpus(struct compress_policy *p);
 /* CPUs this thread may run on, as the writer threads a dump starts inherit them. */
 unsigned int dump_job__usable_cpus(void);
 
-/* dump_window.c: a dump's time window, checked at the trigger, placed after the copy. */
-int dump_window__check(struct dump *d, struct dump_job *job, const struct control_window *w);
-void dump_window__place(struct dump_job *job);
-int dump_window__held(struct dump_job *job);
+/* dump_range.c: a dump's time window, checked at the trigger, placed after the copy. */
+int dump_range__check(struct dump *d, struct dump_job *job, const struct control_range *w);
+void dump_range__place(struct dump_job *job);
+int dump_range__held(struct dump_job *job);
 
 #endif

@@ -25,7 +25,7 @@
 #include "compress_policy.h"
 #include "cpu_idle.h"
 #include "config.h"
-#include "control_window.h"
+#include "control_range.h"
 #include "dump-internal.h"
 #include "dump.h"
 #include "capture_copy.h"
@@ -102,9 +102,8 @@ static void finish(struct dump *d, struct dump_job *job)
 	if (job->fig.error == 0)
 		compress_policy__learn(d->compress, &job->fig, dump_job__usable_cpus(),
 				       monotonic_ns());
-	if (job->fig.error == 0 && job->fig.window.note[0])
-		log_notice("dump %s (%s): %s", job->fig.stem, job->fig.reason,
-			   job->fig.window.note);
+	if (job->fig.error == 0 && job->fig.range.note[0])
+		log_notice("dump %s (%s): %s", job->fig.stem, job->fig.reason, job->fig.range.note);
 	d->done(d->done_ctx, &job->fig);
 	more = dump_schedule__end(d->sched, &job->fig);
 	dump_job__free(job);
@@ -156,11 +155,11 @@ static void start(struct dump *d)
 	job->fig.has_trigger = d->pending_has_trigger;
 	job->fig.trigger = d->pending_trigger;
 	d->job = job;
-	r = control_window__is_set(&d->pending_window) ?
-		    dump_window__check(d, job, &d->pending_window) :
+	r = control_range__is_set(&d->pending_range) ?
+		    dump_range__check(d, job, &d->pending_range) :
 		    0;
 	if (r < 0) {
-		log_warning("dump (%s): %s", job->fig.reason, job->fig.window.note);
+		log_warning("dump (%s): %s", job->fig.reason, job->fig.range.note);
 		job->fig.error = r;
 		finish(d, job);
 		return;
@@ -322,7 +321,7 @@ int dump__trigger(struct dump *d, const char *reason, dump_done_fn waiter, void 
 int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_trigger *trigger,
 		     dump_done_fn waiter, void *waiter_ctx)
 {
-	struct control_window w = { 0 };
+	struct control_range w = { 0 };
 
 	if (trigger && trigger->before_ms)
 		w.since = (struct control_time){
@@ -346,7 +345,7 @@ int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_t
  * Returns 0, or -EAGAIN when max_per_hour refuses a new dump.
  */
 int dump__request(struct dump *d, const char *reason, const struct snapshot_trigger *trigger,
-		  const struct control_window *window, dump_done_fn waiter, void *waiter_ctx)
+		  const struct control_range *window, dump_done_fn waiter, void *waiter_ctx)
 {
 	bool pending = dump_schedule__pending(d->sched);
 	uint64_t wait = 0;
@@ -370,7 +369,7 @@ int dump__request(struct dump *d, const char *reason, const struct snapshot_trig
 		d->pending_has_trigger = trigger != NULL;
 		if (trigger)
 			d->pending_trigger = *trigger;
-		d->pending_window = window ? *window : (struct control_window){ 0 };
+		d->pending_range = window ? *window : (struct control_range){ 0 };
 	}
 	switch (r) {
 	case DUMP_SCHEDULE_COALESCED:

@@ -73,9 +73,9 @@ int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_t
  * takes that dump's window. A [trigger NAME] with before = T asks for the
  * window T before its match through dump__trigger_by().
  */
-struct control_window;
+struct control_range;
 int dump__request(struct dump *d, const char *reason, const struct snapshot_trigger *trigger,
-		  const struct control_window *window, dump_done_fn waiter, void *waiter_ctx);
+		  const struct control_range *window, dump_done_fn waiter, void *waiter_ctx);
 
 /*
  * Called on the loop thread at the end of each dump's copy phase to add

@@ -221,12 +221,12 @@ void dump_job__write_files(struct dump_job *job)
 	};
 	int r = 0;
 
-	if (f->window.set) {
-		dump_window__place(job);
+	if (f->range.set) {
+		dump_range__place(job);
 		if (job->sb)
 			snapshot__set_naming_cost(job->snap, sideband__naming_bytes, job->sb);
-		r = snapshot__set_window(job->snap, f->window.from_ns, f->window.to_ns,
-					 f->window.max_bytes);
+		r = snapshot__set_window(job->snap, f->range.from_ns, f->range.to_ns,
+					 f->range.max_bytes);
 	}
 	if (r == 0)
 		r = snapshot__seal(job->snap);
@@ -235,8 +235,8 @@ void dump_job__write_files(struct dump_job *job)
 		newest_records(job);
 		dump_figures__set_reach(f, job->snap);
 	}
-	if (r == 0 && f->window.set)
-		r = dump_window__held(job);
+	if (r == 0 && f->range.set)
+		r = dump_range__held(job);
 	if (r == 0 && job->sb)
 		r = sideband__name_tasks(job->sb, job->snap,
 					 job->cfg->formats &

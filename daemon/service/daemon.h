@@ -2,7 +2,7 @@
 /*
  * daemon: the running perfsnapd's state, shared by main.c (the life
  * cycle), daemon.c (recording, reload, what happens after each dump) and
- * daemon_control.c (the answers to perfsnapctl).
+ * daemon_commands.c (the answers to perfsnapctl).
  */
 #ifndef PERFSNAPD_DAEMON_H
 #define PERFSNAPD_DAEMON_H
@@ -46,9 +46,9 @@ struct daemon {
 	/* A reload whose new rings are opening (NULL when none); a SIGHUP meanwhile: */
 	struct reload *reloading;
 	bool reload_again;
-	struct hotplug *hotplug;    /* watches the CPUs going offline and coming back */
-	struct ring_window *window; /* [capture] window: sizes each CPU's ring */
-	unsigned long recordings;   /* captures attached so far: a new one is told by it */
+	struct hotplug *hotplug;  /* watches the CPUs going offline and coming back */
+	struct ring_sizer *sizer; /* [capture] window: sizes each CPU's ring */
+	unsigned long recordings; /* captures attached so far: a new one is told by it */
 	unsigned long snapshots, failures, refused;
 	struct dump_figures last; /* of the last dump, kept (dump_figures__copy()) */
 	bool have_last;

@@ -24,7 +24,7 @@
 #include "daemon.h"
 #include "dump.h"
 #include "hotplug.h"
-#include "ring_window.h"
+#include "ring_sizer.h"
 #include "log.h"
 #include "loop_sched.h"
 #include "post_command.h"
@@ -158,7 +158,7 @@ static int run(struct daemon *d)
 	}
 	daemon__start_upload(d);
 	daemon__log_recording(d);
-	if (hotplug__new(d, &d->hotplug) < 0 || ring_window__new(d, &d->window) < 0) {
+	if (hotplug__new(d, &d->hotplug) < 0 || ring_sizer__new(d, &d->sizer) < 0) {
 		r = EX_OSERR;
 		goto out;
 	}
@@ -173,7 +173,7 @@ out:
 		event_free(sig_ev);
 	close(sig_fd);
 	service__stop_watchdog();
-	ring_window__delete(d->window);
+	ring_sizer__delete(d->sizer);
 	hotplug__delete(d->hotplug);
 	daemon__stop_control(d);
 	daemon__stop_triggers(d);

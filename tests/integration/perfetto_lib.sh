@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Helpers for the tests of Perfetto output (sourced after lib.sh): decoding
-# with protoc against Perfetto's own schema (tests/data/perfetto), and
+# with protoc against Perfetto's own schema (common/perfetto/schema), and
 # counting what the decoded text holds.
-PROTO_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/../data/perfetto" && pwd)"
+PROTO_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../common/perfetto/schema" && pwd)"
 command -v protoc >/dev/null || prereq_missing "protoc (protobuf-compiler)"
 
 # pftrace_decode FILE OUT: FILE (plain, gzip or zstd) as protoc's text format.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * control_window: the dump window's syntaxes, for perfsnapctl and
- * perfsnapd alike. See control_window.h.
+ * control_range: the dump window's syntaxes, for perfsnapctl and
+ * perfsnapd alike. See control_range.h.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "control_window.h"
+#include "control_range.h"
 
 #define NSEC 1000000000ll
 
@@ -75,7 +75,7 @@ static const char *parse_decimal(const char *s, uint64_t *whole, uint64_t *frac_
 }
 
 /**
- * control_window__parse_duration - a duration such as "2s" or "1.5s"
+ * control_range__parse_duration - a duration such as "2s" or "1.5s"
  * @s: the text
  * @ret_ns: the duration, set on success
  * @err: the message on failure
@@ -83,7 +83,7 @@ static const char *parse_decimal(const char *s, uint64_t *whole, uint64_t *frac_
  *
  * Returns 0 or -EINVAL.
  */
-int control_window__parse_duration(const char *s, uint64_t *ret_ns, char *err, size_t errlen)
+int control_range__parse_duration(const char *s, uint64_t *ret_ns, char *err, size_t errlen)
 {
 	uint64_t whole, frac, ns;
 	const char *unit = parse_decimal(s, &whole, &frac);
@@ -177,7 +177,7 @@ static int parse_iso(const char *s, int64_t *ret_ns)
 }
 
 /**
- * control_window__parse_time - a window's bound as the user writes it
+ * control_range__parse_time - a window's bound as the user writes it
  * @s: "-5s" (before now) or ISO 8601 wall clock
  * @ret: the bound, set on success
  * @err: the message on failure
@@ -185,14 +185,14 @@ static int parse_iso(const char *s, int64_t *ret_ns)
  *
  * Returns 0 or -EINVAL.
  */
-int control_window__parse_time(const char *s, struct control_time *ret, char *err, size_t errlen)
+int control_range__parse_time(const char *s, struct control_time *ret, char *err, size_t errlen)
 {
 	uint64_t ns;
 	int64_t abs;
 	int r;
 
 	if (*s == '-') {
-		r = control_window__parse_duration(s + 1, &ns, err, errlen);
+		r = control_range__parse_duration(s + 1, &ns, err, errlen);
 		if (r < 0)
 			return r;
 		if (ns > (uint64_t)INT64_MAX)
@@ -215,7 +215,7 @@ int control_window__parse_time(const char *s, struct control_time *ret, char *er
 }
 
 /**
- * control_window__parse_size - a size such as "50M"
+ * control_range__parse_size - a size such as "50M"
  * @s: digits and an optional K, M, G or T
  * @ret: bytes, set on success
  * @err: the message on failure
@@ -223,7 +223,7 @@ int control_window__parse_time(const char *s, struct control_time *ret, char *er
  *
  * Returns 0 or -EINVAL.
  */
-int control_window__parse_size(const char *s, uint64_t *ret, char *err, size_t errlen)
+int control_range__parse_size(const char *s, uint64_t *ret, char *err, size_t errlen)
 {
 	uint64_t whole, frac;
 	const char *unit = parse_decimal(s, &whole, &frac);
@@ -249,7 +249,7 @@ static int64_t resolve(const struct control_time *t, int64_t now_ns)
 }
 
 /**
- * control_window__check - whether a window can be taken
+ * control_range__check - whether a window can be taken
  * @w: the window
  * @now_ns: CLOCK_REALTIME ns, what relative bounds count from
  * @err: the message on failure
@@ -257,7 +257,7 @@ static int64_t resolve(const struct control_time *t, int64_t now_ns)
  *
  * Returns 0 or -EINVAL.
  */
-int control_window__check(const struct control_window *w, int64_t now_ns, char *err, size_t errlen)
+int control_range__check(const struct control_range *w, int64_t now_ns, char *err, size_t errlen)
 {
 	int64_t since = w->since.set ? resolve(&w->since, now_ns) : INT64_MIN;
 	int64_t until = w->until.set ? resolve(&w->until, now_ns) : now_ns;
@@ -288,12 +288,12 @@ static size_t put_time(char *buf, size_t size, const char *name, const struct co
 }
 
 /**
- * control_window__format - a window as request options
+ * control_range__format - a window as request options
  * @w: the window
  * @buf: out: options separated by blanks, "" for no window
- * @size: room, CONTROL_WINDOW_WIRE_MAX is enough
+ * @size: room, CONTROL_RANGE_WIRE_MAX is enough
  */
-void control_window__format(const struct control_window *w, char *buf, size_t size)
+void control_range__format(const struct control_range *w, char *buf, size_t size)
 {
 	size_t n = 0;
 
@@ -332,7 +332,7 @@ static int read_wire_time(const char *v, size_t len, struct control_time *t)
 }
 
 /**
- * control_window__parse_options - read a window off a request line
+ * control_range__parse_options - read a window off a request line
  * @args: the request's arguments
  * @w: out: the window (zeroed first)
  * @ret_rest: out: what follows the options
@@ -341,12 +341,12 @@ static int read_wire_time(const char *v, size_t len, struct control_time *t)
  *
  * Returns 0 or -EINVAL.
  */
-int control_window__parse_options(const char *args, struct control_window *w, const char **ret_rest,
+int control_range__parse_options(const char *args, struct control_range *w, const char **ret_rest,
 				  char *err, size_t errlen)
 {
 	const char *p = args;
 
-	*w = (struct control_window){ 0 };
+	*w = (struct control_range){ 0 };
 	for (;;) {
 		size_t len, nlen;
 		const char *v;

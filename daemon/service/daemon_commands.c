@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * daemon_control: the daemon's answers to perfsnapctl over the control
+ * daemon_commands: the daemon's answers to perfsnapctl over the control
  * socket: dump (answered when the dump is done), status, list, reload.
  * status and list show each snapshot's upload state when [upload] is on.
  */
@@ -15,12 +15,12 @@
 #include "config.h"
 #include "config_value.h"
 #include "control.h"
-#include "control_window.h"
+#include "control_range.h"
 #include "daemon.h"
 #include "log.h"
 #include "monotonic.h"
 #include "retention.h"
-#include "ring_window.h"
+#include "ring_sizer.h"
 #include "sideband.h"
 #include "upload.h"
 #include "trigger.h"
@@ -30,9 +30,9 @@ static void dump_answered(void *ctx, const struct dump_figures *rep)
 {
 	struct control_client *client = ctx;
 
-	if (rep->error && rep->window.note[0]) {
+	if (rep->error && rep->range.note[0]) {
 		control_client__done(client, rep->error, "snapshot not written: %s",
-				     rep->window.note);
+				     rep->range.note);
 		return;
 	}
 	if (rep->error) {
@@ -43,8 +43,8 @@ static void dump_answered(void *ctx, const struct dump_figures *rep)
 	for (int i = 0; i < rep->files.nr_paths; i++)
 		control_client__add_line(client, "%s", rep->files.paths[i]);
 	/* perfsnapctl prints it apart from the paths (stderr). */
-	if (rep->window.note[0])
-		control_client__add_line(client, "note: %s", rep->window.note);
+	if (rep->range.note[0])
+		control_client__add_line(client, "note: %s", rep->range.note);
 	control_client__done(client, 0, NULL);
 }
 
@@ -52,23 +52,23 @@ static void dump_answered(void *ctx, const struct dump_figures *rep)
 static void ctl_dump(void *ctx, const char *args, struct control_client *client)
 {
 	struct daemon *d = ctx;
-	char why[128], err[CONTROL_WINDOW_ERROR_MAX];
-	struct control_window w;
+	char why[128], err[CONTROL_RANGE_ERROR_MAX];
+	struct control_range w;
 	const char *reason = "";
 	struct timespec now;
 	int r;
 
-	r = control_window__parse_options(args ? args : "", &w, &reason, err, sizeof(err));
+	r = control_range__parse_options(args ? args : "", &w, &reason, err, sizeof(err));
 	clock_gettime(CLOCK_REALTIME, &now);
 	if (r == 0)
-		r = control_window__check(&w, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec, err,
-					  sizeof(err));
+		r = control_range__check(&w, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec, err,
+					 sizeof(err));
 	if (r < 0) {
 		control_client__done(client, r, "dump: %s", err);
 		return;
 	}
 	snprintf(why, sizeof(why), "ctl:%s", *reason ? reason : "perfsnapctl");
-	r = dump__request(d->dump, why, NULL, control_window__is_set(&w) ? &w : NULL, dump_answered,
+	r = dump__request(d->dump, why, NULL, control_range__is_set(&w) ? &w : NULL, dump_answered,
 			  client);
 	if (r == -EAGAIN) {
 		d->refused++;
@@ -208,7 +208,7 @@ static void status_window(struct daemon *d, struct control_reply *reply)
 			   resizing ? " (a ring being resized and its successor both mapped)" : "");
 	for (int i = 0; i < capture__nr_wanted(d->cap); i++)
 		if (capture__window_cpu(d->cap, capture__wanted_cpu(d->cap, i), now, &info)) {
-			ring_window__format_cpu(&info, d->cfg->window_ms, line, sizeof(line));
+			ring_sizer__format_cpu(&info, d->cfg->window_ms, line, sizeof(line));
 			control_reply__add(reply, "%s", line);
 		}
 }
@@ -258,9 +258,9 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 		return 0;
 	control_reply__add(reply, "last: %s", last->error ? "failed" : last->files.paths[0]);
 	control_reply__add(reply, "last reason: %s", last->reason);
-	if (last->window.set)
-		control_reply__add(reply, "last window: %s%s%s", last->window.asked,
-				   last->window.note[0] ? ": " : "", last->window.note);
+	if (last->range.set)
+		control_reply__add(reply, "last window: %s%s%s", last->range.asked,
+				   last->range.note[0] ? ": " : "", last->range.note);
 	if (last->error)
 		control_reply__add(reply, "last error: %s", strerror(-last->error));
 	control_reply__add(

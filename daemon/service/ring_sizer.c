@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ring_window: measures, plans and resizes the rings of [capture] window.
- * See ring_window.h; the policy is ring_budget's, the rings capture's.
+ * ring_sizer: measures, plans and resizes the rings of [capture] window.
+ * See ring_sizer.h; the policy is ring_budget's, the rings capture's.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -20,7 +20,7 @@
 #include "log.h"
 #include "monotonic.h"
 #include "ring_budget.h"
-#include "ring_window.h"
+#include "ring_sizer.h"
 
 /*
  * How often each ring's head is read: its reach is measured between two
@@ -31,10 +31,10 @@
 /* Looks before the first plan: the rate over two seconds. */
 #define FIRST_PLAN_LOOKS 8
 
-/* In ring_window.said_pages: the shortfall said was measured on a ring of that size. */
+/* In ring_sizer.said_pages: the shortfall said was measured on a ring of that size. */
 #define SAID_MEASURED (1u << 31)
 
-struct ring_window {
+struct ring_sizer {
 	struct daemon *d;
 	struct event *tick;
 	unsigned long recording;  /* the capture looked at: d->recordings then */
@@ -54,8 +54,8 @@ static void format_rate(uint64_t rate, char *buf, size_t size)
 		snprintf(buf, size, "%.1f KiB/s", (double)rate / 1024);
 }
 
-void ring_window__format_cpu(const struct capture_window_info *info, uint64_t window_ms, char *buf,
-			     size_t size)
+void ring_sizer__format_cpu(const struct capture_window_info *info, uint64_t window_ms, char *buf,
+			    size_t size)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	/* A ring that has not wrapped holds all since it opened: not short, only young. */
@@ -91,7 +91,7 @@ static size_t collect(struct capture *cap, uint64_t now, struct capture_window_i
 }
 
 /* Says what the plan gives each CPU: at a capture's first plan, and when a CPU's shortfall changes. */
-static void say(struct ring_window *w, const struct ring_budget *b,
+static void say(struct ring_sizer *w, const struct ring_budget *b,
 		const struct capture_window_info *info, const unsigned int *want, const bool *sh,
 		size_t n, uint64_t need_pages)
 {
@@ -192,7 +192,7 @@ static void resize_one(struct capture *cap, const struct capture_window_info *in
 		 (double)capture__window_ms(cap) / 1e3);
 }
 
-static int grow_slots(struct ring_window *w, int cpu)
+static int grow_slots(struct ring_sizer *w, int cpu)
 {
 	unsigned int *pages;
 	bool *grown;
@@ -213,7 +213,7 @@ static int grow_slots(struct ring_window *w, int cpu)
 	return 0;
 }
 
-static void plan(struct ring_window *w, struct capture *cap, uint64_t now)
+static void plan(struct ring_sizer *w, struct capture *cap, uint64_t now)
 {
 	const struct perfsnapd_config *cfg = w->d->cfg;
 	size_t max = (size_t)capture__nr_wanted(cap), n;
@@ -258,7 +258,7 @@ out:
 
 static void on_tick(evutil_socket_t fd, short what, void *arg)
 {
-	struct ring_window *w = arg;
+	struct ring_sizer *w = arg;
 	struct daemon *d = w->d;
 	uint64_t now = monotonic_ns();
 	int r;
@@ -289,25 +289,25 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 		plan(w, d->cap, now);
 }
 
-int ring_window__new(struct daemon *d, struct ring_window **ret)
+int ring_sizer__new(struct daemon *d, struct ring_sizer **ret)
 {
 	const struct timeval period = { .tv_sec = WINDOW_PERIOD_MS / 1000,
 					.tv_usec = WINDOW_PERIOD_MS % 1000 * 1000 };
-	struct ring_window *w = calloc(1, sizeof(*w));
+	struct ring_sizer *w = calloc(1, sizeof(*w));
 
 	if (!w)
 		return log__errno(-ENOMEM, "window");
 	w->d = d;
 	w->tick = event_new(d->base, -1, EV_PERSIST, on_tick, w);
 	if (!w->tick || event_add(w->tick, &period) < 0) {
-		ring_window__delete(w);
+		ring_sizer__delete(w);
 		return log__errno(-ENOMEM, "window timer");
 	}
 	*ret = w;
 	return 0;
 }
 
-void ring_window__delete(struct ring_window *w)
+void ring_sizer__delete(struct ring_sizer *w)
 {
 	if (!w)
 		return;

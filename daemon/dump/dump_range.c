@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dump_window: a dump's time window (perfsnapctl dump --last/--since/
+ * dump_range: a dump's time window (perfsnapctl dump --last/--since/
  * --until/--max-size): checked on the loop at the trigger, where the clocks
  * are read, placed in the recording clock after the copy, and what the
  * rings held of it said after the seal. See dump-internal.h.
@@ -28,9 +28,9 @@ static double secs(uint64_t ns)
  * said in the note the reply and the sidecar carry. A window the rings
  * hold nothing of fails the dump: no empty files.
  */
-int dump_window__held(struct dump_job *job)
+int dump_range__held(struct dump_job *job)
 {
-	struct dump_window *w = &job->fig.window;
+	struct dump_range *w = &job->fig.range;
 	const struct snapshot_stats *st = snapshot__stats(job->snap);
 	uint64_t oldest = UINT64_MAX, newest = 0;
 	size_t n = 0, len = 0;
@@ -50,12 +50,12 @@ int dump_window__held(struct dump_job *job)
 			newest = c->held_last_time;
 		if (!w->from_ns || held <= w->from_ns)
 			continue;
-		rf->window_short = true;
-		rf->window_reach_ns = w->to_ns != UINT64_MAX && w->to_ns > held ? w->to_ns - held :
-										  0;
+		rf->range_short = true;
+		rf->range_reach_ns = w->to_ns != UINT64_MAX && w->to_ns > held ? w->to_ns - held :
+										 0;
 		w->nr_short++;
 		k = snprintf(list + len, sizeof(list) - len, "%scpu%d %.3f s", n++ ? ", " : "",
-			     c->cpu, secs(rf->window_reach_ns));
+			     c->cpu, secs(rf->range_reach_ns));
 		if (k > 0 && (size_t)k < sizeof(list) - len)
 			len += (size_t)k;
 	}
@@ -107,18 +107,18 @@ static uint64_t window_record_bytes(uint64_t max_size)
 
 /*
  * Loop thread, at the trigger: checks @w and reads the recording clock
- * beside CLOCK_REALTIME and CLOCK_MONOTONIC, for dump_window__place(). Returns
+ * beside CLOCK_REALTIME and CLOCK_MONOTONIC, for dump_range__place(). Returns
  * 0 or -errno (@out->note says why).
  */
-int dump_window__check(struct dump *d, struct dump_job *job, const struct control_window *w)
+int dump_range__check(struct dump *d, struct dump_job *job, const struct control_range *w)
 {
-	struct dump_window *out = &job->fig.window;
+	struct dump_range *out = &job->fig.range;
 	struct timespec ts;
 	int r;
 
 	out->set = true;
 	job->window = *w;
-	control_window__format(w, out->asked, sizeof(out->asked));
+	control_range__format(w, out->asked, sizeof(out->asked));
 	out->max_size = w->max_size;
 	r = d->clock ? recording_clock__now(d->clock, &job->at_clock) : -ENODEV;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -129,7 +129,7 @@ int dump_window__check(struct dump *d, struct dump_job *job, const struct contro
 		return r;
 	}
 	job->at_realtime = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	r = control_window__check(w, job->at_realtime, out->note, sizeof(out->note));
+	r = control_range__check(w, job->at_realtime, out->note, sizeof(out->note));
 	if (r < 0)
 		return r;
 	if (w->max_size && w->max_size < WINDOW_MIN_MAX_SIZE) {
@@ -167,10 +167,10 @@ static uint64_t clock_at(const struct dump_job *job, int64_t realtime)
  * bound lies after it. Wall-clock bounds go through the readings taken at
  * the trigger.
  */
-void dump_window__place(struct dump_job *job)
+void dump_range__place(struct dump_job *job)
 {
-	const struct control_window *w = &job->window;
-	struct dump_window *out = &job->fig.window;
+	const struct control_range *w = &job->window;
+	struct dump_range *out = &job->fig.range;
 	uint64_t paused = job->fig.first_pause_at_ns ? job->fig.first_pause_at_ns : job->at_mono;
 	int64_t now_rt = job->at_realtime + (int64_t)(paused - job->at_mono);
 	uint64_t now = job->at_clock + (paused - job->at_mono);

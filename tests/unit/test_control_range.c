@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests for control_window: the durations, times and sizes of
+ * Unit tests for control_range: the durations, times and sizes of
  * perfsnapctl dump --last/--since/--until/--max-size, the checks that
  * refuse an empty or future window, and the request options perfsnapd
  * reads back. No files, no root.
@@ -17,7 +17,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "control_window.h"
+#include "control_range.h"
 
 #define SEC 1000000000ll
 
@@ -50,8 +50,8 @@ static void test_duration(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t v = 42;
-		char err[CONTROL_WINDOW_ERROR_MAX] = "";
-		int r = control_window__parse_duration(cases[i].text, &v, err, sizeof(err));
+		char err[CONTROL_RANGE_ERROR_MAX] = "";
+		int r = control_range__parse_duration(cases[i].text, &v, err, sizeof(err));
 
 		if (cases[i].ns) {
 			assert_int_equal(r, 0);
@@ -67,19 +67,19 @@ static void test_duration(void **state)
 static void test_time_relative(void **state)
 {
 	struct control_time t;
-	char err[CONTROL_WINDOW_ERROR_MAX] = "";
+	char err[CONTROL_RANGE_ERROR_MAX] = "";
 
 	(void)state;
-	assert_int_equal(control_window__parse_time("-5s", &t, err, sizeof(err)), 0);
+	assert_int_equal(control_range__parse_time("-5s", &t, err, sizeof(err)), 0);
 	assert_true(t.set && t.relative);
 	assert_int_equal(t.ns, -5 * SEC);
-	assert_int_equal(control_window__parse_time("-0.25s", &t, err, sizeof(err)), 0);
+	assert_int_equal(control_range__parse_time("-0.25s", &t, err, sizeof(err)), 0);
 	assert_int_equal(t.ns, -250000000);
-	assert_int_equal(control_window__parse_time("+5s", &t, err, sizeof(err)), -EINVAL);
+	assert_int_equal(control_range__parse_time("+5s", &t, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "future"));
-	assert_int_equal(control_window__parse_time("-0s", &t, err, sizeof(err)), -EINVAL);
-	assert_int_equal(control_window__parse_time("-x", &t, err, sizeof(err)), -EINVAL);
-	assert_int_equal(control_window__parse_time("5s", &t, err, sizeof(err)), -EINVAL);
+	assert_int_equal(control_range__parse_time("-0s", &t, err, sizeof(err)), -EINVAL);
+	assert_int_equal(control_range__parse_time("-x", &t, err, sizeof(err)), -EINVAL);
+	assert_int_equal(control_range__parse_time("5s", &t, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "ISO 8601"));
 }
 
@@ -115,26 +115,26 @@ static void test_time_iso(void **state)
 		"",
 	};
 	struct control_time t;
-	char err[CONTROL_WINDOW_ERROR_MAX];
+	char err[CONTROL_RANGE_ERROR_MAX];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		t = (struct control_time){ 0 };
-		assert_int_equal(control_window__parse_time(good[i].text, &t, err, sizeof(err)), 0);
+		assert_int_equal(control_range__parse_time(good[i].text, &t, err, sizeof(err)), 0);
 		assert_true(t.set && !t.relative);
 		assert_int_equal(t.ns, base + good[i].off);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		t = (struct control_time){ 0 };
 		err[0] = '\0';
-		assert_int_equal(control_window__parse_time(bad[i], &t, err, sizeof(err)), -EINVAL);
+		assert_int_equal(control_range__parse_time(bad[i], &t, err, sizeof(err)), -EINVAL);
 		assert_false(t.set);
 		assert_true(err[0]);
 	}
 	/* No zone: local time, as ISO 8601 says. */
 	setenv("TZ", "UTC+2", 1);
 	tzset();
-	assert_int_equal(control_window__parse_time("2026-12-05T19:40:00", &t, err, sizeof(err)),
+	assert_int_equal(control_range__parse_time("2026-12-05T19:40:00", &t, err, sizeof(err)),
 			 0);
 	assert_int_equal(t.ns, base);
 	unsetenv("TZ");
@@ -144,89 +144,89 @@ static void test_time_iso(void **state)
 static void test_size(void **state)
 {
 	uint64_t v = 0;
-	char err[CONTROL_WINDOW_ERROR_MAX];
+	char err[CONTROL_RANGE_ERROR_MAX];
 
 	(void)state;
-	assert_int_equal(control_window__parse_size("50M", &v, err, sizeof(err)), 0);
+	assert_int_equal(control_range__parse_size("50M", &v, err, sizeof(err)), 0);
 	assert_int_equal(v, 50ull << 20);
-	assert_int_equal(control_window__parse_size("4096", &v, err, sizeof(err)), 0);
+	assert_int_equal(control_range__parse_size("4096", &v, err, sizeof(err)), 0);
 	assert_int_equal(v, 4096);
-	assert_int_equal(control_window__parse_size("1G", &v, err, sizeof(err)), 0);
+	assert_int_equal(control_range__parse_size("1G", &v, err, sizeof(err)), 0);
 	assert_int_equal(v, 1ull << 30);
-	assert_int_equal(control_window__parse_size("0", &v, err, sizeof(err)), -EINVAL);
-	assert_int_equal(control_window__parse_size("0M", &v, err, sizeof(err)), -EINVAL);
-	assert_int_equal(control_window__parse_size("-1M", &v, err, sizeof(err)), -EINVAL);
-	assert_int_equal(control_window__parse_size("1.5M", &v, err, sizeof(err)), -EINVAL);
-	assert_int_equal(control_window__parse_size("5Q", &v, err, sizeof(err)), -EINVAL);
-	assert_int_equal(control_window__parse_size("99999999999T", &v, err, sizeof(err)), -EINVAL);
+	assert_int_equal(control_range__parse_size("0", &v, err, sizeof(err)), -EINVAL);
+	assert_int_equal(control_range__parse_size("0M", &v, err, sizeof(err)), -EINVAL);
+	assert_int_equal(control_range__parse_size("-1M", &v, err, sizeof(err)), -EINVAL);
+	assert_int_equal(control_range__parse_size("1.5M", &v, err, sizeof(err)), -EINVAL);
+	assert_int_equal(control_range__parse_size("5Q", &v, err, sizeof(err)), -EINVAL);
+	assert_int_equal(control_range__parse_size("99999999999T", &v, err, sizeof(err)), -EINVAL);
 	assert_int_equal(v, 1ull << 30);
 }
 
 static void test_check(void **state)
 {
 	const int64_t now = 1796506800ll * SEC;
-	char err[CONTROL_WINDOW_ERROR_MAX];
-	struct control_window w = { .since = { .set = true, .relative = true, .ns = -2 * SEC } };
+	char err[CONTROL_RANGE_ERROR_MAX];
+	struct control_range w = { .since = { .set = true, .relative = true, .ns = -2 * SEC } };
 
 	(void)state;
-	assert_int_equal(control_window__check(&w, now, err, sizeof(err)), 0);
+	assert_int_equal(control_range__check(&w, now, err, sizeof(err)), 0);
 	/* --since after --until, mixed relative and absolute */
 	w.until = (struct control_time){ .set = true, .ns = now - 3 * SEC };
-	assert_int_equal(control_window__check(&w, now, err, sizeof(err)), -EINVAL);
+	assert_int_equal(control_range__check(&w, now, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "--since is not before --until"));
 	/* equal: empty */
 	w.until = (struct control_time){ .set = true, .relative = true, .ns = -2 * SEC };
-	assert_int_equal(control_window__check(&w, now, err, sizeof(err)), -EINVAL);
+	assert_int_equal(control_range__check(&w, now, err, sizeof(err)), -EINVAL);
 	/* a start in the future */
-	w = (struct control_window){ .since = { .set = true, .ns = now + SEC } };
-	assert_int_equal(control_window__check(&w, now, err, sizeof(err)), -EINVAL);
+	w = (struct control_range){ .since = { .set = true, .ns = now + SEC } };
+	assert_int_equal(control_range__check(&w, now, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "not in the past"));
 	/* an end in the future is now */
-	w = (struct control_window){ .since = { .set = true, .ns = now - SEC },
+	w = (struct control_range){ .since = { .set = true, .ns = now - SEC },
 				     .until = { .set = true, .ns = now + SEC } };
-	assert_int_equal(control_window__check(&w, now, err, sizeof(err)), 0);
+	assert_int_equal(control_range__check(&w, now, err, sizeof(err)), 0);
 	/* only a size */
-	w = (struct control_window){ .max_size = 1 << 20 };
-	assert_int_equal(control_window__check(&w, now, err, sizeof(err)), 0);
+	w = (struct control_range){ .max_size = 1 << 20 };
+	assert_int_equal(control_range__check(&w, now, err, sizeof(err)), 0);
 }
 
 static void test_wire(void **state)
 {
-	struct control_window w = {
+	struct control_range w = {
 		.since = { .set = true, .ns = 1796506800ll * SEC },
 		.until = { .set = true, .relative = true, .ns = -SEC },
 		.max_size = 50 << 20,
 	};
-	struct control_window back;
-	char buf[CONTROL_WINDOW_WIRE_MAX], line[256], err[CONTROL_WINDOW_ERROR_MAX];
+	struct control_range back;
+	char buf[CONTROL_RANGE_WIRE_MAX], line[256], err[CONTROL_RANGE_ERROR_MAX];
 	const char *rest = NULL;
 
 	(void)state;
-	control_window__format(&w, buf, sizeof(buf));
+	control_range__format(&w, buf, sizeof(buf));
 	assert_string_equal(buf,
 			    "--since=@1796506800000000000 --until=-1000000000 --max-size=52428800");
 	snprintf(line, sizeof(line), "%s -- --my reason", buf);
-	assert_int_equal(control_window__parse_options(line, &back, &rest, err, sizeof(err)), 0);
+	assert_int_equal(control_range__parse_options(line, &back, &rest, err, sizeof(err)), 0);
 	assert_memory_equal(&back, &w, sizeof(w));
 	assert_string_equal(rest, "--my reason");
 	/* A plain reason stays a reason. */
-	assert_int_equal(control_window__parse_options("my reason", &back, &rest, err, sizeof(err)),
+	assert_int_equal(control_range__parse_options("my reason", &back, &rest, err, sizeof(err)),
 			 0);
-	assert_false(control_window__is_set(&back));
+	assert_false(control_range__is_set(&back));
 	assert_string_equal(rest, "my reason");
-	w = (struct control_window){ 0 };
-	control_window__format(&w, buf, sizeof(buf));
+	w = (struct control_range){ 0 };
+	control_range__format(&w, buf, sizeof(buf));
 	assert_string_equal(buf, "");
-	assert_int_equal(control_window__parse_options("--since=5", &back, &rest, err, sizeof(err)),
+	assert_int_equal(control_range__parse_options("--since=5", &back, &rest, err, sizeof(err)),
 			 -EINVAL);
 	assert_int_equal(
-		control_window__parse_options("--since=@-5", &back, &rest, err, sizeof(err)),
+		control_range__parse_options("--since=@-5", &back, &rest, err, sizeof(err)),
 		-EINVAL);
 	assert_int_equal(
-		control_window__parse_options("--max-size=0", &back, &rest, err, sizeof(err)),
+		control_range__parse_options("--max-size=0", &back, &rest, err, sizeof(err)),
 		-EINVAL);
 	assert_int_equal(
-		control_window__parse_options("--last=2s x", &back, &rest, err, sizeof(err)),
+		control_range__parse_options("--last=2s x", &back, &rest, err, sizeof(err)),
 		-EINVAL);
 	assert_non_null(strstr(err, "unknown dump option '--last=2s'"));
 }
