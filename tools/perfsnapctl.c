@@ -339,7 +339,7 @@ static int parse_dump(int argc, char **argv, char *req, size_t size)
 				   argv[optind]);
 	clock_gettime(CLOCK_REALTIME, &now);
 	if (control_range__check(&w, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec, err,
-				  sizeof(err)) < 0)
+				 sizeof(err)) < 0)
 		return window_error(err);
 	control_range__format(&w, win, sizeof(win));
 	/* "--" ends the window: a reason of its own that starts with "--" stays a reason. */

@@ -21,8 +21,6 @@
 
 #define PROG "perfsnap-convert"
 
-extern char **environ;
-
 struct server {
 	const char *path;
 	const char *origin;
@@ -90,7 +88,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 /* xdg-open where a desktop session is; false when no browser can be started. */
 static bool start_browser(const char *url)
 {
-	char *argv[] = { "xdg-open", (char *)url, NULL };
+	char prog[] = "xdg-open", *argv[] = { prog, (char *)url, NULL };
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int status, r;

@@ -119,12 +119,14 @@ static void *io_main(void *arg)
 
 	pthread_mutex_lock(&io->lock);
 	for (;;) {
+		int err;
+
 		while (!io->busy && !io->quit)
 			pthread_cond_wait(&io->cond, &io->lock);
 		if (!io->busy)
 			break;
 		pthread_mutex_unlock(&io->lock);
-		int err = file_output__write_at(io->fd, io->offset, io->spare, io->len);
+		err = file_output__write_at(io->fd, io->offset, io->spare, io->len);
 		pthread_mutex_lock(&io->lock);
 		io->err = err;
 		io->busy = false;

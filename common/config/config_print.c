@@ -105,6 +105,8 @@ static void print_other(const struct perfsnapd_config *cfg, int key, FILE *out)
 	case KEY_COPY_MEMORY:
 		print_copy_memory(cfg, out);
 		break;
+	default: /* printed by the table */
+		break;
 	}
 }
 

@@ -342,7 +342,7 @@ static int read_wire_time(const char *v, size_t len, struct control_time *t)
  * Returns 0 or -EINVAL.
  */
 int control_range__parse_options(const char *args, struct control_range *w, const char **ret_rest,
-				  char *err, size_t errlen)
+				 char *err, size_t errlen)
 {
 	const char *p = args;
 

@@ -69,6 +69,6 @@ void control_range__format(const struct control_range *w, char *buf, size_t size
  * reason). Returns 0 or -EINVAL (an unknown option or a bad value).
  */
 int control_range__parse_options(const char *args, struct control_range *w, const char **ret_rest,
-				  char *err, size_t errlen);
+				 char *err, size_t errlen);
 
 #endif

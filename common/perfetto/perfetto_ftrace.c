@@ -494,8 +494,9 @@ static uint64_t read_host(const uint8_t *p, int size)
 	case 8:
 		memcpy(&v8, p, 8);
 		return v8;
+	default:
+		return 0;
 	}
-	return 0;
 }
 
 static uint64_t number(const struct perfetto_ftrace *fc, const struct tep_format_field *f,

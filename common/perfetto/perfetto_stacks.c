@@ -120,6 +120,8 @@ static uint32_t unit_of(const struct perf_event_attr *a)
 		case PERF_COUNT_SW_PAGE_FAULTS_MIN:
 		case PERF_COUNT_SW_PAGE_FAULTS_MAJ:
 			return 5;
+		default:
+			break;
 		}
 	} else if (a->type == PERF_TYPE_HARDWARE) {
 		switch (a->config) {
@@ -134,6 +136,8 @@ static uint32_t unit_of(const struct perf_event_attr *a)
 			return 7;
 		case PERF_COUNT_HW_BRANCH_MISSES:
 			return 8;
+		default:
+			break;
 		}
 	}
 	return 9; /* UNIT_COUNT */

@@ -286,8 +286,9 @@ static int sideband(struct writer *w, const struct perf_event_header *h, uint64_
 			return symbols__add_map(w->syms, ids[0], addr[0], addr[1], addr[2],
 						(const char *)p + 64, p + 36, p[32]);
 		return add_map_by_path(w, ids[0], addr, (const char *)p + 64);
+	default:
+		return 0;
 	}
-	return 0;
 }
 
 static size_t event_index(const struct snapshot *s, const struct snapshot_event *ev)

@@ -188,8 +188,9 @@ static int sideband(struct writer *w, const struct perf_event_header *h)
 		}
 		return symbols__add_map(w->syms, ids[0], addr[0], addr[1], addr[2],
 					(const char *)p + 64, NULL, 0);
+	default:
+		return 0;
 	}
-	return 0;
 }
 
 static uint64_t location(struct writer *w, pid_t pid, uint64_t ip, bool kernel)

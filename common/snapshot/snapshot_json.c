@@ -125,8 +125,7 @@ static void put_rings(const struct snapshot *s, const struct dump_figures *f, FI
 				c->held_records, c->held_first_time, c->held_last_time,
 				i < f->nr_rings && f->rings[i].range_short ? "true" : "false");
 		if (f->range.set && i < f->nr_rings && f->rings[i].range_short)
-			fprintf(out, ", \"window_reach_ns\": %" PRIu64,
-				f->rings[i].range_reach_ns);
+			fprintf(out, ", \"window_reach_ns\": %" PRIu64, f->rings[i].range_reach_ns);
 		if (i < f->nr_rings && f->rings[i].replaced)
 			fputs(", \"replaced\": true", out);
 		if (c->backward)

@@ -341,6 +341,8 @@ int snapshot_objects__find(const struct snapshot *s, struct snapshot_objects *re
 		case PERF_RECORD_SAMPLE:
 			r = take_sample(&f, h, snapshot_cursor__event(cur));
 			break;
+		default: /* names nothing an object is found by */
+			break;
 		}
 	}
 	snapshot_cursor__delete(cur);

@@ -7,8 +7,6 @@
 
 #include "child_spawn.h"
 
-extern char **environ;
-
 int child_spawn__start(const char *path, char *const argv[], int fd3, pid_t *ret)
 {
 	posix_spawn_file_actions_t fa;

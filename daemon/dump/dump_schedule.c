@@ -173,12 +173,13 @@ void dump_schedule__cancel(struct dump_schedule *s, const struct dump_figures *r
 
 	s->pending = false;
 	while (i < s->nr_waiters) {
+		struct waiter w;
+
 		if (s->running && s->waiters[i].seq == s->seq) {
 			i++;
 			continue;
 		}
-		struct waiter w = take_waiter(s, i);
-
+		w = take_waiter(s, i);
 		w.fn(w.ctx, report);
 	}
 }

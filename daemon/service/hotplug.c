@@ -93,8 +93,6 @@ static int probe_read(const struct cpu_probe *p, uint64_t *ret)
 	return 0;
 }
 
-static uint64_t now_ns(struct hotplug *h);
-
 /* A probe on @cpu, recorded and online; without one, sysfs alone tells. */
 static void probe_open(struct hotplug *h, int cpu)
 {

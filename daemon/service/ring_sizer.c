@@ -107,12 +107,11 @@ static void say(struct ring_sizer *w, const struct ring_budget *b,
 		int cpu = info[i].cpu;
 		bool was = w->was_short[cpu];
 		uint64_t reach = ring_budget__reach_ns(want[i], b->page_size, info[i].rate);
-
-		format_rate(info[i].rate, rate, sizeof(rate));
 		bool in_place = info[i].pages == want[i] && info[i].wrapped &&
 				!info[i].replaced_pages;
 		unsigned int said = want[i] | (in_place ? SAID_MEASURED : 0);
 
+		format_rate(info[i].rate, rate, sizeof(rate));
 		/*
 		 * Said from the rate when planned (at start and reload), and again
 		 * as measured once its ring of that size has wrapped.
@@ -148,7 +147,7 @@ static void say(struct ring_sizer *w, const struct ring_budget *b,
 static void resize_one(struct capture *cap, const struct capture_window_info *info,
 		       const unsigned int *want, size_t n, uint64_t budget, uint64_t now)
 {
-	uint64_t total = 0, took;
+	uint64_t total = 0, took, window_ms = capture__window_ms(cap);
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), pick = n;
 	char rate[32];
 	int r;
@@ -189,7 +188,7 @@ static void resize_one(struct capture *cap, const struct capture_window_info *in
 		 "one stays mapped until the new one reaches back %.1f s",
 		 info[pick].cpu, (unsigned long long)info[pick].pages * page / 1024,
 		 (unsigned long long)want[pick] * page / 1024, rate, (double)took / 1e6,
-		 (double)capture__window_ms(cap) / 1e3);
+		 (double)window_ms / 1e3);
 }
 
 static int grow_slots(struct ring_sizer *w, int cpu)

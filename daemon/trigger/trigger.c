@@ -117,6 +117,10 @@ static void on_psi(void *arg)
 	trigger__match(t, &w);
 }
 
+_Static_assert(sizeof(((struct snapshot_trigger *)0)->hist) ==
+		       sizeof(((struct paired_figures *)0)->hist.count),
+	       "one histogram layout");
+
 static void on_pair(void *arg, const struct paired_hit *h)
 {
 	struct trigger *t = arg;
@@ -140,7 +144,6 @@ static void on_pair(void *arg, const struct paired_hit *h)
 	trigger_paired__figures(t->paired, &f);
 	w.pairs = f.pairs;
 	w.max_ns = f.max_ns;
-	_Static_assert(sizeof(w.hist) == sizeof(f.hist.count), "one histogram layout");
 	memcpy(w.hist, f.hist.count, sizeof(w.hist));
 	if (t->state == TRIGGER_IDLE)
 		log_info("trigger %s: %s -> %s took %llu us (key %lld), over its threshold of %llu "

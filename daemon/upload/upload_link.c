@@ -78,7 +78,7 @@ static void helper_path(char *buf, size_t size)
 static int spawn_helper(struct upload_link *l, char *error, size_t size)
 {
 	char path[PATH_MAX + sizeof(HELPER_NAME) + 1];
-	char *argv[] = { HELPER_NAME, NULL };
+	char name[] = HELPER_NAME, *argv[] = { name, NULL };
 	int sv[2], r;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {

@@ -241,9 +241,10 @@ static char *bad_credentials(enum bad_cred cred, size_t i)
 	case CRED_NO_SECRET:
 		return write_credentials(
 			name, "\n[default]\naws_access_key_id = A\nbroken SECRETVALUE\n", 0600);
+	default:
+		fail_msg("credentials kind %d", (int)cred);
+		return NULL;
 	}
-	fail_msg("credentials kind %d", (int)cred);
-	return NULL;
 }
 
 /* Loads the row in *@state: refused, with each diagnostic it wants and no secret quoted. */

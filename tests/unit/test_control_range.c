@@ -134,8 +134,7 @@ static void test_time_iso(void **state)
 	/* No zone: local time, as ISO 8601 says. */
 	setenv("TZ", "UTC+2", 1);
 	tzset();
-	assert_int_equal(control_range__parse_time("2026-12-05T19:40:00", &t, err, sizeof(err)),
-			 0);
+	assert_int_equal(control_range__parse_time("2026-12-05T19:40:00", &t, err, sizeof(err)), 0);
 	assert_int_equal(t.ns, base);
 	unsetenv("TZ");
 	tzset();
@@ -183,7 +182,7 @@ static void test_check(void **state)
 	assert_non_null(strstr(err, "not in the past"));
 	/* an end in the future is now */
 	w = (struct control_range){ .since = { .set = true, .ns = now - SEC },
-				     .until = { .set = true, .ns = now + SEC } };
+				    .until = { .set = true, .ns = now + SEC } };
 	assert_int_equal(control_range__check(&w, now, err, sizeof(err)), 0);
 	/* only a size */
 	w = (struct control_range){ .max_size = 1 << 20 };

@@ -189,7 +189,7 @@ static int call_perf_event_open(void)
 
 static int call_execve(void)
 {
-	char *argv[] = { "true", NULL }, error[256];
+	char prog[] = "true", *argv[] = { prog, NULL }, error[256];
 
 	if (upload_sandbox__enter(error, sizeof(error)) < 0)
 		return ENTER;
