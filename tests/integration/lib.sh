@@ -110,19 +110,102 @@ socket = ${CONTROL_SOCKET:-$WORK/control.sock}
 CONF
 }
 
-# start_daemon CONFIG: starts perfsnapd and waits until it records.
+# start_daemon CONFIG: starts perfsnapd and waits until it records; sets
+# DAEMON_SINCE_US to when it was seen recording (its rings opened before).
 start_daemon() {
 	# A previous daemon's log must not be mistaken for this one's.
 	rm -f "$WORK/daemon.log"
 	"$PERFSNAPD" --config "$1" >>"$WORK/daemon.log" 2>&1 &
 	DAEMON_PID=$!
 	for _ in $(seq 1 200); do
-		grep -q 'perfsnapd: recording' "$WORK/daemon.log" 2>/dev/null && return 0
+		if grep -q 'perfsnapd: recording' "$WORK/daemon.log" 2>/dev/null; then
+			DAEMON_SINCE_US=$(now_us)
+			return 0
+		fi
 		kill -0 "$DAEMON_PID" 2>/dev/null || break
 		sleep 0.05
 	done
 	cat "$WORK/daemon.log" >&2
 	fail "perfsnapd did not start"
+}
+
+# now_us: the wall clock in microseconds.
+now_us() { echo "${EPOCHREALTIME/[.,]/}"; }
+
+# us_of SECONDS: SECONDS (2, 0.25) in microseconds.
+us_of() {
+	local int=${1%%.*} frac=
+	[[ $1 == *.* ]] && frac=${1#*.}
+	frac=${frac}000000
+	echo $((10#${int:-0} * 1000000 + 10#${frac:0:6}))
+}
+
+# wait_until SECONDS CMD [ARG...]: runs CMD every 50 ms until it succeeds
+# (0), or SECONDS have passed (1). For what a test waits on: a line, a
+# file, a state; never a fixed sleep.
+wait_until() {
+	local end=$((${EPOCHREALTIME/[.,]/} + $(us_of "$1")))
+	shift
+	until "$@"; do
+		[ "${EPOCHREALTIME/[.,]/}" -lt "$end" ] || return 1
+		sleep 0.05
+	done
+}
+
+# log_has PATTERN: the daemon's log has a line matching PATTERN (grep -E).
+log_has() { grep -qE -- "$1" "$WORK/daemon.log"; }
+
+# wait_recorded SECONDS: until the daemon has recorded SECONDS since
+# start_daemon: its rings, unless they wrapped, reach back that far.
+wait_recorded() {
+	wait_until $(($(us_of "$1") / 1000000 + 10)) recorded_for "$1" ||
+		fail "the daemon did not record for $1 s"
+}
+recorded_for() { [ $((${EPOCHREALTIME/[.,]/} - DAEMON_SINCE_US)) -ge "$(us_of "$1")" ]; }
+
+# work_of cpu|io PID: what PID has done so far: clock ticks of CPU time
+# (user and system, 1/100 s each), or read and write calls; fails once
+# PID is gone.
+work_of() {
+	local s
+	case $1 in
+	cpu)
+		s=$(cat "/proc/$2/stat" 2>/dev/null) || return 1
+		# Past the name, which may hold spaces: utime and stime are 12th and 13th.
+		# shellcheck disable=SC2086
+		set -- ${s##*) }
+		echo $((${12} + ${13}))
+		;;
+	io)
+		s=$(cat "/proc/$2/io" 2>/dev/null) || return 1
+		gawk '/^sysc[rw]:/ { n += $2 } END { print n + 0 }' <<<"$s"
+		;;
+	esac
+}
+
+# wait_work cpu|io AMOUNT PID...: until each PID has done AMOUNT more (see
+# work_of) than now, or exited: a load has made that many records, a
+# program run that long, however busy the machine. Fails after 60 s.
+WORK_GOAL=()
+wait_work() {
+	local what=$1 amount=$2 p n
+	shift 2
+	WORK_GOAL=()
+	for p; do
+		n=$(work_of "$what" "$p") || n=0
+		WORK_GOAL+=($((n + amount)))
+	done
+	wait_until 60 work_done "$what" "$@" ||
+		fail "pid $* did not do $amount more ($what) in 60 s"
+}
+work_done() {
+	local what=$1 p n i=0
+	shift
+	for p; do
+		n=$(work_of "$what" "$p") && [ "$n" -lt "${WORK_GOAL[i]}" ] && return 1
+		i=$((i + 1))
+	done
+	return 0
 }
 
 # The one line that says a snapshot is complete (logged once it is in

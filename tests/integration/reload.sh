@@ -32,8 +32,7 @@ echo "directory = $WORK/out" >>"$WORK/p.conf"
 "$CTL" --socket "$WORK/control.sock" reload >"$WORK/bad.out" 2>&1 && fail "a broken config was accepted"
 grep -q "p.conf:3: .*buffer_size" "$WORK/bad.out" || { cat "$WORK/bad.out"; fail "no line-precise error"; }
 kill -HUP "$DAEMON_PID"
-sleep 0.3
-grep -q 'reload refused' "$WORK/daemon.log" || fail "SIGHUP reload of a broken file not logged"
+wait_until 10 log_has 'reload refused' || fail "SIGHUP reload of a broken file not logged"
 kill -0 "$DAEMON_PID" || fail "perfsnapd died on a broken reload"
 signal_marks psnap_after 20
 file=$(dump_and_wait)
@@ -62,11 +61,11 @@ rm "$WORK/p.conf"
 # A new event set: rings reopened, and the new event is recorded.
 write_config "$WORK/p.conf" "signal:signal_generate sched:sched_switch" 4M
 kill -HUP "$DAEMON_PID"
-for _ in $(seq 1 100); do grep -q 'rings reopened' "$WORK/daemon.log" && break; sleep 0.05; done
-grep -q 'rings reopened' "$WORK/daemon.log" || fail "event change did not reopen the rings"
+wait_until 10 log_has 'rings reopened' || fail "event change did not reopen the rings"
 grep -q 'rings reopened, .*; changed: \[capture\] events' "$WORK/daemon.log" ||
 	fail "the reopening reload does not say what changed"
-sleep 0.2
+# A switch on each CPU, made after the new rings record.
+for c in $(seq 0 $(($(nproc) - 1))); do taskset -c "$c" true; done
 file=$(dump_and_wait)
 perf_script_complete "$file"
 perf script -i "$file" >"$WORK/script3.txt" 2>/dev/null
