@@ -46,6 +46,17 @@
 	"an existing group (see `getent group`), or no group key so that only root may connect"
 #define DAYS_ACCEPTED "with unit ms, s, m or h, at most 24h"
 
+/*
+ * A loaded config and its count of references. The count is kept beside
+ * the config rather than in it, so that holders, who only ever see a
+ * const struct perfsnapd_config *, have no count to touch and no field
+ * to write: a config is immutable from config__load() on.
+ */
+struct config_ref {
+	int refs;
+	struct perfsnapd_config cfg;
+};
+
 /* Names and counts are stored through unsigned int. */
 _Static_assert(sizeof(enum config_clock) == sizeof(unsigned int), "enum size");
 _Static_assert(sizeof(enum config_compression) == sizeof(unsigned int), "enum size");
@@ -514,13 +525,14 @@ static void finish_config(struct config_reader *p)
  * Returns 0, -EINVAL if any diagnostic was added, -errno (also as a line 0
  * diagnostic) if @path cannot be opened or read, or -ENOMEM.
  */
-int config__load(const char *path, const char *tracing_dir, struct perfsnapd_config **ret,
+int config__load(const char *path, const char *tracing_dir, const struct perfsnapd_config **ret,
 		 struct config_diags *diags)
 {
 	struct config_reader p = {
 		.diags = diags, .tracing_dir = tracing_dir, .key = -1, .trigger = -1
 	};
 	size_t first_diag = diags->nr;
+	struct config_ref *ref;
 	char dir[PATH_MAX];
 	int r;
 
@@ -537,11 +549,12 @@ int config__load(const char *path, const char *tracing_dir, struct perfsnapd_con
 			p.tracing_dir = dir;
 		}
 	}
-	p.cfg = calloc(1, sizeof(*p.cfg));
-	if (!p.cfg)
+	ref = calloc(1, sizeof(*ref));
+	if (!ref)
 		return -ENOMEM;
+	ref->refs = 1;
+	p.cfg = &ref->cfg;
 	set_defaults(p.cfg);
-	p.cfg->refs = 1;
 	p.cfg->path = strdup(path);
 	r = p.cfg->path ? config_reader__read(&p, first_diag) : -ENOMEM;
 	if (r < 0)
@@ -563,6 +576,15 @@ out:
 	return r;
 }
 
+/*
+ * The allocation config__load() made around @cfg. Not const: holders may
+ * not write a config, but its count changes and the last put frees it.
+ */
+static struct config_ref *ref_of(const struct perfsnapd_config *cfg)
+{
+	return (struct config_ref *)((char *)cfg - offsetof(struct config_ref, cfg));
+}
+
 /**
  * config__get - another reference to a config
  * @cfg: the config, or NULL
@@ -570,10 +592,10 @@ out:
  * A config never changes once loaded: each holder reads it from any
  * thread, and the last reference frees it. Returns @cfg.
  */
-struct perfsnapd_config *config__get(struct perfsnapd_config *cfg)
+const struct perfsnapd_config *config__get(const struct perfsnapd_config *cfg)
 {
 	if (cfg)
-		__atomic_add_fetch(&cfg->refs, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&ref_of(cfg)->refs, 1, __ATOMIC_RELAXED);
 	return cfg;
 }
 
@@ -581,11 +603,12 @@ struct perfsnapd_config *config__get(struct perfsnapd_config *cfg)
  * config__put - drop a reference to a config; the last frees it
  * @cfg: the config, or NULL
  */
-void config__put(struct perfsnapd_config *cfg)
+void config__put(const struct perfsnapd_config *cfg)
 {
+	struct config_ref *ref = cfg ? ref_of(cfg) : NULL;
 	size_t i;
 
-	if (!cfg || __atomic_sub_fetch(&cfg->refs, 1, __ATOMIC_ACQ_REL))
+	if (!ref || __atomic_sub_fetch(&ref->refs, 1, __ATOMIC_ACQ_REL))
 		return;
 	for (i = 0; i < cfg->nr_events; i++)
 		event_spec__fini(&cfg->events[i]);
@@ -599,6 +622,6 @@ void config__put(struct perfsnapd_config *cfg)
 	free(cfg->post_command);
 	free(cfg->control_socket);
 	free(cfg->control_group);
-	config_upload__free(cfg);
-	free(cfg);
+	config_upload__free(&ref->cfg);
+	free(ref);
 }

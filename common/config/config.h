@@ -144,12 +144,12 @@ struct config_diags {
 };
 
 /*
- * A configuration never changes once config__load() has returned it: it is
- * shared by reference (config__get(), config__put()), as the dumps, the
+ * A configuration never changes once config__load() has returned it: every
+ * holder has a const pointer, and it is shared by reference (config__get(),
+ * config__put(), whose count is config.c's own), as the dumps, the
  * triggers and the uploader each hold the one they started with.
  */
 struct perfsnapd_config {
-	int refs; /* config__get() and config__put() only */
 	char *path;
 	struct event_spec *events;
 	size_t nr_events;
@@ -212,12 +212,12 @@ struct perfsnapd_config {
  * reference in *ret, -EINVAL with every problem appended to @diags, or
  * -errno if the file cannot be read (also reported in @diags).
  */
-int config__load(const char *path, const char *tracing_dir, struct perfsnapd_config **ret,
+int config__load(const char *path, const char *tracing_dir, const struct perfsnapd_config **ret,
 		 struct config_diags *diags);
 /* Another reference (thread-safe); returns @cfg. NULL is fine. */
-struct perfsnapd_config *config__get(struct perfsnapd_config *cfg);
+const struct perfsnapd_config *config__get(const struct perfsnapd_config *cfg);
 /* Drops a reference; the last frees. NULL is fine. */
-void config__put(struct perfsnapd_config *cfg);
+void config__put(const struct perfsnapd_config *cfg);
 
 /* The trigger named @name, or NULL. */
 const struct trigger_spec *config__trigger(const struct perfsnapd_config *cfg, const char *name);

@@ -34,7 +34,7 @@ struct dump_job {
 	enum job_stage stage;
 	pthread_t thread;
 	int notify_fd; /* the dumper's pipe: one byte when a stage is done */
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 
 	/* The dumper's, which outlives the job. */
 	struct capture *cap;
@@ -58,7 +58,7 @@ struct dump_job {
 struct dump {
 	struct capture *cap;
 	struct sideband *sb;
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	int argc;
 	const char *const *argv;
 	dump_done_fn done;

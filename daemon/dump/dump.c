@@ -411,10 +411,10 @@ static struct dump_schedule_limits limits_of(const struct perfsnapd_config *cfg)
  *
  * Never waits: a dump in flight holds the configuration it started with.
  */
-void dump__set_config(struct dump *d, struct perfsnapd_config *cfg)
+void dump__set_config(struct dump *d, const struct perfsnapd_config *cfg)
 {
 	struct dump_schedule_limits limits = limits_of(cfg);
-	struct perfsnapd_config *old = d->cfg;
+	const struct perfsnapd_config *old = d->cfg;
 
 	d->cfg = config__get(cfg);
 	config__put(old);
@@ -451,7 +451,7 @@ uint64_t dump__opened_at(const struct dump *d)
  *
  * Returns 0 or -errno (logged).
  */
-int dump__new(struct capture *cap, struct sideband *sb, struct perfsnapd_config *cfg,
+int dump__new(struct capture *cap, struct sideband *sb, const struct perfsnapd_config *cfg,
 	      struct compress_policy *compress, struct event_base *base, int argc,
 	      const char *const *argv, dump_done_fn done, void *done_ctx, struct dump **ret)
 {

@@ -34,7 +34,7 @@ struct snapshot;
  * as long as the dumper (see dump__retire()). Takes a reference to @cfg.
  * Returns 0 or -errno (logged).
  */
-int dump__new(struct capture *cap, struct sideband *sb, struct perfsnapd_config *cfg,
+int dump__new(struct capture *cap, struct sideband *sb, const struct perfsnapd_config *cfg,
 	      struct compress_policy *compress, struct event_base *base, int argc,
 	      const char *const *argv, dump_done_fn done, void *done_ctx, struct dump **ret);
 /* Finishes a dump in flight (on the calling thread), answers every waiter, frees. */
@@ -51,7 +51,7 @@ typedef void (*dump_retired_fn)(void *ctx);
 void dump__retire(struct dump *d, dump_retired_fn fn, void *ctx);
 
 /* A reloaded configuration (a reference is taken): later dumps use it, one in flight its own. */
-void dump__set_config(struct dump *d, struct perfsnapd_config *cfg);
+void dump__set_config(struct dump *d, const struct perfsnapd_config *cfg);
 
 /*
  * Asks for a snapshot. @reason goes into logs and the sidecar ("signal",

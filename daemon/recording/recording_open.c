@@ -20,7 +20,7 @@
 #include "sideband.h"
 
 struct recording_open {
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	recording_open_fn fn;
 	void *ctx;
 	int pipe[2];
@@ -78,7 +78,7 @@ static void on_opened(evutil_socket_t fd, short what, void *arg)
 	o->fn(o->ctx, o->err);
 }
 
-int recording_open__start(struct perfsnapd_config *cfg, struct event_base *base,
+int recording_open__start(const struct perfsnapd_config *cfg, struct event_base *base,
 			  recording_open_fn fn, void *ctx, struct recording_open **ret)
 {
 	struct recording_open *o = calloc(1, sizeof(*o));

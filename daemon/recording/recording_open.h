@@ -34,7 +34,7 @@ typedef void (*recording_open_fn)(void *ctx, int err);
  * old ones still hold their locked memory), and calls @fn on @base's loop
  * when it returns. Returns 0 or -errno (logged; @fn is not called).
  */
-int recording_open__start(struct perfsnapd_config *cfg, struct event_base *base,
+int recording_open__start(const struct perfsnapd_config *cfg, struct event_base *base,
 			  recording_open_fn fn, void *ctx, struct recording_open **ret);
 /* In @fn, on success: hands over what was opened; the caller closes it. */
 void recording_open__take(struct recording_open *o, struct capture **cap, struct sideband **sb);

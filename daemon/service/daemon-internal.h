@@ -39,8 +39,8 @@ int daemon__attach_recording(struct daemon *d);
 int daemon__retire_recording(struct daemon *d);
 /* After a reload: start, stop or retarget the uploader. */
 void daemon__reload_upload(struct daemon *d);
-int daemon__new_triggers(struct daemon *d, struct perfsnapd_config *cfg, struct config_diags *diags,
-			 struct trigger_set **ret);
+int daemon__new_triggers(struct daemon *d, const struct perfsnapd_config *cfg,
+			 struct config_diags *diags, struct trigger_set **ret);
 /* Puts @ts in place of the current set, with its counts and kept matches. */
 void daemon__swap_triggers(struct daemon *d, struct trigger_set *ts);
 /* Gives up a reload still opening its rings. */

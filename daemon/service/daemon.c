@@ -317,8 +317,8 @@ static void host_comm(void *ctx, pid_t tid, uint64_t time, char *buf, size_t siz
 		buf[0] = '\0';
 }
 
-int daemon__new_triggers(struct daemon *d, struct perfsnapd_config *cfg, struct config_diags *diags,
-			 struct trigger_set **ret)
+int daemon__new_triggers(struct daemon *d, const struct perfsnapd_config *cfg,
+			 struct config_diags *diags, struct trigger_set **ret)
 {
 	const struct trigger_host host = { host_request, host_comm, d };
 

@@ -33,7 +33,7 @@ struct daemon {
 	int argc;
 	const char *const *argv;
 	struct event_base *base;
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	struct capture *cap;
 	struct sideband *sb;
 	struct dump *dump;

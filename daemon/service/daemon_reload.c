@@ -124,9 +124,9 @@ reload_end(struct daemon *d, struct control_client *client, int r, const char *f
  * dumper idle: close the rings and open new ones on the loop (history is
  * lost). Should they fail to open, the old ones reopen. Takes @cfg.
  */
-static int reopen_idle(struct daemon *d, struct perfsnapd_config *cfg)
+static int reopen_idle(struct daemon *d, const struct perfsnapd_config *cfg)
 {
-	struct perfsnapd_config *old = d->cfg;
+	const struct perfsnapd_config *old = d->cfg;
 	int r;
 
 	daemon__close_recording(d);
@@ -152,10 +152,10 @@ static int reopen_idle(struct daemon *d, struct perfsnapd_config *cfg)
  * pending on the rings they were asked of. Returns 0, or -errno with the
  * old recording untouched and the new one closed.
  */
-static int take_new_recording(struct daemon *d, struct perfsnapd_config *cfg,
+static int take_new_recording(struct daemon *d, const struct perfsnapd_config *cfg,
 			      struct recording_open *o)
 {
-	struct perfsnapd_config *old = d->cfg;
+	const struct perfsnapd_config *old = d->cfg;
 	struct capture *cap = d->cap;
 	struct sideband *sb = d->sb;
 	struct dump *dump = d->dump;
@@ -197,7 +197,7 @@ static bool lacks_room(int err)
 
 /* A reload with new events or sizes: its rings open on a thread (recording_open). */
 struct reload {
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	struct trigger_set *ts;
 	struct control_client *client; /* or NULL (SIGHUP) */
 	struct recording_open *open;
@@ -215,7 +215,7 @@ static void reload_free(struct reload *rl)
 /* Loop: the new rings are open (@err 0) or could not be. */
 static void finish_reopen(struct daemon *d, struct reload *rl, int err)
 {
-	struct perfsnapd_config *cfg = rl->cfg, *old = d->cfg;
+	const struct perfsnapd_config *cfg = rl->cfg, *old = d->cfg;
 	bool busy = dump__busy(d->dump);
 	bool kept = true; /* the old recording runs on */
 	int r = err;
@@ -275,8 +275,8 @@ static void on_reopened(void *ctx, int err)
  * ones, which record on, and take over when they are ready; the loop waits
  * neither for the kernel nor for the dump in flight. Takes @cfg and @ts.
  */
-static void start_reopen(struct daemon *d, struct perfsnapd_config *cfg, struct trigger_set *ts,
-			 struct control_client *client, const char *changes)
+static void start_reopen(struct daemon *d, const struct perfsnapd_config *cfg,
+			 struct trigger_set *ts, struct control_client *client, const char *changes)
 {
 	struct reload *rl = calloc(1, sizeof(*rl));
 	int r;
@@ -312,8 +312,8 @@ void daemon__cancel_reload(struct daemon *d)
  * Same events and rings: the new configuration takes over at once, dumps
  * in flight keep the one they started with. Returns 0 or -errno (logged).
  */
-static int apply_same_rings(struct daemon *d, struct perfsnapd_config *cfg, struct trigger_set *ts,
-			    const char *changes)
+static int apply_same_rings(struct daemon *d, const struct perfsnapd_config *cfg,
+			    struct trigger_set *ts, const char *changes)
 {
 	/* New triggers may bring tracepoints whose formats the capture lacks. */
 	int r = capture__update_tracing(d->cap, cfg);
@@ -346,7 +346,7 @@ void daemon__reload(struct daemon *d, struct control_client *client)
 {
 	char changes[RELOAD_CHANGES_MAX];
 	struct config_diags diags = { 0 };
-	struct perfsnapd_config *cfg = NULL;
+	const struct perfsnapd_config *cfg = NULL;
 	struct trigger_set *ts = NULL;
 	int r;
 

@@ -78,7 +78,7 @@ struct adopted_event {
 };
 
 struct trigger_set {
-	struct perfsnapd_config *cfg; /* a reference */
+	const struct perfsnapd_config *cfg; /* a reference */
 	struct event_base *base;
 	struct trigger_host host;
 	struct trigger *triggers;

@@ -297,7 +297,7 @@ static int init_trigger(struct trigger_set *ts, struct trigger *t, const struct 
  *
  * Returns 0, -EINVAL with @diags filled, or -errno (logged).
  */
-int trigger_set__new(struct perfsnapd_config *cfg, struct event_base *base,
+int trigger_set__new(const struct perfsnapd_config *cfg, struct event_base *base,
 		     const struct trigger_host *host, struct config_diags *diags,
 		     struct trigger_set **ret)
 {

@@ -52,7 +52,7 @@ struct trigger_counts {
  * the kernel refuses is added to @diags at its line, and -EINVAL returned;
  * other failures are logged. Returns 0 or -errno.
  */
-int trigger_set__new(struct perfsnapd_config *cfg, struct event_base *base,
+int trigger_set__new(const struct perfsnapd_config *cfg, struct event_base *base,
 		     const struct trigger_host *host, struct config_diags *diags,
 		     struct trigger_set **ret);
 /* Frees; dumps still in flight for it are answered into the void. */

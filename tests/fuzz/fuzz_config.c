@@ -69,7 +69,7 @@ static void make_tracing_dir(void)
 }
 
 /* Loads the config text in @fd; returns 0 or the -errno of config__load(). */
-static int load(int fd, struct perfsnapd_config **cfg, struct config_diags *d)
+static int load(int fd, const struct perfsnapd_config **cfg, struct config_diags *d)
 {
 	char path[64];
 
@@ -80,7 +80,7 @@ static int load(int fd, struct perfsnapd_config **cfg, struct config_diags *d)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg = NULL;
+	const struct perfsnapd_config *cfg = NULL;
 	FILE *out;
 	int fd, r;
 
@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r && !d.nr)
 		abort(); /* every refusal says why */
 	if (!r) {
-		struct perfsnapd_config *again = NULL;
+		const struct perfsnapd_config *again = NULL;
 		struct config_diags d2 = { 0 };
 
 		if (!cfg || !cfg->nr_events || d.nr)

@@ -100,14 +100,14 @@ char *copy_conf(const char *src, const char *from)
 	return path;
 }
 
-int load_file(const char *path, struct perfsnapd_config **cfg, struct config_diags *d)
+int load_file(const char *path, const struct perfsnapd_config **cfg, struct config_diags *d)
 {
 	*cfg = NULL;
 	return config__load(path, NULL, cfg, d);
 }
 
 /* Loads tests/data/config/@name (with @DIR@ filled in). */
-int load_data(const char *name, char **ret_path, struct perfsnapd_config **cfg,
+int load_data(const char *name, char **ret_path, const struct perfsnapd_config **cfg,
 	      struct config_diags *d)
 {
 	char src[PATH_MAX];
@@ -117,7 +117,7 @@ int load_data(const char *name, char **ret_path, struct perfsnapd_config **cfg,
 	return load_file(*ret_path, cfg, d);
 }
 
-int load_text(const char *text, char **ret_path, struct perfsnapd_config **cfg,
+int load_text(const char *text, char **ret_path, const struct perfsnapd_config **cfg,
 	      struct config_diags *d)
 {
 	*ret_path = write_conf("inline.conf", text, "@DIR@", tmpdir);
@@ -160,7 +160,7 @@ void expect_diag_(const struct config_diags *d, const char *file, int line,
 /* Loads a bad file: -EINVAL, no config, and exactly @nr diagnostics (0: any). */
 char *load_bad(const char *name, struct config_diags *d, size_t nr)
 {
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	char *path;
 	int r;
 
@@ -174,7 +174,7 @@ char *load_bad(const char *name, struct config_diags *d, size_t nr)
 	return path;
 }
 
-void load_good(const char *path, struct perfsnapd_config **cfg)
+void load_good(const char *path, const struct perfsnapd_config **cfg)
 {
 	struct config_diags d = { 0 };
 	int r = load_file(path, cfg, &d);
@@ -328,7 +328,7 @@ int group_teardown(void **state)
 void expect_bad_value(const char *section, const char *key, const char *value, const char *needle)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	char *text, *path, *prefix;
 	int line;
 

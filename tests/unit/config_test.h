@@ -33,17 +33,17 @@ const char *trace_clock_of(const struct perfsnapd_config *cfg);
 char *read_all(const char *path);
 char *write_conf(const char *name, const char *text, const char *from, const char *to);
 char *copy_conf(const char *src, const char *from);
-int load_file(const char *path, struct perfsnapd_config **cfg, struct config_diags *d);
-int load_data(const char *name, char **ret_path, struct perfsnapd_config **cfg,
+int load_file(const char *path, const struct perfsnapd_config **cfg, struct config_diags *d);
+int load_data(const char *name, char **ret_path, const struct perfsnapd_config **cfg,
 	      struct config_diags *d);
-int load_text(const char *text, char **ret_path, struct perfsnapd_config **cfg,
+int load_text(const char *text, char **ret_path, const struct perfsnapd_config **cfg,
 	      struct config_diags *d);
 void dump_diags(const struct config_diags *d);
 bool has_diag(const struct config_diags *d, const char *file, int line, const char *const *needles);
 void expect_diag_(const struct config_diags *d, const char *file, int line,
 		  const char *const *needles);
 char *load_bad(const char *name, struct config_diags *d, size_t nr);
-void load_good(const char *path, struct perfsnapd_config **cfg);
+void load_good(const char *path, const struct perfsnapd_config **cfg);
 uint64_t tracepoint_id(const char *sys, const char *event);
 const struct event_spec *find_event(const struct perfsnapd_config *cfg, const char *name);
 void check_common_attr(const struct event_spec *e);

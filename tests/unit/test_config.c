@@ -31,7 +31,7 @@
 
 static void test_default_conf(void **state)
 {
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	long page = sysconf(_SC_PAGESIZE);
 	char *path;
 	int line;
@@ -87,7 +87,7 @@ static void test_examples(void **state)
 	dir = opendir(CONF_DIR "/examples");
 	assert_non_null(dir);
 	while ((de = readdir(dir))) {
-		struct perfsnapd_config *cfg;
+		const struct perfsnapd_config *cfg;
 		char src[PATH_MAX];
 		char *path;
 
@@ -118,7 +118,7 @@ static size_t expected_matches(const char *sys, const char *pattern, glob_t *g)
 static void test_globs(void **state)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	glob_t wak, irq;
 	size_t n_wak, n_irq, i;
 	char *path;
@@ -158,7 +158,7 @@ static void test_terms_sampling(void **state)
 {
 	struct config_diags d = { 0 };
 	const struct event_spec *e;
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	char *path;
 
 	(void)state;
@@ -211,7 +211,7 @@ static void test_terms_tracepoints(void **state)
 {
 	struct config_diags d = { 0 };
 	const struct event_spec *e;
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	char *path;
 
 	(void)state;
@@ -237,7 +237,7 @@ static void test_terms_tracepoints(void **state)
 static void test_multiline_and_comments(void **state)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	char *path;
 
 	(void)state;
@@ -261,7 +261,7 @@ static void test_multiline_and_comments(void **state)
 
 static void test_print_round_trip(void **state)
 {
-	struct perfsnapd_config *cfg, *again;
+	const struct perfsnapd_config *cfg, *again;
 	struct config_diags d = { 0 };
 	char *path, *printed;
 	char *text = NULL;
@@ -316,7 +316,7 @@ static void test_buffer_rounding(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		struct config_diags d = { 0 };
-		struct perfsnapd_config *cfg;
+		const struct perfsnapd_config *cfg;
 		uint64_t pages, want = 1;
 		char *text, *path, *printed = NULL;
 		size_t size = 0;
@@ -351,7 +351,7 @@ static void test_buffer_rounding(void **state)
 static void test_cpus_normalized(void **state)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	char *path;
 
 	(void)state;
@@ -367,7 +367,7 @@ static void test_cpus_normalized(void **state)
 static void test_explicit_tracing_dir(void **state)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg = NULL;
+	const struct perfsnapd_config *cfg = NULL;
 	char *path, *fake;
 
 	(void)state;
@@ -391,7 +391,7 @@ static void test_explicit_tracing_dir(void **state)
 static void test_all_keys(void **state)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	char *path, *socket;
 	size_t i;
 
@@ -450,7 +450,7 @@ static void test_clock(void **state)
 	for (i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
 		for (before = 0; before < 2; before++) {
 			struct config_diags d = { 0 };
-			struct perfsnapd_config *cfg;
+			const struct perfsnapd_config *cfg;
 			char *text, *path;
 
 			/* The clock key before and after the events it applies to. */
@@ -486,7 +486,7 @@ static void test_clock(void **state)
 
 static void test_print_all_keys(void **state)
 {
-	struct perfsnapd_config *cfg, *again;
+	const struct perfsnapd_config *cfg, *again;
 	struct config_diags d = { 0 };
 	char *path, *printed, *text;
 	size_t i;
@@ -539,7 +539,7 @@ static void test_print_all_keys(void **state)
 /* Defaults are printed too, and unset strings as comments that load back. */
 static void test_print_defaults(void **state)
 {
-	struct perfsnapd_config *cfg, *again;
+	const struct perfsnapd_config *cfg, *again;
 	struct config_diags d = { 0 };
 	char *path, *printed, *text;
 
@@ -572,7 +572,7 @@ static void test_print_defaults(void **state)
 static void test_post_command(void **state)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	char *script, *plain, *text, *path;
 
 	(void)state;
@@ -610,7 +610,7 @@ static void test_socket_length(void **state)
 	name[107] = '\0';
 	{
 		struct config_diags d = { 0 };
-		struct perfsnapd_config *cfg;
+		const struct perfsnapd_config *cfg;
 		char *text, *path;
 
 		assert_true(asprintf(&text,
@@ -629,7 +629,7 @@ static void test_socket_length(void **state)
 static void test_good_values(void **state)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	char *path;
 
 	(void)state;
@@ -671,7 +671,7 @@ static void test_good_values(void **state)
 static void test_window(void **state)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg, *again;
+	const struct perfsnapd_config *cfg, *again;
 	char *path, *text, *printed;
 
 	(void)state;

@@ -17,10 +17,10 @@
 
 #define HEAD "[capture]\nevents = sched:sched_switch\n[snapshot]\ndirectory = @DIR@\n"
 
-static struct perfsnapd_config *load(const char *text)
+static const struct perfsnapd_config *load(const char *text)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg = NULL;
+	const struct perfsnapd_config *cfg = NULL;
 	char *path;
 
 	if (load_text(text, &path, &cfg, &d) < 0) {
@@ -35,7 +35,7 @@ static struct perfsnapd_config *load(const char *text)
 /* @a reloaded as @b says @want, with @nr changes. */
 static void expect_changes(const char *a, const char *b, int nr, const char *want)
 {
-	struct perfsnapd_config *old = load(a), *new = load(b);
+	const struct perfsnapd_config *old = load(a), *new = load(b);
 	char buf[512];
 
 	assert_int_equal(config__changes(old, new, buf, sizeof(buf)), nr);

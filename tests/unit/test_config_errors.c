@@ -490,7 +490,7 @@ static void test_bad_config(void **state)
 {
 	const struct bad_config *row = *state;
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	char *path;
 	int r;
 
@@ -550,7 +550,7 @@ static void test_directory_is_a_file(void **state)
 {
 	struct config_diags d = { 0 };
 	char *path, *file, *text;
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 
 	(void)state;
 	file = write_conf("plain-file", "", "", "");
@@ -572,7 +572,7 @@ static void test_directory_is_a_file(void **state)
 static void test_unwritable_directory(void **state)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	char *path, *text, *locked;
 	int status;
 	pid_t pid;
@@ -613,7 +613,7 @@ static void test_unwritable_directory(void **state)
 static void test_missing_file(void **state)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg = NULL;
+	const struct perfsnapd_config *cfg = NULL;
 	char *path;
 
 	(void)state;
@@ -642,7 +642,7 @@ static void test_world_writable_directory(void **state)
 {
 	static const mode_t modes[] = { 0777, 01777, 0773 };
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	char *path, *text, *open_dir;
 
 	(void)state;
@@ -679,7 +679,7 @@ static void test_world_writable_directory(void **state)
 static void test_not_a_config_file(void **state)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg = NULL;
+	const struct perfsnapd_config *cfg = NULL;
 	char *fifo, *zero, *big;
 	FILE *f;
 

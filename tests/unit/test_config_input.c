@@ -25,7 +25,7 @@ static char path[sizeof(tmpdir) + 16];
  * Writes @size bytes of @text (NULs included) to tmpdir/in.conf, each
  * "@DIR@" as tmpdir (a directory only we may write), and loads it.
  */
-static int load(const char *text, size_t size, struct perfsnapd_config **cfg,
+static int load(const char *text, size_t size, const struct perfsnapd_config **cfg,
 		struct config_diags *d)
 {
 	FILE *f = fopen(path, "w");
@@ -82,7 +82,7 @@ static const struct nul_case nul_cases[] = {
 static void test_nul_byte_is_an_error(void **state)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(nul_cases) / sizeof(nul_cases[0]); i++) {
@@ -101,7 +101,7 @@ static void test_control_bytes(void **state)
 {
 	static const char bytes[] = { 0x01, 0x08, 0x0b, 0x0c, 0x1b, 0x7f, '\r' };
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	char text[128];
 
 	(void)state;
@@ -129,7 +129,7 @@ static void test_control_bytes(void **state)
 static void test_long_comment(void **state)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	char *text, *c = malloc(5001);
 
 	(void)state;
@@ -170,7 +170,7 @@ static void test_long_comment(void **state)
 static void test_error_output_bounded(void **state)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	char *out = NULL, *text = NULL, *last;
 	size_t out_size = 0, text_size = 0, lines = 0;
 	FILE *f = open_memstream(&text, &text_size);

@@ -34,7 +34,7 @@ static char *conf_path(void)
 }
 
 /* Writes HEAD and @body; returns config__load()'s result. */
-static int load(const char *body, struct perfsnapd_config **cfg, struct config_diags *d)
+static int load(const char *body, const struct perfsnapd_config **cfg, struct config_diags *d)
 {
 	char *path = conf_path();
 	FILE *f = fopen(path, "w");
@@ -53,7 +53,7 @@ static int load(const char *body, struct perfsnapd_config **cfg, struct config_d
 static void test_all_keys(void **state)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	const struct trigger_spec *t;
 
 	(void)state;
@@ -112,7 +112,7 @@ static void test_all_keys(void **state)
 static void test_paired_keys(void **state)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	const struct trigger_spec *t;
 	bool waking = false, enter = false;
 
@@ -180,7 +180,7 @@ static void test_paired_keys(void **state)
 static void test_print_round_trip(void **state)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg, *again;
+	const struct perfsnapd_config *cfg, *again;
 	char *text = NULL, *path, *body;
 	size_t size = 0;
 	FILE *out;
@@ -365,7 +365,7 @@ static void test_bad_trigger(void **state)
 {
 	const struct bad_trigger *row = *state;
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	int r;
 
 	if (row->needs && access(row->needs, W_OK)) {

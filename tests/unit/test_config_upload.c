@@ -43,7 +43,7 @@ static char *write_credentials(const char *name, const char *text, mode_t mode)
 static void test_upload_good(void **state)
 {
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	char *path, *cred, *text, *printed = NULL;
 	size_t size = 0;
 	FILE *out;
@@ -252,7 +252,7 @@ static void test_bad_upload(void **state)
 {
 	const struct bad_upload *row = *state;
 	struct config_diags d = { 0 };
-	struct perfsnapd_config *cfg;
+	const struct perfsnapd_config *cfg;
 	char *cred = bad_credentials(row->cred, (size_t)(row - bad_uploads));
 	const char *at = strstr(row->text, "@CRED@");
 	char *path, *text;
