@@ -23,13 +23,14 @@ FORMATS="perf.data trace.dat perfetto" write_config "$WORK/p.conf" "cpu-clock sc
 # A trigger on every CPU: a SIGWINCH sent on cpu$C once it is back must fire it.
 printf '[trigger hp]\nevent = signal:signal_generate\nfilter = sig == 28\n' >>"$WORK/p.conf"
 start_daemon "$WORK/p.conf"
-sleep 1 # history before
+on_cpu # history before
 
-# Offline for 3 s: perfsnapd looks once a second.
+# Offline for 3 s: perfsnapd looks once a second, and the span checked is
+# over 2.5 s: time that must pass.
 cpu_offline
 sleep 3
 cpu_back
-sleep 2.5 # records after: it is back within a second
+wait_back # records after
 
 file=$(dump_and_wait)
 stem=${file%.perf.data}

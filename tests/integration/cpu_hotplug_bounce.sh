@@ -13,11 +13,11 @@ require_hotplug
 
 FORMATS="perf.data trace.dat" write_config "$WORK/p.conf" "cpu-clock sched:sched_switch" 1M
 start_daemon "$WORK/p.conf"
-sleep 1 # history before
+on_cpu # history before
 cpu_offline
-sleep 0.1
+sleep 0.1 # the bounce: offline that long
 cpu_back
-sleep 2.5 # noticed within a second, then records after
+wait_back # noticed within a second, then records after
 
 file=$(dump_and_wait)
 # From its going offline (by the probe) to its events opened anew.

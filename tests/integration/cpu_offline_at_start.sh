@@ -15,9 +15,12 @@ FORMATS="perf.data trace.dat" write_config "$WORK/p.conf" "cpu-clock sched:sched
 printf '[trigger hp]\nevent = signal:signal_generate\nfilter = sig == 28\n' >>"$WORK/p.conf"
 cpu_offline
 start_daemon "$WORK/p.conf"
-sleep 1.5
+# perfsnapd looks at once, then once a second.
+wait_until 10 log_has "perfsnapd: cpu$C is offline: recording on it starts" ||
+	fail "cpu$C not said offline at start"
+sleep 0.6 # offline past the 0.5 s the span checked must exceed: time that must pass
 cpu_back
-sleep 2.5 # it is back within a second
+wait_back
 
 file=$(dump_and_wait)
 stem=${file%.perf.data}

@@ -55,6 +55,19 @@ cpu_back() {
 	note "cpu$HOTPLUG_CPU online"
 }
 
+# on_cpu: a task runs on cpu$C and exits: a switch of its in cpu$C's ring, now.
+on_cpu() { taskset -c "$C" true || fail "taskset -c $C true"; }
+
+# wait_back: until perfsnapd says cpu$C is back (it looks once a second),
+# then records of its new ring a second after it opened, which
+# check_reopened wants: that second must pass, nothing says it has.
+wait_back() {
+	wait_until 10 log_has "perfsnapd: cpu$C is back online" ||
+		fail "cpu$C not said back online 10 s after it was"
+	sleep 1.1
+	on_cpu
+}
+
 # sidecar_check JSON PYTHON-ASSERTIONS...: runs them with j the sidecar and
 # rings(cpu, closed) its overwrite rings of that CPU.
 sidecar_check() {
