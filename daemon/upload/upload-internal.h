@@ -38,12 +38,14 @@ struct upload_item {
 	bool gone;	       /* forgotten while busy: the thread frees it */
 };
 
-/* Where and as whom: a copy of [upload], shared by reference with the thread. */
+/*
+ * Where and as whom, for one PUT in the helper: views of its request
+ * (upload_wire_put), which perfsnapd filled from [upload]. The helper
+ * knows no configuration; perfsnapd's side reads the config itself.
+ */
 struct upload_target {
-	unsigned int refs;
-	char *bucket, *endpoint, *region, *key_id, *secret, *token;
-	bool path_style, keep_local;
-	uint64_t retry_min_ms, retry_max_ms;
+	const char *bucket, *endpoint, *region, *key_id, *secret, *token;
+	bool path_style;
 };
 
 /* upload.c: the queue's order */
@@ -58,6 +60,7 @@ enum upload_outcome {
 	UPLOAD_STOPPED, /* the uploader is stopping */
 };
 
+struct perfsnapd_config;
 struct upload_link;
 
 /*
@@ -69,10 +72,11 @@ struct upload_link;
 int upload_link__new(const char *socket_path, struct upload_link **ret);
 void upload_link__delete(struct upload_link *l);
 /*
- * Has the helper PUT the file @path as object @key. Stops early when
- * *@stop becomes true. On failure, @error says why (no secret in it).
+ * Has the helper PUT the file @path as object @key, to the bucket and as
+ * whom @cfg's [upload] says. Stops early when *@stop becomes true. On
+ * failure, @error says why (no secret in it).
  */
-enum upload_outcome upload_link__put(struct upload_link *l, const struct upload_target *t,
+enum upload_outcome upload_link__put(struct upload_link *l, const struct perfsnapd_config *cfg,
 				     const char *key, const char *path, atomic_bool *stop,
 				     char *error, size_t error_size, uint64_t *ret_bytes);
 

@@ -48,55 +48,17 @@ struct upload {
 	pthread_cond_t wake;
 	pthread_t thread;
 	atomic_bool stop;
-	struct upload_target *target; /* current; the thread holds a reference */
-	struct upload_item *items;    /* every snapshot known, oldest first */
-	char prefix[UPLOAD_KEY_MAX];  /* [upload] url's key prefix, unexpanded */
+	/*
+	 * [upload] and [snapshot] directory: the current configuration, a
+	 * reference, replaced under the lock by a reload. An attempt holds
+	 * a reference of its own to the one it started with, so a reload
+	 * never changes the bucket or credentials under a PUT.
+	 */
+	const struct perfsnapd_config *cfg;
+	struct upload_item *items; /* every snapshot known, oldest first */
 	char host[256];
-	char dir[PATH_MAX];	  /* [snapshot] directory, scanned at start and when it changes */
 	struct upload_link *link; /* the helper that does the network */
 };
-
-static void target_put(struct upload_target *t)
-{
-	if (!t || --t->refs)
-		return;
-	free(t->bucket);
-	free(t->endpoint);
-	free(t->region);
-	free(t->key_id);
-	if (t->secret)
-		explicit_bzero(t->secret, strlen(t->secret));
-	free(t->secret);
-	if (t->token)
-		explicit_bzero(t->token, strlen(t->token));
-	free(t->token);
-	free(t);
-}
-
-static struct upload_target *target_new(const struct perfsnapd_config *cfg)
-{
-	struct upload_target *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return NULL;
-	t->refs = 1;
-	t->bucket = strdup(cfg->upload_bucket);
-	t->endpoint = strdup(cfg->upload_endpoint);
-	t->region = strdup(cfg->upload_region);
-	t->key_id = strdup(cfg->upload_key_id);
-	t->secret = strdup(cfg->upload_secret);
-	t->token = cfg->upload_token ? strdup(cfg->upload_token) : NULL;
-	t->path_style = cfg->upload_path_style;
-	t->keep_local = cfg->upload_keep_local;
-	t->retry_min_ms = cfg->upload_retry_min_ms;
-	t->retry_max_ms = cfg->upload_retry_max_ms;
-	if (!t->bucket || !t->endpoint || !t->region || !t->key_id || !t->secret ||
-	    (cfg->upload_token && !t->token)) {
-		target_put(t);
-		return NULL;
-	}
-	return t;
-}
 
 /* The key prefix with {host} and {date} (UTC, YYYY-MM-DD) put in. */
 static void expand_prefix(const char *prefix, const char *host, time_t when, char *buf, size_t size)
@@ -126,31 +88,31 @@ static void expand_prefix(const char *prefix, const char *host, time_t when, cha
 }
 
 /* "s3://bucket/key", for messages. */
-static void object_name(const struct upload_target *t, const char *key, char *buf, size_t size)
+static void object_name(const struct perfsnapd_config *cfg, const char *key, char *buf, size_t size)
 {
-	snprintf(buf, size, "s3://%s/%s", t->bucket, key);
+	snprintf(buf, size, "s3://%s/%s", cfg->upload_bucket, key);
 }
 
 /* Equal jitter: half the backoff, plus a random part of the other half. */
-static uint64_t backoff_ns(const struct upload_target *t, unsigned int attempts)
+static uint64_t backoff_ns(const struct perfsnapd_config *cfg, unsigned int attempts)
 {
-	uint64_t ms = t->retry_min_ms;
+	uint64_t ms = cfg->upload_retry_min_ms;
 	uint64_t r = 0;
 
-	for (unsigned int i = 1; i < attempts && ms < t->retry_max_ms; i++)
+	for (unsigned int i = 1; i < attempts && ms < cfg->upload_retry_max_ms; i++)
 		ms *= 2;
-	if (ms > t->retry_max_ms)
-		ms = t->retry_max_ms;
+	if (ms > cfg->upload_retry_max_ms)
+		ms = cfg->upload_retry_max_ms;
 	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
 		r = monotonic_ns();
 	return (ms / 2 + r % (ms - ms / 2 + 1)) * 1000000ull;
 }
 
-static void log_state(const struct upload *u, const struct upload_target *t,
+static void log_state(const struct upload *u, const struct perfsnapd_config *cfg,
 		      const struct upload_item *it, int priority, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
-static void log_state(const struct upload *u, const struct upload_target *t,
+static void log_state(const struct upload *u, const struct perfsnapd_config *cfg,
 		      const struct upload_item *it, int priority, const char *fmt, ...)
 {
 	char msg[700], url[UPLOAD_KEY_MAX + 80], attempts[16];
@@ -162,7 +124,7 @@ static void log_state(const struct upload *u, const struct upload_target *t,
 	va_list ap;
 
 	(void)u;
-	object_name(t, it->key, url, sizeof(url));
+	object_name(cfg, it->key, url, sizeof(url));
 	snprintf(attempts, sizeof(attempts), "%u", it->attempts);
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -224,7 +186,7 @@ static void delete_local(struct upload_item *it)
 
 /* Thread, unlocked: every file of @it not yet in the bucket, in order. */
 static enum upload_outcome ship(struct upload *u, struct upload_item *it,
-				const struct upload_target *t, char *error, size_t size,
+				const struct perfsnapd_config *cfg, char *error, size_t size,
 				uint64_t *bytes)
 {
 	char path[PATH_MAX + NAME_MAX + 2], key[UPLOAD_KEY_MAX + NAME_MAX + 1];
@@ -237,7 +199,7 @@ static enum upload_outcome ship(struct upload *u, struct upload_item *it,
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", it->dir, it->files[i]);
 		snprintf(key, sizeof(key), "%s%s", it->key, it->files[i]);
-		out = upload_link__put(u->link, t, key, path, &u->stop, error, size, &n);
+		out = upload_link__put(u->link, cfg, key, path, &u->stop, error, size, &n);
 		if (out != UPLOAD_OK) {
 			if (out != UPLOAD_STOPPED && out != UPLOAD_LOCAL) {
 				size_t len = strlen(error);
@@ -257,24 +219,24 @@ static enum upload_outcome ship(struct upload *u, struct upload_item *it,
 }
 
 /* Thread, locked: what the attempt did to @it. */
-static void settle(struct upload *u, struct upload_item *it, const struct upload_target *t,
+static void settle(struct upload *u, struct upload_item *it, const struct perfsnapd_config *cfg,
 		   enum upload_outcome out, const char *error, uint64_t bytes, uint64_t took_ns)
 {
 	char name[UPLOAD_KEY_MAX + 80];
 	uint64_t wait;
 
-	object_name(t, it->key, name, sizeof(name));
+	object_name(cfg, it->key, name, sizeof(name));
 	if (out == UPLOAD_STOPPED)
 		return;
 	if (out == UPLOAD_OK) {
 		it->state = UPLOAD_UPLOADED;
 		it->error[0] = '\0';
 		it->refusals = 0;
-		log_state(u, t, it, LOG_NOTICE,
+		log_state(u, cfg, it, LOG_NOTICE,
 			  "upload: snapshot %s uploaded to %s: %" PRIu64 " bytes in %" PRIu64
 			  " ms%s",
 			  it->stem, name, bytes, took_ns / 1000000,
-			  t->keep_local ? "" : "; local files deleted (keep_local = no)");
+			  cfg->upload_keep_local ? "" : "; local files deleted (keep_local = no)");
 		return;
 	}
 	it->attempts++;
@@ -283,7 +245,7 @@ static void settle(struct upload *u, struct upload_item *it, const struct upload
 	if (out == UPLOAD_LOCAL || it->refusals >= UPLOAD_MAX_REFUSALS) {
 		it->state = UPLOAD_FAILED;
 		log_state(
-			u, t, it, LOG_ERR,
+			u, cfg, it, LOG_ERR,
 			"upload: snapshot %s to %s failed after %u attempts: %s: not retried until "
 			"perfsnapd is reloaded or restarted (%s)",
 			it->stem, name, it->attempts, error,
@@ -293,9 +255,9 @@ static void settle(struct upload *u, struct upload_item *it, const struct upload
 		return;
 	}
 	it->state = UPLOAD_FAILING;
-	wait = backoff_ns(t, it->attempts);
+	wait = backoff_ns(cfg, it->attempts);
 	it->next_try_ns = monotonic_ns() + wait;
-	log_state(u, t, it, LOG_WARNING,
+	log_state(u, cfg, it, LOG_WARNING,
 		  "upload: snapshot %s to %s: attempt %u failed: %s; retrying in %.1f s", it->stem,
 		  name, it->attempts, error, wait / 1e9);
 }
@@ -323,7 +285,7 @@ static void *upload_main(void *arg)
 	lower_priority();
 	pthread_mutex_lock(&u->lock);
 	while (!atomic_load(&u->stop)) {
-		struct upload_target *t;
+		const struct perfsnapd_config *cfg;
 		struct upload_item *it;
 		enum upload_outcome out;
 		char error[sizeof(it->error)] = "";
@@ -345,11 +307,10 @@ static void *upload_main(void *arg)
 			continue;
 		}
 		it->busy = true;
-		t = u->target;
-		t->refs++;
+		cfg = config__get(u->cfg);
 		pthread_mutex_unlock(&u->lock);
 
-		out = ship(u, it, t, error, sizeof(error), &bytes);
+		out = ship(u, it, cfg, error, sizeof(error), &bytes);
 
 		pthread_mutex_lock(&u->lock);
 		it->busy = false;
@@ -358,8 +319,8 @@ static void *upload_main(void *arg)
 			(void)upload_state__remove(it);
 			free(it);
 		} else {
-			settle(u, it, t, out, error, bytes, monotonic_ns() - start);
-			if (it->state == UPLOAD_UPLOADED && !t->keep_local) {
+			settle(u, it, cfg, out, error, bytes, monotonic_ns() - start);
+			if (it->state == UPLOAD_UPLOADED && !cfg->upload_keep_local) {
 				delete_local(it);
 				(void)upload_state__remove(it);
 				unlink_item(u, it);
@@ -368,7 +329,7 @@ static void *upload_main(void *arg)
 				(void)upload_state__write(it, true);
 			}
 		}
-		target_put(t);
+		config__put(cfg);
 	}
 	pthread_mutex_unlock(&u->lock);
 	return NULL;
@@ -459,7 +420,7 @@ static void scan(struct upload *u, const char *dir)
 
 /**
  * upload__new - start the uploader
- * @cfg: the configuration; upload_url must be set
+ * @cfg: the configuration, of which it keeps a reference; upload_url must be set
  * @ret: the uploader
  *
  * Returns 0 or -errno (logged).
@@ -487,16 +448,13 @@ int upload__new(const struct perfsnapd_config *cfg, const char *helper_socket, s
 	for (char *c = u->host; *c; c++)
 		if (!isalnum((unsigned char)*c) && !strchr("-_.", *c))
 			*c = '-';
-	snprintf(u->prefix, sizeof(u->prefix), "%s", cfg->upload_prefix);
-	u->target = target_new(cfg);
-	r = u->target ? upload_link__new(helper_socket, &u->link) : -ENOMEM;
+	r = upload_link__new(helper_socket, &u->link);
 	if (r < 0) {
-		target_put(u->target);
 		free(u);
 		return log__errno(r, "upload");
 	}
-	snprintf(u->dir, sizeof(u->dir), "%s", cfg->directory);
-	scan(u, u->dir);
+	u->cfg = config__get(cfg);
+	scan(u, cfg->directory);
 	r = -pthread_create(&u->thread, NULL, upload_main, u);
 	if (r < 0) {
 		u->stop = true;
@@ -536,28 +494,25 @@ void upload__delete(struct upload *u)
 		free(it);
 	}
 	upload_link__delete(u->link);
-	target_put(u->target);
+	config__put(u->cfg);
 	pthread_cond_destroy(&u->wake);
 	pthread_mutex_destroy(&u->lock);
 	free(u);
 }
 
-int upload__set_config(struct upload *u, const struct perfsnapd_config *cfg)
+void upload__set_config(struct upload *u, const struct perfsnapd_config *cfg)
 {
-	struct upload_target *t = target_new(cfg);
+	const struct perfsnapd_config *old = u->cfg;
 	size_t retried = 0;
 
-	if (!t)
-		return log__errno(-ENOMEM, "upload: reload");
-	/* Only the loop thread reloads: u->dir is its own. Found ones wait for the wake below. */
-	if (strcmp(u->dir, cfg->directory)) {
-		snprintf(u->dir, sizeof(u->dir), "%s", cfg->directory);
-		scan(u, u->dir);
-	}
+	/*
+	 * Only the loop thread replaces u->cfg, so it reads it unlocked. Found
+	 * ones wait for the wake below.
+	 */
+	if (strcmp(old->directory, cfg->directory))
+		scan(u, cfg->directory);
 	pthread_mutex_lock(&u->lock);
-	target_put(u->target);
-	u->target = t;
-	snprintf(u->prefix, sizeof(u->prefix), "%s", cfg->upload_prefix);
+	u->cfg = config__get(cfg);
 	for (struct upload_item *it = u->items; it; it = it->next) {
 		/* One in flight is the thread's until it settles: it is not failed. */
 		if (!it->busy && (it->state == UPLOAD_FAILED || it->state == UPLOAD_FAILING)) {
@@ -569,10 +524,10 @@ int upload__set_config(struct upload *u, const struct perfsnapd_config *cfg)
 	}
 	pthread_cond_signal(&u->wake);
 	pthread_mutex_unlock(&u->lock);
+	config__put(old);
 	if (retried)
 		log_notice("upload: configuration reloaded: retrying %zu failed snapshots now",
 			   retried);
-	return 0;
 }
 
 /* The kind of snapshot file @path is (snapshot_name), or SNAPSHOT_NR_FILES. */
@@ -595,7 +550,7 @@ int upload__add(struct upload *u, const char *dir, const char *stem, const char 
 	snprintf(it->dir, sizeof(it->dir), "%s", dir);
 	snprintf(it->stem, sizeof(it->stem), "%s", stem);
 	pthread_mutex_lock(&u->lock);
-	expand_prefix(u->prefix, u->host, when, it->key, sizeof(it->key));
+	expand_prefix(u->cfg->upload_prefix, u->host, when, it->key, sizeof(it->key));
 	pthread_mutex_unlock(&u->lock);
 	/* In snapshot_name's order of files: the data files, the sidecar last. */
 	for (enum snapshot_file f = 0; f < SNAPSHOT_NR_FILES; f++)

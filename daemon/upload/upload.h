@@ -55,10 +55,11 @@ int upload__new(const struct perfsnapd_config *cfg, const char *helper_socket, s
 void upload__delete(struct upload *u);
 
 /*
- * A reloaded configuration (still with [upload]): new url, credentials or
- * limits apply to the next attempt, and refused snapshots are retried.
+ * A reloaded configuration (still with [upload]), of which the uploader
+ * takes a reference: new url, credentials or limits apply to the next
+ * attempt, and refused snapshots are retried.
  */
-int upload__set_config(struct upload *u, const struct perfsnapd_config *cfg);
+void upload__set_config(struct upload *u, const struct perfsnapd_config *cfg);
 
 /*
  * Queues the complete snapshot @stem in @dir with its @nr file paths;

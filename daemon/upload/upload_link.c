@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "child_spawn.h"
+#include "config.h"
 #include "log.h"
 #include "snapshot_name.h"
 #include "upload-internal.h"
@@ -183,17 +184,18 @@ static int copy_field(char *dst, size_t size, const char *src)
 	return 0;
 }
 
-static int fill(struct upload_wire_put *m, const struct upload_target *t, const char *key,
+static int fill(struct upload_wire_put *m, const struct perfsnapd_config *cfg, const char *key,
 		bool json)
 {
 	m->version = UPLOAD_WIRE_VERSION;
-	m->flags = (t->path_style ? UPLOAD_WIRE_PATH_STYLE : 0) | (json ? UPLOAD_WIRE_JSON : 0);
-	if (copy_field(m->endpoint, sizeof(m->endpoint), t->endpoint) < 0 ||
-	    copy_field(m->bucket, sizeof(m->bucket), t->bucket) < 0 ||
-	    copy_field(m->region, sizeof(m->region), t->region) < 0 ||
-	    copy_field(m->key_id, sizeof(m->key_id), t->key_id) < 0 ||
-	    copy_field(m->secret, sizeof(m->secret), t->secret) < 0 ||
-	    copy_field(m->token, sizeof(m->token), t->token) < 0 ||
+	m->flags = (cfg->upload_path_style ? UPLOAD_WIRE_PATH_STYLE : 0) |
+		   (json ? UPLOAD_WIRE_JSON : 0);
+	if (copy_field(m->endpoint, sizeof(m->endpoint), cfg->upload_endpoint) < 0 ||
+	    copy_field(m->bucket, sizeof(m->bucket), cfg->upload_bucket) < 0 ||
+	    copy_field(m->region, sizeof(m->region), cfg->upload_region) < 0 ||
+	    copy_field(m->key_id, sizeof(m->key_id), cfg->upload_key_id) < 0 ||
+	    copy_field(m->secret, sizeof(m->secret), cfg->upload_secret) < 0 ||
+	    copy_field(m->token, sizeof(m->token), cfg->upload_token) < 0 ||
 	    copy_field(m->key, sizeof(m->key), key) < 0)
 		return -ENAMETOOLONG;
 	return 0;
@@ -288,7 +290,7 @@ static bool is_json(const char *path)
 /**
  * upload_link__put - PUT one file, by the helper
  * @l: the link
- * @t: bucket, endpoint, credentials
+ * @cfg: its [upload]: bucket, endpoint, credentials
  * @key: the object key
  * @path: the local file (opened here: the helper gets its descriptor)
  * @stop: becomes true when the uploader stops: the transfer is abandoned
@@ -296,7 +298,7 @@ static bool is_json(const char *path)
  * @error_size: its size
  * @ret_bytes: the bytes sent, on success
  */
-enum upload_outcome upload_link__put(struct upload_link *l, const struct upload_target *t,
+enum upload_outcome upload_link__put(struct upload_link *l, const struct perfsnapd_config *cfg,
 				     const char *key, const char *path, atomic_bool *stop,
 				     char *error, size_t error_size, uint64_t *ret_bytes)
 {
@@ -315,7 +317,7 @@ enum upload_outcome upload_link__put(struct upload_link *l, const struct upload_
 		out = UPLOAD_LOCAL;
 		goto out;
 	}
-	if (fill(m, t, key, is_json(path)) < 0) {
+	if (fill(m, cfg, key, is_json(path)) < 0) {
 		snprintf(error, error_size, "object key or [upload] setting too long");
 		out = UPLOAD_REFUSED;
 		goto out;
