@@ -14,7 +14,17 @@ start_daemon "$WORK/p.conf"
 t0=$(date +%s%N)
 for _ in $(seq 1 50); do kill -USR2 "$DAEMON_PID"; sleep 0.04; done
 t1=$(date +%s%N)
-sleep 2.5
+# Every dump asked for is written: no request is logged after the last
+# snapshot (a deferred one is, and one to follow or coalesced), and none
+# runs; twice in a row, as the last signal may reach the loop after a
+# status asked at the same time.
+idle() {
+	grep -E "$SNAPSHOT_DONE_RE|deferred [0-9]+ ms by min_interval|coalesced with the pending|during a dump: it will follow" \
+		"$WORK/daemon.log" | tail -n 1 | grep -qE "$SNAPSHOT_DONE_RE" &&
+		"$CTL" --socket "$WORK/control.sock" status | grep -q '^state: recording'
+}
+idle_twice() { idle && sleep 0.05 && idle; }
+wait_until 30 idle_twice || fail "dumps still pending or running 30 s after the triggers"
 n=$(snapshot_count)
 # The loop takes 2 s on an idle machine, longer on a loaded one (each
 # sleep and kill is a process): one dump a second while it runs, one
