@@ -30,7 +30,11 @@ for _ in $(seq 1 100); do
 	sleep 0.05
 done
 grep -q "STATUS=.*last $file" "$WORK/notify.out" || { cat "$WORK/notify.out"; fail "no STATUS= naming the snapshot"; }
-sleep 3
+# Five pings after the dump (2 s of them) for the check below to look at.
+pinged_after_dump() {
+	[ "$(sed -n "\|STATUS=.*last $file|,\$p" "$WORK/notify.out" | grep -c 'WATCHDOG=1')" -ge 5 ]
+}
+wait_until 10 pinged_after_dump || fail "not five WATCHDOG=1 in 10 s after the dump"
 # Watchdog: WatchdogSec=1s, so pings at least every 500 ms (with 150 ms slack).
 gawk '/WATCHDOG=1/ { if (last && $1 - last > 650000) { print "gap " ($1 - last) " us"; bad = 1 } last = $1; n++ }
 	END { if (n < 5) { print "only " n " pings"; bad = 1 } exit bad }' "$WORK/notify.out" ||
