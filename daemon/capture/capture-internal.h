@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "capture.h"
+#include "capture_backend.h"
 
 struct perf_cpu_map;
 struct perf_evlist;
@@ -44,6 +45,9 @@ struct capture_patch {
 	uint64_t start_time;	    /* recording clock: since when all its events record */
 	bool start_set;		    /* ... or known not to be: capture__set_start() leaves it */
 };
+
+/* Backends a capture may hold: perf_event's, and a tracefs instance's to come. */
+#define CAPTURE_BACKENDS_MAX 2
 
 /* Looks a CPU's window state keeps: its reach is measured as far back. */
 #define CAPTURE_WINDOW_LOOKS 256
@@ -107,6 +111,10 @@ struct capture {
 	bool windowed; /* each CPU's overwrite ring is a patch of its own */
 	uint64_t window_ms;
 	struct capture_window_cpu *win; /* by CPU number, nr_cpu_slots */
+
+	/* What records (capture_backend.h): the perf rings above, for now the only one. */
+	struct capture_backend backends[CAPTURE_BACKENDS_MAX];
+	size_t nr_backends;
 };
 
 struct perfsnapd_config;
@@ -132,5 +140,10 @@ unsigned int capture__window_start_pages(const struct perfsnapd_config *cfg);
 int capture__open_window(struct capture *c, const struct perfsnapd_config *cfg);
 /* Frees the hotplug state (capture_cpu.c). */
 void capture__close_cpus(struct capture *c);
+
+/* The perf backend's own (capture_perf.c): see capture__cpu_down() and the others. */
+int capture_cpu__down(struct capture *c, int cpu, uint64_t now, uint64_t now_mono);
+int capture_cpu__up(struct capture *c, int cpu, uint64_t now);
+int capture_window__resize(struct capture *c, int cpu, unsigned int pages, uint64_t now);
 
 #endif

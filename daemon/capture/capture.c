@@ -527,6 +527,10 @@ int capture__open(const struct perfsnapd_config *cfg, bool may_cut, struct captu
 			break;
 		pages /= 2;
 	}
+	if (r == 0) {
+		(*ret)->backends[0] = (struct capture_backend){ &capture_perf__ops, *ret };
+		(*ret)->nr_backends = 1;
+	}
 	if (r == 0 && pages != asked)
 		log_warning("locked memory: overwrite rings cut from %llu to %llu KiB each; for "
 			    "the configured size run with CAP_IPC_LOCK, raise RLIMIT_MEMLOCK "

@@ -253,7 +253,7 @@ static void add_span(struct capture *c, int cpu, uint64_t now, uint64_t now_mono
 }
 
 /**
- * capture__cpu_down - a recorded CPU went offline
+ * capture_cpu__down - a recorded CPU went offline (perf backend)
  * @c: the capture, on the loop thread, no dump in flight
  * @cpu: the CPU
  * @now: recording clock ns, for its offline span
@@ -263,7 +263,7 @@ static void add_span(struct capture *c, int cpu, uint64_t now, uint64_t now_mono
  * stay as they are (their history with them) and the caller may try again.
  * Returns 0 or -ENOMEM.
  */
-int capture__cpu_down(struct capture *c, int cpu, uint64_t now, uint64_t now_mono)
+int capture_cpu__down(struct capture *c, int cpu, uint64_t now, uint64_t now_mono)
 {
 	int r;
 
@@ -356,14 +356,14 @@ int capture__open_patch(struct capture *c, struct capture_patch *p)
 }
 
 /**
- * capture__cpu_up - record on a CPU that is online (again)
+ * capture_cpu__up - record on a CPU that is online (again) (perf backend)
  * @c: the capture, on the loop thread, no dump in flight
  * @cpu: the CPU, one asked for and without rings
  * @now: recording clock ns, the end of its offline span
  *
  * Returns 0 or -errno; on error the CPU stays without rings.
  */
-int capture__cpu_up(struct capture *c, int cpu, uint64_t now)
+int capture_cpu__up(struct capture *c, int cpu, uint64_t now)
 {
 	struct capture_patch **grown, *p;
 	int r;

@@ -455,7 +455,7 @@ static size_t overlap(const struct capture *c, const struct capture_patch *old,
 }
 
 /**
- * capture__window_resize - replace @cpu's overwrite ring by one of @pages
+ * capture_window__resize - replace @cpu's overwrite ring by one of @pages (perf backend)
  * @c: a windowed capture, on the loop thread, no dump in flight
  * @cpu: a CPU with a ring and none being replaced
  * @pages: the new size, a power of two
@@ -465,7 +465,7 @@ static size_t overlap(const struct capture *c, const struct capture_patch *old,
  * falls between them; those both hold are skipped in the old one's copy.
  * Returns 0 or -errno (the old ring then records on).
  */
-int capture__window_resize(struct capture *c, int cpu, unsigned int pages, uint64_t now)
+int capture_window__resize(struct capture *c, int cpu, unsigned int pages, uint64_t now)
 {
 	struct capture_patch *old = ring_of(c, cpu, false), *p;
 	uint64_t reach;

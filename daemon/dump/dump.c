@@ -22,6 +22,7 @@
 #include <event2/event.h>
 
 #include "capture.h"
+#include "capture_backend.h"
 #include "compress_policy.h"
 #include "cpu_idle.h"
 #include "config.h"
@@ -113,18 +114,6 @@ static void finish(struct dump *d, struct dump_job *job)
 		retire_later(d);
 }
 
-static int add_events(struct dump *d, struct snapshot *s)
-{
-	for (size_t i = 0; i < capture__nr_events(d->cap); i++) {
-		const struct capture_event *ev = capture__event(d->cap, i);
-		int r = snapshot__add_event(s, ev->attr, ev->name, ev->ids, ev->nr_ids);
-
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
 /* A dump that could not even start: its waiters hear why. */
 static void start_failed(struct dump *d, int err)
 {
@@ -167,7 +156,7 @@ static void start(struct dump *d)
 	r = make_stem(d, job, seq);
 	log_debug("dump %s (%s)", job->fig.stem, job->fig.reason);
 	if (r == 0)
-		r = add_events(d, job->snap);
+		r = capture__declare(d->cap, job->snap);
 	if (r == 0)
 		r = dump_job__start_copy(job);
 	if (r < 0) {
@@ -480,7 +469,7 @@ int dump__new(struct capture *cap, struct sideband *sb, const struct perfsnapd_c
 	if (r < 0)
 		log__errno(r, "dump");
 	if (r == 0 && cfg->copy_memory_resident) {
-		uint64_t budget = config__copy_memory(cfg, capture_copy__rings_bytes(cap));
+		uint64_t budget = config__copy_memory(cfg, capture__rings_bytes(cap));
 
 		r = capture_copy__map_resident(cap, budget, &d->resident, &d->resident_size);
 		if (r < 0)
@@ -635,7 +624,7 @@ uint64_t dump__copy_buffer_size(const struct dump *d)
 
 uint64_t dump__copy_budget(const struct dump *d)
 {
-	return config__copy_memory(d->cfg, capture_copy__rings_bytes(d->cap));
+	return config__copy_memory(d->cfg, capture__rings_bytes(d->cap));
 }
 
 bool dump__busy(const struct dump *d)

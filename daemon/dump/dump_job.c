@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "capture_backend.h"
 #include "compress_policy.h"
 #include "config.h"
 #include "cpu_idle.h"
@@ -84,9 +85,8 @@ struct dump_job *dump_job__new(struct dump *d)
 	if (!job)
 		return NULL;
 	job->nr_kept = capture__take_kept(d->cap, &job->kept);
-	if (job->nr_kept < 0 ||
-	    dump_figures__init(&job->fig, (size_t)capture__nr_rings(d->cap, true) +
-						  (size_t)job->nr_kept) < 0) {
+	if (job->nr_kept < 0 || dump_figures__init(&job->fig, capture__nr_copy_rings(d->cap) +
+								      (size_t)job->nr_kept) < 0) {
 		job->nr_kept = job->nr_kept < 0 ? 0 : job->nr_kept;
 		dump_job__free(job);
 		return NULL;
@@ -107,7 +107,7 @@ struct dump_job *dump_job__new(struct dump *d)
 	job->copy = (struct capture_copy){
 		.cap = d->cap,
 		.copiers = d->copiers,
-		.budget = config__copy_memory(cfg, capture_copy__rings_bytes(d->cap)),
+		.budget = config__copy_memory(cfg, capture__rings_bytes(d->cap)),
 		.resident = d->resident,
 		.resident_size = d->resident_size,
 		.kept = job->kept,
@@ -185,7 +185,7 @@ static void *copy_main(void *arg)
 	struct dump_job *job = arg;
 
 	set_dump_nice();
-	job->error = capture_copy__run(&job->copy, job->snap, job->cfg->directory, &job->fig);
+	job->error = capture__copy(job->cap, &job->copy, job->snap, job->cfg->directory, &job->fig);
 	job->fig.copied_at_ns = monotonic_ns();
 	job_notify(job);
 	return NULL;

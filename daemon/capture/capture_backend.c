@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * capture_backend: a capture's backends run in turn, for the dump and the
+ * service's watchers. See capture_backend.h.
+ */
+#include "capture-internal.h"
+#include "capture_backend.h"
+
+size_t capture__backends(const struct capture *c, const struct capture_backend **ret)
+{
+	*ret = c->backends;
+	return c->nr_backends;
+}
+
+size_t capture__nr_copy_rings(const struct capture *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nr_backends; i++)
+		n += c->backends[i].ops->nr_rings(c->backends[i].impl);
+	return n;
+}
+
+uint64_t capture__rings_bytes(const struct capture *c)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < c->nr_backends; i++)
+		sum += c->backends[i].ops->rings_bytes(c->backends[i].impl);
+	return sum;
+}
+
+int capture__declare(const struct capture *c, struct snapshot *s)
+{
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < c->nr_backends; i++)
+		r = c->backends[i].ops->declare(c->backends[i].impl, s);
+	return r;
+}
+
+/**
+ * capture__copy - a dump's copy stage over every backend
+ * @c: the capture, its rings recording
+ * @cc: the dump's copy memory and budget
+ * @s: the snapshot the copies go into
+ * @spill_dir: where an unnamed spill file may go
+ * @f: the dump's figures
+ *
+ * Every backend that can stop all its rings at once is stopped first, so
+ * that its stop and the others' pauses are one instant; each is resumed
+ * once every copy is done. Returns 0 or the first -errno.
+ */
+int capture__copy(struct capture *c, struct capture_copy *cc, struct snapshot *s,
+		  const char *spill_dir, struct dump_figures *f)
+{
+	size_t stopped = 0;
+	int r = 0;
+
+	for (; r == 0 && stopped < c->nr_backends; stopped++) {
+		const struct capture_backend *b = &c->backends[stopped];
+
+		if (b->ops->stop)
+			r = b->ops->stop(b->impl);
+		if (r < 0)
+			break;
+	}
+	for (size_t i = 0; r == 0 && i < c->nr_backends; i++)
+		r = c->backends[i].ops->copy(c->backends[i].impl, cc, s, spill_dir, f);
+	for (size_t i = 0; i < stopped; i++)
+		if (c->backends[i].ops->resume)
+			c->backends[i].ops->resume(c->backends[i].impl);
+	return r;
+}
+
+/*
+ * The watchers' calls (hotplug, ring_sizer): every backend, in order; the
+ * first error ends the call.
+ */
+int capture__cpu_down(struct capture *c, int cpu, uint64_t now, uint64_t now_mono)
+{
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < c->nr_backends; i++)
+		r = c->backends[i].ops->cpu_down(c->backends[i].impl, cpu, now, now_mono);
+	return r;
+}
+
+int capture__cpu_up(struct capture *c, int cpu, uint64_t now)
+{
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < c->nr_backends; i++)
+		r = c->backends[i].ops->cpu_up(c->backends[i].impl, cpu, now);
+	return r;
+}
+
+int capture__window_resize(struct capture *c, int cpu, unsigned int pages, uint64_t now)
+{
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < c->nr_backends; i++)
+		r = c->backends[i].ops->resize(c->backends[i].impl, cpu, pages, now);
+	return r;
+}
