@@ -22,6 +22,7 @@
 #include "perfetto_stacks.h"
 #include "pftrace_out.h"
 #include "snapshot.h"
+#include "snapshot_callchain.h"
 #include "symbols.h"
 
 /* InternedData fields */
@@ -34,13 +35,8 @@
 #define INT_TASKS	   48
 #define INT_EXECS	   49
 
-#define MODE_USER	1
-#define MODE_KERNEL	2
-/* PerfSample's Profiling.CpuMode numbers them the other way round. */
-#define CPU_MODE_KERNEL 1
-#define CPU_MODE_USER	2
-#define KIND_NATIVE	1
-#define KIND_KERNEL	2
+#define KIND_NATIVE 1
+#define KIND_KERNEL 2
 
 #define MAX_FRAMES     1024
 #define MAX_PATH_PARTS 64
@@ -271,21 +267,22 @@ static uint64_t intern_mapping(struct seq *q, const struct symbol_info *si, bool
 	return iid;
 }
 
-static uint64_t intern_frame(struct perfetto_stacks *sc, struct seq *q, pid_t pid, uint64_t ip,
-			     bool kernel)
+static uint64_t intern_frame(struct perfetto_stacks *sc, struct seq *q, pid_t pid,
+			     const struct snapshot_frame *f)
 {
+	bool kernel = f->context == SNAPSHOT_CONTEXT_KERNEL;
 	struct symbol_info si;
 	uint64_t key[2], iid, name = 0;
 	bool is_new;
 	pb_nested n;
 
-	symbols__resolve(sc->syms, pid, ip, kernel, &si);
+	symbols__resolve(sc->syms, pid, f, &si);
 	if (!si.dso) {
 		si.dso = "[unknown]";
-		si.rel_pc = ip;
+		si.rel_pc = f->ip;
 	}
 	key[0] = intern_mapping(q, &si, kernel);
-	key[1] = kernel ? ip : si.rel_pc;
+	key[1] = kernel ? f->ip : si.rel_pc;
 	iid = intern(q, T_FRAMES, key, sizeof(key), &is_new);
 	if (!is_new)
 		return iid;
@@ -297,34 +294,30 @@ static uint64_t intern_frame(struct perfetto_stacks *sc, struct seq *q, pid_t pi
 		pb__varint(&q->pending, 2, name);
 	pb__varint(&q->pending, 3, key[0]);
 	pb__varint(&q->pending, 4, key[1]);
-	pb__varint(&q->pending, 7, kernel ? KIND_KERNEL : KIND_NATIVE);
+	pb__varint(&q->pending, 7,
+		   kernel || f->context == SNAPSHOT_CONTEXT_GUEST_KERNEL ? KIND_KERNEL :
+									   KIND_NATIVE);
 	pb__end(&q->pending, n);
 	return iid;
 }
 
-/* The frames, outermost first; returns how many and whether the innermost is kernel. */
+/*
+ * The frames (snapshot_callchain), outermost first; returns how many, and
+ * the innermost one's context in *@leaf (the sample's without frames).
+ */
 static size_t walk(struct perfetto_stacks *sc, struct seq *q, const struct perf_record_info *info,
-		   bool sample_kernel, bool *leaf_kernel)
+		   uint64_t sample_type, uint16_t misc, enum snapshot_context *leaf)
 {
+	struct snapshot_callchain c;
+	struct snapshot_frame f;
 	size_t nr = 0;
-	bool kernel = sample_kernel;
 
-	*leaf_kernel = sample_kernel;
-	if (!info->callchain_nr) {
-		sc->frames[nr++] = intern_frame(sc, q, (pid_t)info->pid, info->ip, kernel);
-		return nr;
-	}
-	for (uint64_t i = 0; i < info->callchain_nr && nr < MAX_FRAMES; i++) {
-		uint64_t ip = info->callchain[i];
-
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL ||
-				 ip == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
-			continue;
-		}
+	*leaf = snapshot_callchain__context(misc);
+	snapshot_callchain__begin(&c, info, sample_type, misc);
+	while (nr < MAX_FRAMES && snapshot_callchain__next(&c, &f)) {
 		if (!nr)
-			*leaf_kernel = kernel;
-		sc->frames[nr++] = intern_frame(sc, q, (pid_t)info->pid, ip, kernel);
+			*leaf = f.context;
+		sc->frames[nr++] = intern_frame(sc, q, (pid_t)info->pid, &f);
 	}
 	for (size_t i = 0; i < nr / 2; i++) {
 		uint64_t t = sc->frames[i];
@@ -335,9 +328,33 @@ static size_t walk(struct perfetto_stacks *sc, struct seq *q, const struct perf_
 	return nr;
 }
 
+/*
+ * StackSample.Mode of a context. PerfSample's Profiling.CpuMode numbers
+ * them as the context does; this one has user and kernel the other way.
+ */
+static uint64_t stack_sample_mode(enum snapshot_context context)
+{
+	switch (context) {
+	case SNAPSHOT_CONTEXT_USER:
+		return 1;
+	case SNAPSHOT_CONTEXT_KERNEL:
+		return 2;
+	case SNAPSHOT_CONTEXT_HYPERVISOR:
+		return 3;
+	case SNAPSHOT_CONTEXT_GUEST_USER:
+		return 4;
+	case SNAPSHOT_CONTEXT_GUEST_KERNEL:
+		return 5;
+	case SNAPSHOT_CONTEXT_UNKNOWN:
+	default:
+		return 0;
+	}
+}
+
 /* The task and execution contexts a StackSample refers to, interned. */
 static void stack_sample_contexts(struct seq *q, const struct perf_record_info *info, uint64_t st,
-				  bool leaf_kernel, uint64_t *ret_task, uint64_t *ret_exec)
+				  enum snapshot_context leaf, uint64_t *ret_task,
+				  uint64_t *ret_exec)
 {
 	uint64_t key[2];
 	bool is_new;
@@ -357,14 +374,15 @@ static void stack_sample_contexts(struct seq *q, const struct perf_record_info *
 		}
 	}
 	key[0] = st & PERF_SAMPLE_CPU ? info->cpu + 1ull : 0;
-	key[1] = leaf_kernel ? MODE_KERNEL : MODE_USER;
+	key[1] = stack_sample_mode(leaf);
 	*ret_exec = intern(q, T_EXECS, key, sizeof(key), &is_new);
 	if (is_new) {
 		n = pb__begin(&q->pending, INT_EXECS);
 		pb__varint(&q->pending, 1, *ret_exec);
 		if (key[0])
 			pb__varint(&q->pending, 2, info->cpu);
-		pb__varint(&q->pending, 3, key[1]);
+		if (key[1])
+			pb__varint(&q->pending, 3, key[1]);
 		pb__end(&q->pending, n);
 	}
 }
@@ -375,20 +393,16 @@ int perfetto_stacks__sample(struct perfetto_stacks *sc, struct pftrace_out *o, s
 {
 	struct seq *q = &sc->seqs[ev_idx];
 	uint64_t st = ev->attr.sample_type, task = 0, exec = 0, stack = 0;
-	bool sample_kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
-			     (misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
-				     PERF_RECORD_MISC_GUEST_KERNEL;
 	struct pb_buf *p = &sc->pkt;
-	bool leaf_kernel, is_new;
+	enum snapshot_context leaf;
 	pb_nested n;
+	bool is_new;
 	size_t nr;
 	int r;
 
 	if (!q->started && (r = start_seq(sc, o, ev_idx, ev)))
 		return r;
-	nr = (st & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)) ?
-		     walk(sc, q, info, sample_kernel, &leaf_kernel) :
-		     0;
+	nr = walk(sc, q, info, st, misc, &leaf);
 	if (nr) {
 		stack = intern(q, T_CALLSTACKS, sc->frames, nr * sizeof(sc->frames[0]), &is_new);
 		if (is_new) {
@@ -398,11 +412,9 @@ int perfetto_stacks__sample(struct perfetto_stacks *sc, struct pftrace_out *o, s
 				pb__varint(&q->pending, 2, sc->frames[i]);
 			pb__end(&q->pending, n);
 		}
-	} else {
-		leaf_kernel = sample_kernel;
 	}
 	if (sc->kind == PERFETTO_SAMPLE_STACK)
-		stack_sample_contexts(q, info, st, leaf_kernel, &task, &exec);
+		stack_sample_contexts(q, info, st, leaf, &task, &exec);
 	if (q->pending.err)
 		return q->pending.err;
 
@@ -422,7 +434,8 @@ int perfetto_stacks__sample(struct perfetto_stacks *sc, struct pftrace_out *o, s
 		}
 		if (stack)
 			pb__varint(p, 4, stack);
-		pb__varint(p, 5, leaf_kernel ? CPU_MODE_KERNEL : CPU_MODE_USER);
+		if (leaf != SNAPSHOT_CONTEXT_UNKNOWN)
+			pb__varint(p, 5, leaf); /* cpu_mode */
 		pb__end(p, n);
 		return pftrace_out__emit(o, p);
 	}

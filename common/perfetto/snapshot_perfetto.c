@@ -30,10 +30,9 @@
 #include "pftrace_out.h"
 #include "snapshot.h"
 #include "snapshot_cursor.h"
-#include "tracing_meta.h"
 #include "snapshot_perfetto.h"
+#include "snapshot_tasks.h"
 #include "symbols.h"
-#include "tid_table.h"
 
 #define CLOCK_ID_REALTIME      1
 #define CLOCK_ID_MONOTONIC     3
@@ -43,12 +42,11 @@
 
 #define PROGRESS_EVERY 65536
 
-struct task_name {
-	int32_t tid; /* 0: free */
-	int32_t pid;
-	int32_t ppid;	   /* a process's parent, from its FORK; 0: unknown */
-	uint64_t named_at; /* time of the last COMM or FORK that named it */
-	char comm[16];
+/* A task of the ProcessTree. */
+struct tree_task {
+	const struct snapshot_task_info *t;
+	int32_t pid;				/* its process (itself when unknown) */
+	uint64_t named_at;			/* no earlier than the snapshot's start */
 	const struct snapshot_cmdline *cmdline; /* a process's, if the dump read it */
 };
 
@@ -59,7 +57,7 @@ struct writer {
 	struct symbols *syms;
 	struct perfetto_ftrace *fc;
 	struct perfetto_stacks *sc;
-	struct tid_table tasks; /* of struct task_name */
+	struct snapshot_tasks *tasks;
 	uint32_t clock_id;
 	/* What each kind of ring carries ([1]: write_backward, [0]: forward). */
 	bool ring_tracepoints[2], ring_samples[2];
@@ -88,20 +86,6 @@ static uint32_t clock_id_of(const struct snapshot *s)
 		}
 	}
 	return CLOCK_ID_PERF;
-}
-
-static struct task_name *task_find(const struct writer *w, int32_t tid)
-{
-	return tid_table__find(&w->tasks, tid);
-}
-
-static struct task_name *task_get(struct writer *w, int32_t tid, int32_t pid)
-{
-	struct task_name *t = tid_table__get(&w->tasks, tid);
-
-	if (t && pid > 0)
-		t->pid = pid;
-	return t;
 }
 
 static int system_info(struct writer *w);
@@ -198,99 +182,6 @@ static int system_info(struct writer *w)
 	return pftrace_out__emit(w->o, p);
 }
 
-static void set_comm(struct task_name *t, const char *comm, size_t max)
-{
-	snprintf(t->comm, sizeof(t->comm), "%.*s", (int)strnlen(comm, max), comm);
-}
-
-/* A mapping whose record has no build-id: the caller's for its path, if any. */
-static int add_map_by_path(struct writer *w, int32_t pid, const uint64_t addr[3], const char *path)
-{
-	for (size_t i = 0; i < w->m->nr_build_ids; i++) {
-		const struct perfetto_build_id *b = &w->m->build_ids[i];
-
-		if (!strcmp(b->path, path))
-			return symbols__add_map(w->syms, pid, addr[0], addr[1], addr[2], path,
-						b->id, b->size);
-	}
-	return symbols__add_map(w->syms, pid, addr[0], addr[1], addr[2], path, NULL, 0);
-}
-
-/* COMM/FORK/MMAP: names and maps, as of this point in time (@time). */
-static int sideband(struct writer *w, const struct perf_event_header *h, uint64_t time)
-{
-	const uint8_t *p = (const uint8_t *)(h + 1);
-	size_t body = h->size - sizeof(*h);
-	struct task_name *t, *parent;
-	int32_t ids[4];
-	uint64_t addr[3];
-	uint32_t prot;
-
-	switch (h->type) {
-	case PERF_RECORD_COMM: /* pid, tid, comm */
-		if (body <= 8)
-			return 0;
-		memcpy(ids, p, 8);
-		if (ids[1] <= 0)
-			return 0;
-		t = task_get(w, ids[1], ids[0]);
-		if (!t)
-			return -ENOMEM;
-		set_comm(t, (const char *)p + 8, body - 8);
-		t->named_at = time;
-		return 0;
-	case PERF_RECORD_FORK: /* pid, ppid, tid, ptid */
-		if (body < 16)
-			return 0;
-		memcpy(ids, p, 16);
-		if (ids[2] <= 0)
-			return 0;
-		parent = task_find(w, ids[3]);
-		if (!task_find(w, ids[2]) || parent) {
-			char comm[16] = "";
-
-			if (parent)
-				memcpy(comm, parent->comm, sizeof(comm));
-			t = task_get(w, ids[2], ids[0]);
-			if (!t)
-				return -ENOMEM;
-			if (comm[0])
-				memcpy(t->comm, comm, sizeof(comm));
-			t->named_at = time;
-		}
-		/* A new process's parent (a new thread's is its own process). */
-		if (ids[0] == ids[2] && ids[1] > 0 && ids[1] != ids[0]) {
-			t = task_get(w, ids[2], ids[0]);
-			if (!t)
-				return -ENOMEM;
-			t->ppid = ids[1];
-			t->named_at = time;
-		}
-		return ids[0] != ids[1] ? symbols__fork(w->syms, ids[0], ids[1]) : 0;
-	case PERF_RECORD_MMAP: /* pid, tid, addr, len, pgoff, filename */
-		if (body <= 32 || (h->misc & PERF_RECORD_MISC_MMAP_DATA))
-			return 0;
-		memcpy(ids, p, 8);
-		memcpy(addr, p + 8, 24);
-		return add_map_by_path(w, ids[0], addr, (const char *)p + 32);
-	case PERF_RECORD_MMAP2: /* pid, tid, addr, len, pgoff, 24 bytes, prot, flags, name */
-		if (body <= 64)
-			return 0;
-		memcpy(ids, p, 8);
-		memcpy(addr, p + 8, 24);
-		memcpy(&prot, p + 56, 4);
-		if (!(prot & 4)) /* PROT_EXEC */
-			return 0;
-		/* The build-id form: its size, 3 reserved bytes, the id, where the inode was. */
-		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
-			return symbols__add_map(w->syms, ids[0], addr[0], addr[1], addr[2],
-						(const char *)p + 64, p + 36, p[32]);
-		return add_map_by_path(w, ids[0], addr, (const char *)p + 64);
-	default:
-		return 0;
-	}
-}
-
 static size_t event_index(const struct snapshot *s, const struct snapshot_event *ev)
 {
 	for (size_t i = 0; i < snapshot__nr_events(s); i++)
@@ -372,11 +263,8 @@ static int record(struct writer *w, const struct perf_event_header *h, int cpu)
 		return 0;
 	if (h->type == PERF_RECORD_LOST)
 		return lost(w, h, ev, cpu);
-	if (h->type != PERF_RECORD_SAMPLE) {
-		if (perf_record__parse_id_trailer(h, ev->attr.sample_type, &info) < 0)
-			info.time = 0;
-		return sideband(w, h, info.time);
-	}
+	if (h->type != PERF_RECORD_SAMPLE)
+		return symbols__take_record(w->syms, w->tasks, h, ev->attr.sample_type);
 	if (snapshot__sample(w->s, ev, h, cpu, &info) < 0) {
 		w->res.nr_invalid++;
 		return 0;
@@ -413,14 +301,14 @@ static int record(struct writer *w, const struct perf_event_header *h, int cpu)
  * (else, like Perfetto's own probes for a kernel thread, its name, marked
  * cmdline_is_comm).
  */
-static void process_entry(struct pb_buf *p, const struct task_name *t, const char *name)
+static void process_entry(struct pb_buf *p, const struct tree_task *t, const char *name)
 {
 	const struct snapshot_cmdline *c = t->cmdline;
 	pb_nested e = pb__begin(p, 1);
 
 	pb__varint(p, 1, (uint64_t)(int64_t)t->pid);
-	if (t->ppid > 0)
-		pb__varint(p, 2, (uint64_t)(int64_t)t->ppid);
+	if (t->t->ppid > 0)
+		pb__varint(p, 2, (uint64_t)(int64_t)t->t->ppid);
 	if (c) {
 		for (size_t at = 0; at < c->len; at += strlen(c->args + at) + 1)
 			pb__str(p, 3, c->args + at);
@@ -431,32 +319,38 @@ static void process_entry(struct pb_buf *p, const struct task_name *t, const cha
 	pb__end(p, e);
 }
 
+static int by_tid(const void *a, const void *b)
+{
+	const struct tree_task *x = a, *y = b;
+
+	return x->t->tid < y->t->tid ? -1 : x->t->tid > y->t->tid;
+}
+
 static int by_named_at(const void *a, const void *b)
 {
-	const struct task_name *x = *(const struct task_name *const *)a;
-	const struct task_name *y = *(const struct task_name *const *)b;
+	const struct tree_task *x = a, *y = b;
 
 	return x->named_at < y->named_at ? -1 : x->named_at > y->named_at;
 }
 
 /* One ProcessTree of @nr tasks, stamped @time. */
-static int tree_packet(struct writer *w, struct task_name **tasks, size_t nr, uint64_t time)
+static int tree_packet(struct writer *w, const struct tree_task *tasks, size_t nr, uint64_t time)
 {
 	struct pb_buf *p = &w->pkt;
 	pb_nested n = pb__begin(p, PKT_PROCESS_TREE), e;
 
 	for (size_t i = 0; i < nr; i++) {
-		struct task_name *t = tasks[i];
-		const char *name = t->comm;
+		const struct tree_task *t = &tasks[i];
+		const char *name = t->t->comm;
 
 		if (!name[0])
-			name = snapshot__comm(w->s, t->tid);
+			name = snapshot__comm(w->s, t->t->tid);
 		if (!name)
 			name = "";
-		if (t->tid == t->pid)
+		if (t->t->tid == t->pid)
 			process_entry(p, t, name);
 		e = pb__begin(p, 2);
-		pb__varint(p, 1, (uint64_t)(int64_t)t->tid);
+		pb__varint(p, 1, (uint64_t)(int64_t)t->t->tid);
 		pb__varint(p, 3, (uint64_t)(int64_t)t->pid);
 		if (name[0])
 			pb__str(p, 2, name);
@@ -469,6 +363,44 @@ static int tree_packet(struct writer *w, struct task_name **tasks, size_t nr, ui
 	return pftrace_out__emit(w->o, p);
 }
 
+/* The tasks of the tree, sorted by tid; the processes' command lines. */
+static struct tree_task *tree_tasks(struct writer *w, size_t *ret_nr)
+{
+	uint64_t t0 = snapshot__stats(w->s)->first_time;
+	const struct snapshot_task_info *e;
+	struct tree_task *v, key, *t;
+	struct snapshot_task_info k;
+	size_t nr = 0, pos = 0;
+
+	for (size_t i = 0; i < snapshot__nr_tasks(w->s); i++) {
+		const struct snapshot_task *st = snapshot__task(w->s, i);
+
+		if (snapshot_tasks__add(w->tasks, st->tid, st->pid) < 0 ||
+		    (st->pid != st->tid && snapshot_tasks__add(w->tasks, st->pid, st->pid) < 0))
+			return NULL;
+	}
+	v = calloc(snapshot_tasks__nr(w->tasks) + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	while ((e = snapshot_tasks__next(w->tasks, &pos)))
+		v[nr++] = (struct tree_task){ .t = e,
+					      .pid = e->pid ? e->pid : e->tid,
+					      .named_at = e->named_at < t0 ? t0 : e->named_at };
+	qsort(v, nr, sizeof(*v), by_tid);
+	/* Only for the processes the tree lists. */
+	for (size_t i = 0; i < snapshot__nr_cmdlines(w->s); i++) {
+		const struct snapshot_cmdline *c = snapshot__cmdline(w->s, i);
+
+		k.tid = c->pid;
+		key.t = &k;
+		t = bsearch(&key, v, nr, sizeof(*v), by_tid);
+		if (t && t->pid == t->t->tid)
+			t->cmdline = c;
+	}
+	*ret_nr = nr;
+	return v;
+}
+
 /*
  * Every task the snapshot saw, named: processes (tid == pid) and threads.
  * Each is stamped when its last COMM or FORK named it (no earlier than the
@@ -478,53 +410,21 @@ static int tree_packet(struct writer *w, struct task_name **tasks, size_t nr, ui
  */
 static int process_tree(struct writer *w)
 {
-	uint64_t t0 = snapshot__stats(w->s)->first_time;
-	struct task_name **v;
 	size_t nr = 0;
+	struct tree_task *v = tree_tasks(w, &nr);
 	int r = 0;
 
-	for (size_t i = 0; i < snapshot__nr_tasks(w->s); i++) {
-		const struct snapshot_task *st = snapshot__task(w->s, i);
-		struct task_name *t;
-
-		if (st->tid <= 0)
-			continue;
-		t = task_get(w, st->tid, st->pid);
-		if (!t)
-			return -ENOMEM;
-		if (st->pid > 0 && st->pid != st->tid && !task_get(w, st->pid, st->pid))
-			return -ENOMEM;
-	}
-	/* Only for the processes the tree lists. */
-	for (size_t i = 0; i < snapshot__nr_cmdlines(w->s); i++) {
-		const struct snapshot_cmdline *c = snapshot__cmdline(w->s, i);
-		struct task_name *t = task_find(w, c->pid);
-
-		if (t && (!t->pid || t->pid == t->tid))
-			t->cmdline = c;
-	}
-	v = calloc(w->tasks.nr ? w->tasks.nr : 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < w->tasks.cap; i++) {
-		struct task_name *t = tid_table__slot_at(&w->tasks, i);
-
-		if (!t->tid)
-			continue;
-		if (!t->pid)
-			t->pid = t->tid;
-		if (t->named_at < t0)
-			t->named_at = t0;
-		v[nr++] = t;
-	}
-	qsort(v, nr, sizeof(*v), by_named_at);
+	if (nr)
+		qsort(v, nr, sizeof(*v), by_named_at);
 	for (size_t i = 0, j; i < nr && !r; i = j) {
-		for (j = i + 1; j < nr && v[j]->named_at == v[i]->named_at;)
+		for (j = i + 1; j < nr && v[j].named_at == v[i].named_at;)
 			j++;
-		r = tree_packet(w, v + i, j - i, v[i]->named_at);
+		r = tree_packet(w, v + i, j - i, v[i].named_at);
 	}
 	if (!nr && !r)
-		r = tree_packet(w, v, 0, t0);
+		r = tree_packet(w, v, 0, snapshot__stats(w->s)->first_time);
 	free(v);
 	return r;
 }
@@ -543,9 +443,7 @@ static int process_tree(struct writer *w)
 int snapshot_perfetto__write(const struct snapshot *s, int fd, const struct perfetto_meta *meta,
 			     struct perfetto_result *ret)
 {
-	struct writer w = { .s = s, .m = meta, .tasks = { .elem_size = sizeof(struct task_name) } };
-	const struct tracing_data_info *t;
-	const struct tracing_meta *tm;
+	struct writer w = { .s = s, .m = meta };
 	const struct perf_event_header *h;
 	struct snapshot_cursor *cur;
 	size_t nr;
@@ -556,17 +454,13 @@ int snapshot_perfetto__write(const struct snapshot *s, int fd, const struct perf
 	w.clock_id = clock_id_of(s);
 	ring_contents(&w);
 	w.o = pftrace_out__new(fd, meta->compression);
-	tm = snapshot__tracing(s);
-	t = tm ? tracing_meta__info(tm) : NULL;
-	/* The caller's kallsyms, else a recorded one (a converter's input), else this machine's. */
-	if (meta->kallsyms)
-		w.syms = symbols__new(meta->kallsyms, meta->kallsyms_size);
-	else if (t && t->kallsyms_size > 1)
-		w.syms = symbols__new(t->kallsyms, t->kallsyms_size);
-	else
-		w.syms = symbols__new(NULL, 0);
+	w.tasks = snapshot_tasks__new();
+	w.syms = symbols__new_snapshot(s, meta->kallsyms, meta->kallsyms_size);
 	w.sc = w.syms ? perfetto_stacks__new(s, w.syms, w.clock_id, meta->samples) : NULL;
-	r = w.o && w.sc ? perfetto_ftrace__new(s, &w.fc) : -ENOMEM;
+	r = w.o && w.sc && w.tasks ? perfetto_ftrace__new(s, &w.fc) : -ENOMEM;
+	for (size_t i = 0; !r && i < meta->nr_build_ids; i++)
+		r = symbols__add_build_id(w.syms, meta->build_ids[i].path, meta->build_ids[i].id,
+					  meta->build_ids[i].size);
 	if (!r)
 		r = clock_snapshot(&w);
 	nr = snapshot__nr_records(s);
@@ -596,7 +490,7 @@ int snapshot_perfetto__write(const struct snapshot *s, int fd, const struct perf
 	perfetto_stacks__delete(w.sc);
 	symbols__delete(w.syms);
 	pftrace_out__delete(w.o);
-	tid_table__fini(&w.tasks);
+	snapshot_tasks__delete(w.tasks);
 	pb_buf__fini(&w.pkt);
 	return r;
 }

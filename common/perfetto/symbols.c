@@ -6,10 +6,13 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "snapshot.h"
 #include "symbols.h"
+#include "tracing_meta.h"
 
 #define KERNEL_DSO "[kernel.kallsyms]"
 
@@ -34,6 +37,9 @@ struct dso {
 		uint64_t offset, vaddr, filesz;
 	} * loads;
 	size_t nr_loads;
+	/* The recording's for this path (symbols__add_build_id), for maps without their own. */
+	uint8_t build_id_size;
+	uint8_t build_id[SYMBOLS_BUILD_ID_MAX];
 };
 
 struct map {
@@ -54,6 +60,8 @@ struct symbols {
 	struct sym_table kernel;
 	bool kernel_loaded;
 	uint64_t kernel_start, kernel_end;
+	uint8_t kernel_build_id_size;
+	uint8_t kernel_build_id[SYMBOLS_BUILD_ID_MAX];
 	struct dso **dsos;
 	size_t nr_dsos, cap_dsos;
 	struct maps *procs; /* open addressing by pid */
@@ -223,6 +231,28 @@ struct symbols *symbols__new(const char *kallsyms, size_t size)
 	/* This machine's is read at the first kernel address: many traces have none. */
 	s->kernel_loaded = kallsyms != NULL;
 	return s;
+}
+
+/**
+ * symbols__new_snapshot - the symbolizer for a writer of a snapshot
+ * @s: the snapshot
+ * @kallsyms: a kallsyms text over the snapshot's and this machine's, or NULL
+ * @size: its size
+ *
+ * The snapshot's kallsyms is the one its tracing metadata recorded (a
+ * converter's input); this machine's may not be the recording one's.
+ * Returns the symbolizer, or NULL on ENOMEM.
+ */
+struct symbols *symbols__new_snapshot(const struct snapshot *s, const char *kallsyms, size_t size)
+{
+	const struct tracing_meta *tm = snapshot__tracing(s);
+	const struct tracing_data_info *t = tm ? tracing_meta__info(tm) : NULL;
+
+	if (kallsyms)
+		return symbols__new(kallsyms, size);
+	if (t && t->kallsyms_size > 1)
+		return symbols__new(t->kallsyms, t->kallsyms_size);
+	return symbols__new(NULL, 0);
 }
 
 /* /proc/kallsyms, once; unreadable or out of memory: kernel frames stay unnamed. */
@@ -450,6 +480,37 @@ static int maps_insert(struct maps *m, const struct map *map)
 	return 0;
 }
 
+/**
+ * symbols__add_build_id - the build-id a recording lists for a path
+ * @s: the symbolizer
+ * @path: the file's path, or "[kernel.kallsyms]"
+ * @build_id: its build-id
+ * @build_id_size: its size; 0 or past SYMBOLS_BUILD_ID_MAX: none (ignored)
+ *
+ * Only a mapping whose record has no build-id takes it: the build-id of
+ * a mapping is its own, as a file replaced at its path has another.
+ * Returns 0 or -ENOMEM.
+ */
+int symbols__add_build_id(struct symbols *s, const char *path, const uint8_t *build_id,
+			  size_t build_id_size)
+{
+	struct dso *d;
+
+	if (!build_id_size || build_id_size > SYMBOLS_BUILD_ID_MAX)
+		return 0;
+	if (!strcmp(path, KERNEL_DSO)) {
+		s->kernel_build_id_size = (uint8_t)build_id_size;
+		memcpy(s->kernel_build_id, build_id, build_id_size);
+		return 0;
+	}
+	d = dso_get(s, path);
+	if (!d)
+		return -ENOMEM;
+	d->build_id_size = (uint8_t)build_id_size;
+	memcpy(d->build_id, build_id, build_id_size);
+	return 0;
+}
+
 int symbols__add_map(struct symbols *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		     const char *path, const uint8_t *build_id, size_t build_id_size)
 {
@@ -458,12 +519,16 @@ int symbols__add_map(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 
 	if (!len || start + len < start || pid <= 0)
 		return 0;
-	if (build_id && build_id_size && build_id_size <= SYMBOLS_BUILD_ID_MAX) {
-		map.build_id_size = (uint8_t)build_id_size;
-		memcpy(map.build_id, build_id, build_id_size);
-	}
 	map.dso = dso_get(s, path);
-	m = map.dso ? proc_get(s, pid) : NULL;
+	if (!map.dso)
+		return -ENOMEM;
+	if (!build_id || !build_id_size || build_id_size > SYMBOLS_BUILD_ID_MAX) {
+		build_id = map.dso->build_id;
+		build_id_size = map.dso->build_id_size;
+	}
+	map.build_id_size = (uint8_t)build_id_size;
+	memcpy(map.build_id, build_id, build_id_size);
+	m = proc_get(s, pid);
 	return m ? maps_insert(m, &map) : -ENOMEM;
 }
 
@@ -491,6 +556,38 @@ int symbols__fork(struct symbols *s, pid_t child, pid_t parent)
 	return 0;
 }
 
+/**
+ * symbols__take_record - follow a side-band record
+ * @s: the symbolizer
+ * @tasks: the names of the tasks, for the writer (NULL: none)
+ * @h: the record, in time order
+ * @sample_type: sample_type of the event whose id it carries
+ *
+ * Decodes @h once for both: a COMM or FORK names a task in @tasks; a FORK
+ * of a new process copies its parent's maps (a thread shares its
+ * process's); an MMAP or MMAP2 with PROT_EXEC adds a map, with the
+ * build-id of its record, else of its path. Returns 0 or -ENOMEM.
+ */
+int symbols__take_record(struct symbols *s, struct snapshot_tasks *tasks,
+			 const struct perf_event_header *h, uint64_t sample_type)
+{
+	struct snapshot_task_record rec;
+	int r;
+
+	if (snapshot_tasks__decode(h, sample_type, &rec) < 0)
+		return 0;
+	r = tasks ? snapshot_tasks__take(tasks, &rec) : 0;
+	if (r)
+		return r;
+	if (rec.type == PERF_RECORD_FORK)
+		return rec.pid != rec.ppid ? symbols__fork(s, rec.pid, rec.ppid) : 0;
+	if ((rec.type != PERF_RECORD_MMAP && rec.type != PERF_RECORD_MMAP2) ||
+	    !(rec.prot & PROT_EXEC))
+		return 0;
+	return symbols__add_map(s, rec.pid, rec.start, rec.len, rec.pgoff, rec.filename,
+				rec.build_id, rec.build_id_size);
+}
+
 /* The ELF virtual address of file offset @off, through the PT_LOAD that holds it. */
 static uint64_t file_to_vaddr(const struct dso *d, uint64_t off)
 {
@@ -500,14 +597,15 @@ static uint64_t file_to_vaddr(const struct dso *d, uint64_t off)
 	return off;
 }
 
-void symbols__resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
+void symbols__resolve(struct symbols *s, pid_t pid, const struct snapshot_frame *f,
 		      struct symbol_info *ret)
 {
+	uint64_t ip = f->ip;
 	const struct sym *sym;
 	struct maps *m;
 
 	*ret = (struct symbol_info){ 0 };
-	if (kernel) {
+	if (f->context == SNAPSHOT_CONTEXT_KERNEL) {
 		if (!s->kernel_loaded)
 			load_kallsyms(s);
 		sym = sym_find(&s->kernel, ip);
@@ -516,8 +614,12 @@ void symbols__resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
 		ret->dso_end = s->kernel_end;
 		ret->rel_pc = ip >= s->kernel_start ? ip - s->kernel_start : ip;
 		ret->name = sym ? sym->name : NULL;
+		ret->build_id = s->kernel_build_id;
+		ret->build_id_size = s->kernel_build_id_size;
 		return;
 	}
+	if (f->context != SNAPSHOT_CONTEXT_USER)
+		return;
 	m = proc_find(s, pid);
 	for (size_t lo = 0, hi = m ? m->nr : 0; lo < hi;) {
 		size_t mid = lo + (hi - lo) / 2;

@@ -16,6 +16,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "snapshot_callchain.h"
+#include "snapshot_tasks.h"
+
+struct snapshot;
 struct symbols;
 
 struct symbol_info {
@@ -33,7 +37,28 @@ struct symbol_info {
  * machine's. NULL on ENOMEM; unreadable kallsyms just name nothing.
  */
 struct symbols *symbols__new(const char *kallsyms, size_t size);
+/*
+ * For a writer of @s: @kallsyms if not NULL, else the kallsyms its tracing
+ * metadata recorded (a converted perf.data's), else this machine's.
+ */
+struct symbols *symbols__new_snapshot(const struct snapshot *s, const char *kallsyms, size_t size);
 void symbols__delete(struct symbols *s);
+
+/*
+ * The build-id a recording lists for the file at @path (perf.data's
+ * HEADER_BUILD_ID, "[kernel.kallsyms]" for the kernel), for its mappings
+ * whose records carry none. Returns 0 or -ENOMEM.
+ */
+int symbols__add_build_id(struct symbols *s, const char *path, const uint8_t *build_id,
+			  size_t build_id_size);
+/*
+ * A side-band record of an event with @sample_type, in time order: its
+ * task's name goes to @tasks (snapshot_tasks__take), a new process's FORK
+ * copies its parent's maps, an executable MMAP or MMAP2 adds one. Any
+ * other record is ignored. Returns 0 or -ENOMEM.
+ */
+int symbols__take_record(struct symbols *s, struct snapshot_tasks *tasks,
+			 const struct perf_event_header *h, uint64_t sample_type);
 
 /*
  * An executable mapping of @pid, with the build-id of its file if known
@@ -46,8 +71,12 @@ int symbols__add_map(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 /* A new process @child (child != parent) starts with @parent's maps. */
 int symbols__fork(struct symbols *s, pid_t child, pid_t parent);
 
-/* Fills @ret for @ip of @pid; @kernel: a kernel address. */
-void symbols__resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
+/*
+ * Fills @ret for frame @f of @pid: a kernel frame from kallsyms, a user
+ * one from @pid's maps; one of a guest, the hypervisor or an unknown
+ * context names nothing (this machine's symbols would name it wrongly).
+ */
+void symbols__resolve(struct symbols *s, pid_t pid, const struct snapshot_frame *f,
 		      struct symbol_info *ret);
 
 #endif

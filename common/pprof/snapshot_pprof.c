@@ -13,29 +13,17 @@
 #include <time.h>
 #include <linux/perf_event.h>
 
-#include "intern.h"
 #include "perf_record.h"
 #include "pprof_profile.h"
 #include "snapshot.h"
+#include "snapshot_callchain.h"
 #include "snapshot_cursor.h"
 #include "snapshot_pprof.h"
+#include "snapshot_tasks.h"
 #include "symbols.h"
-#include "tid_table.h"
-#include "tracing_meta.h"
-
-#ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
-#define PERF_RECORD_MISC_MMAP_BUILD_ID (1 << 14)
-#endif
 
 #define MAX_FRAMES     1024
 #define PROGRESS_EVERY 65536
-#define BUILD_ID_MAX   20
-#define COMM_LEN       16
-
-struct task {
-	int32_t tid; /* 0: free */
-	char comm[COMM_LEN];
-};
 
 /* What a snapshot event becomes: its value indexes, or not in the profile. */
 struct event_types {
@@ -52,11 +40,7 @@ struct writer {
 	struct symbols *syms;
 	struct event_types *types;
 	size_t nr_types;
-	struct tid_table tasks; /* of struct task */
-	/* build-ids by path: the newest the records state, else the meta's */
-	struct intern_table build_id_paths;
-	char (*build_ids)[2 * BUILD_ID_MAX + 1];
-	size_t cap_build_ids;
+	struct snapshot_tasks *tasks;
 	uint64_t kernel_mapping;
 	uint64_t first_time, last_time;
 	int64_t *values;
@@ -64,148 +48,46 @@ struct writer {
 	struct pprof_result res;
 };
 
-static struct task *task_find(const struct writer *w, int32_t tid)
-{
-	return tid_table__find(&w->tasks, tid);
-}
-
-static struct task *task_get(struct writer *w, int32_t tid)
-{
-	return tid_table__get(&w->tasks, tid);
-}
-
 /* The name of @tid now: its last COMM (or its parent's at FORK), else the snapshot's. */
 static const char *comm_of(const struct writer *w, int32_t tid)
 {
-	const struct task *t = task_find(w, tid);
-	const char *c;
+	const char *c = snapshot_tasks__comm(w->tasks, tid);
 
-	if (t && t->comm[0])
-		return t->comm;
-	c = snapshot__comm(w->s, tid);
+	if (!c)
+		c = snapshot__comm(w->s, tid);
 	return c ? c : "";
 }
 
-static int set_build_id(struct writer *w, const char *path, const uint8_t *id, size_t size)
+/* @hex: room for 2 * SYMBOLS_BUILD_ID_MAX + 1. NULL without a build-id. */
+static const char *build_id_hex(const struct symbol_info *si, char *hex)
 {
-	bool is_new;
-	uint64_t i = intern_table__get(&w->build_id_paths, path, strlen(path), &is_new);
+	static const char digits[] = "0123456789abcdef";
 
-	if (!i)
-		return -ENOMEM;
-	if (i > w->cap_build_ids) {
-		size_t cap = w->cap_build_ids ? w->cap_build_ids * 2 : 64;
-		void *v = realloc(w->build_ids, cap * sizeof(*w->build_ids));
-
-		if (!v)
-			return -ENOMEM;
-		w->build_ids = v;
-		w->cap_build_ids = cap;
-	}
-	for (size_t k = 0; k < size && k < BUILD_ID_MAX; k++)
-		snprintf(w->build_ids[i - 1] + 2 * k, 3, "%02x", id[k]);
-	w->build_ids[i - 1][2 * (size < BUILD_ID_MAX ? size : BUILD_ID_MAX)] = '\0';
-	return 0;
-}
-
-static const char *build_id_of(struct writer *w, const char *path)
-{
-	bool is_new;
-	uint64_t i;
-
-	if (!w->build_id_paths.nr)
+	if (!si->build_id_size)
 		return NULL;
-	/* a lookup adds the path; an empty id says none */
-	i = intern_table__get(&w->build_id_paths, path, strlen(path), &is_new);
-	if (!i || (is_new && set_build_id(w, path, NULL, 0) < 0))
-		return NULL;
-	return w->build_ids[i - 1][0] ? w->build_ids[i - 1] : NULL;
-}
-
-/* COMM/FORK/MMAP/MMAP2: names, maps and build-ids, as of this point in time. */
-static int sideband(struct writer *w, const struct perf_event_header *h)
-{
-	const uint8_t *p = (const uint8_t *)(h + 1);
-	size_t body = h->size - sizeof(*h);
-	struct task *t, *parent;
-	int32_t ids[4];
-	uint64_t addr[3];
-	uint32_t prot;
-	int r;
-
-	switch (h->type) {
-	case PERF_RECORD_COMM: /* pid, tid, comm */
-		if (body <= 8)
-			return 0;
-		memcpy(ids, p, 8);
-		if (ids[1] <= 0)
-			return 0;
-		t = task_get(w, ids[1]);
-		if (!t)
-			return -ENOMEM;
-		snprintf(t->comm, sizeof(t->comm), "%.*s",
-			 (int)strnlen((const char *)p + 8, body - 8), (const char *)p + 8);
-		return 0;
-	case PERF_RECORD_FORK: /* pid, ppid, tid, ptid */
-		if (body < 16)
-			return 0;
-		memcpy(ids, p, 16);
-		parent = task_find(w, ids[3]);
-		if (ids[2] > 0 && parent && parent->comm[0]) {
-			char comm[COMM_LEN];
-
-			memcpy(comm, parent->comm, sizeof(comm));
-			t = task_get(w, ids[2]);
-			if (!t)
-				return -ENOMEM;
-			memcpy(t->comm, comm, sizeof(comm));
-		}
-		return ids[0] != ids[1] ? symbols__fork(w->syms, ids[0], ids[1]) : 0;
-	case PERF_RECORD_MMAP: /* pid, tid, addr, len, pgoff, filename */
-		if (body <= 32 || (h->misc & PERF_RECORD_MISC_MMAP_DATA))
-			return 0;
-		memcpy(ids, p, 8);
-		memcpy(addr, p + 8, 24);
-		return symbols__add_map(w->syms, ids[0], addr[0], addr[1], addr[2],
-					(const char *)p + 32, NULL, 0);
-	case PERF_RECORD_MMAP2:
-		/* pid, tid, addr, len, pgoff, maj/min/ino or build-id (24), prot, flags, name */
-		if (body <= 64)
-			return 0;
-		memcpy(ids, p, 8);
-		memcpy(addr, p + 8, 24);
-		memcpy(&prot, p + 56, 4);
-		if (!(prot & 4)) /* PROT_EXEC */
-			return 0;
-		/* build_id_size, 3 reserved bytes, build_id[20] */
-		if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && p[32] && p[32] <= BUILD_ID_MAX &&
-		    memchr(p + 64, '\0', body - 64)) {
-			r = set_build_id(w, (const char *)p + 64, p + 36, p[32]);
-			if (r < 0)
-				return r;
-			return symbols__add_map(w->syms, ids[0], addr[0], addr[1], addr[2],
-						(const char *)p + 64, p + 36, p[32]);
-		}
-		return symbols__add_map(w->syms, ids[0], addr[0], addr[1], addr[2],
-					(const char *)p + 64, NULL, 0);
-	default:
-		return 0;
+	for (size_t i = 0; i < si->build_id_size; i++) {
+		hex[2 * i] = digits[si->build_id[i] >> 4];
+		hex[2 * i + 1] = digits[si->build_id[i] & 15];
 	}
+	hex[2 * si->build_id_size] = '\0';
+	return hex;
 }
 
-static uint64_t location(struct writer *w, pid_t pid, uint64_t ip, bool kernel)
+/* A frame's location: its mapping (with its file's build-id) and function. */
+static uint64_t location(struct writer *w, pid_t pid, const struct snapshot_frame *f)
 {
+	char hex[2 * SYMBOLS_BUILD_ID_MAX + 1];
 	struct symbol_info si;
 	struct pprof_mapping m;
 	uint64_t mapping = 0;
 
-	symbols__resolve(w->syms, pid, ip, kernel, &si);
-	if (kernel) {
+	symbols__resolve(w->syms, pid, f, &si);
+	if (f->context == SNAPSHOT_CONTEXT_KERNEL) {
 		if (!w->kernel_mapping) {
 			m = (struct pprof_mapping){ .start = si.dso_start,
 						    .limit = si.dso_end,
-						    .filename = si.dso };
-			m.build_id = build_id_of(w, m.filename);
+						    .filename = si.dso,
+						    .build_id = build_id_hex(&si, hex) };
 			w->kernel_mapping = pprof_profile__mapping(w->prof, &m);
 		}
 		mapping = w->kernel_mapping;
@@ -213,33 +95,24 @@ static uint64_t location(struct writer *w, pid_t pid, uint64_t ip, bool kernel)
 		m = (struct pprof_mapping){ .start = si.dso_start,
 					    .limit = si.dso_end,
 					    .offset = si.dso_pgoff,
-					    .filename = si.dso };
-		m.build_id = build_id_of(w, si.dso);
+					    .filename = si.dso,
+					    .build_id = build_id_hex(&si, hex) };
 		mapping = pprof_profile__mapping(w->prof, &m);
 	}
-	return pprof_profile__location(w->prof, mapping, ip, si.name);
+	return pprof_profile__location(w->prof, mapping, f->ip, si.name);
 }
 
-/* The stack, leaf first, as location ids; returns how many. */
-static size_t walk(struct writer *w, const struct perf_record_info *info, bool sample_kernel)
+/* The stack (snapshot_callchain), leaf first, as location ids; returns how many. */
+static size_t walk(struct writer *w, const struct perf_record_info *info, uint64_t sample_type,
+		   uint16_t misc)
 {
-	bool kernel = sample_kernel;
+	struct snapshot_callchain c;
+	struct snapshot_frame f;
 	size_t nr = 0;
 
-	if (!info->callchain_nr) {
-		w->locs[nr++] = location(w, (pid_t)info->pid, info->ip, kernel);
-		return nr;
-	}
-	for (uint64_t i = 0; i < info->callchain_nr && nr < MAX_FRAMES; i++) {
-		uint64_t ip = info->callchain[i];
-
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL ||
-				 ip == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
-			continue;
-		}
-		w->locs[nr++] = location(w, (pid_t)info->pid, ip, kernel);
-	}
+	snapshot_callchain__begin(&c, info, sample_type, misc);
+	while (nr < MAX_FRAMES && snapshot_callchain__next(&c, &f))
+		w->locs[nr++] = location(w, (pid_t)info->pid, &f);
 	return nr;
 }
 
@@ -247,10 +120,9 @@ static int sample(struct writer *w, const struct perf_event_header *h,
 		  const struct snapshot_event *ev, struct event_types *et)
 {
 	uint64_t st = ev->attr.sample_type;
-	uint16_t mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	struct perf_record_info info;
 	struct pprof_label labels[4];
-	size_t nr = 0, nr_labels = 0;
+	size_t nr, nr_labels = 0;
 	uint64_t period;
 	int r;
 
@@ -262,9 +134,7 @@ static int sample(struct writer *w, const struct perf_event_header *h,
 		w->res.nr_skipped++;
 		return 0;
 	}
-	if (st & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN))
-		nr = walk(w, &info,
-			  mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL);
+	nr = walk(w, &info, st, h->misc);
 	if (st & PERF_SAMPLE_TID) {
 		labels[nr_labels++] = (struct pprof_label){ .key = "pid",
 							    .num = (int32_t)info.pid };
@@ -302,10 +172,10 @@ static int record(struct writer *w, const struct perf_event_header *h)
 	const struct snapshot_event *ev;
 	uint64_t id;
 
-	if (h->type != PERF_RECORD_SAMPLE)
-		return sideband(w, h);
 	if (perf_record__id(h, &id) < 0 || !(ev = snapshot__event_by_id(w->s, id)))
 		return 0;
+	if (h->type != PERF_RECORD_SAMPLE)
+		return symbols__take_record(w->syms, w->tasks, h, ev->attr.sample_type);
 	for (size_t i = 0; i < snapshot__nr_events(w->s); i++) {
 		if (snapshot__event(w->s, i) != ev)
 			continue;
@@ -431,19 +301,6 @@ static void finish(struct writer *w, int first)
 					  (int64_t)(et->period_sum / et->nr));
 }
 
-static struct symbols *new_symbols(const struct snapshot *s, const struct pprof_meta *meta)
-{
-	const struct tracing_meta *tm = snapshot__tracing(s);
-	const struct tracing_data_info *t = tm ? tracing_meta__info(tm) : NULL;
-
-	/* The caller's kallsyms, else a recorded one (a converter's input), else this machine's. */
-	if (meta->kallsyms)
-		return symbols__new(meta->kallsyms, meta->kallsyms_size);
-	if (t && t->kallsyms_size > 1)
-		return symbols__new(t->kallsyms, t->kallsyms_size);
-	return symbols__new(NULL, 0);
-}
-
 /**
  * snapshot_pprof__write - write a snapshot's samples as a pprof profile
  * @s: a sealed snapshot
@@ -457,7 +314,7 @@ static struct symbols *new_symbols(const struct snapshot *s, const struct pprof_
 int snapshot_pprof__write(const struct snapshot *s, int fd, const struct pprof_meta *meta,
 			  struct pprof_result *ret)
 {
-	struct writer w = { .s = s, .m = meta, .tasks = { .elem_size = sizeof(struct task) } };
+	struct writer w = { .s = s, .m = meta };
 	const struct perf_event_header *h;
 	struct snapshot_cursor *cur = NULL;
 	struct pprof_profile_stats ps;
@@ -470,13 +327,14 @@ int snapshot_pprof__write(const struct snapshot *s, int fd, const struct pprof_m
 	w.types = calloc(w.nr_types ? w.nr_types : 1, sizeof(*w.types));
 	w.values = calloc(2 * w.nr_types + 1, sizeof(*w.values));
 	w.prof = pprof_profile__new();
-	w.syms = new_symbols(s, meta);
-	if (!w.types || !w.values || !w.prof || !w.syms)
+	w.syms = symbols__new_snapshot(s, meta->kallsyms, meta->kallsyms_size);
+	w.tasks = snapshot_tasks__new();
+	if (!w.types || !w.values || !w.prof || !w.syms || !w.tasks)
 		r = -ENOMEM;
 	for (size_t i = 0; !r && i < meta->nr_build_ids; i++)
-		if (meta->build_ids[i].filename && meta->build_ids[i].size)
-			r = set_build_id(&w, meta->build_ids[i].filename, meta->build_ids[i].id,
-					 meta->build_ids[i].size);
+		if (meta->build_ids[i].filename)
+			r = symbols__add_build_id(w.syms, meta->build_ids[i].filename,
+						  meta->build_ids[i].id, meta->build_ids[i].size);
 	if (!r)
 		first = sample_types(&w);
 	if (first < -1)
@@ -514,10 +372,8 @@ int snapshot_pprof__write(const struct snapshot *s, int fd, const struct pprof_m
 	}
 	pprof_profile__delete(w.prof);
 	symbols__delete(w.syms);
-	intern_table__fini(&w.build_id_paths);
-	free(w.build_ids);
 	free(w.types);
 	free(w.values);
-	tid_table__fini(&w.tasks);
+	snapshot_tasks__delete(w.tasks);
 	return r;
 }
