@@ -3,6 +3,8 @@
 #
 # What the bench/ scripts share; every one of them sources it,
 #   . "$top/bench/lib.sh"   (after setting top, the tree's top)
+# - ending what they started and removing what they wrote, however they
+#   end;
 # - building perfsnapd and the helper programs (bench/CMakeLists.txt);
 # - putting their results into docs/benchmarks.md (their --update-docs
 #   option). Each script owns one or two pairs of marker lines there,
@@ -11,6 +13,99 @@
 #   and replaces what lies between them, so the document's results are
 #   always a script's output and never edited by hand.
 : "${top:?set top (the top of the tree) before sourcing bench/lib.sh}"
+
+# Cleanup. What a script starts, it registers here, and when the script
+# ends (done, failed under set -e, Ctrl-C or killed: INT and TERM end it
+# through exit) the EXIT trap set here ends those processes, then runs
+# those commands, then removes those paths:
+#   bench_cleanup_pid PID...    processes to end (-PGID: a process group):
+#                               SIGTERM (and SIGCONT, if one is stopped),
+#                               then waited for;
+#   bench_cleanup_cmd CMD       a command, e.g. one removing a tracefs
+#                               instance (eval'd at the end, so its
+#                               variables are read then);
+#   bench_cleanup_path PATH...  removed, unless KEEP=1 (it says what it
+#                               kept).
+# bench_stop [-SIG] PID... ends processes before that: SIG (TERM) and
+# SIGCONT to each, waits for each and forgets it; bench_forget PID...
+# forgets processes the script has waited for itself, so that the end
+# does not signal another process that got the same number.
+bench_pids=() bench_cmds=() bench_paths=()
+bench_shell=$BASHPID
+bench_cleanup_pid() { bench_pids+=("$@"); }
+bench_cleanup_cmd() { bench_cmds+=("$1"); }
+bench_cleanup_path() { bench_paths+=("$@"); }
+bench_forget() {
+	local p q keep=()
+	for p in "${bench_pids[@]}"; do
+		for q; do [ "$p" != "$q" ] || continue 2; done
+		keep+=("$p")
+	done
+	bench_pids=("${keep[@]}")
+}
+
+# bench_reap PID: returns once PID (or the process group -PGID) has ended.
+# A child of this shell still running 30 s after its signal gets SIGKILL;
+# any other process (one a subshell started, the rest of a group) is
+# given 5 s.
+bench_reap() {
+	local p=${1#-} i st='' ppid=''
+	for ((i = 0; i < 600; i++)); do
+		# State and parent; an exited child stays a zombie (Z) until waited for.
+		read -r st ppid <<<"$(sed -n 's/^[0-9]* (.*) \([A-Za-z]\) \([0-9]*\) .*/\1 \2/p' \
+			"/proc/$p/stat" 2>/dev/null)"
+		if [ -z "$st" ] || [ "$st" = Z ]; then break; fi
+		[ "$ppid" = "$BASHPID" ] || [ "$i" -lt 100 ] || break
+		sleep 0.05
+	done
+	if [ -n "$st" ] && [ "$st" != Z ] && [ "$ppid" = "$BASHPID" ]; then
+		echo "${0##*/}: process $p still runs 30 s after its signal: SIGKILL" >&2
+		kill -KILL "$p" 2>/dev/null || true
+	fi
+	[ "$ppid" != "$BASHPID" ] || wait "$p" 2>/dev/null || true
+	if [ "$1" != "$p" ]; then
+		for ((i = 0; i < 100; i++)); do
+			kill -0 -- "$1" 2>/dev/null || break
+			sleep 0.05
+		done
+	fi
+}
+
+bench_stop() {
+	local sig=TERM p
+	case ${1:-} in -[A-Z]*)
+		sig=${1#-}
+		shift
+		;;
+	esac
+	for p; do
+		kill -"$sig" -- "$p" 2>/dev/null || true
+		kill -CONT -- "$p" 2>/dev/null || true
+	done
+	for p; do bench_reap "$p"; done
+	bench_forget "$@"
+}
+
+bench_cleanup() {
+	local p c
+	# Not in a child killed between its fork and its exec: still this
+	# shell, with this trap, but what it would end is not its own.
+	[ "$BASHPID" = "$bench_shell" ] || return 0
+	for p in "${bench_pids[@]}"; do
+		kill -TERM -- "$p" 2>/dev/null || true
+		kill -CONT -- "$p" 2>/dev/null || true
+	done
+	for p in "${bench_pids[@]}"; do bench_reap "$p"; done
+	for c in "${bench_cmds[@]}"; do eval "$c" || true; done
+	if [ "${KEEP:-}" = 1 ]; then
+		for p in "${bench_paths[@]}"; do echo "kept $p" >&2; done
+	else
+		rm -rf -- "${bench_paths[@]}"
+	fi
+}
+trap bench_cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # bench_build [-S SRC] BUILD TARGET...: builds TARGETs in BUILD, Release,
 # configured from SRC (the tree by default) with warnings never errors, so
