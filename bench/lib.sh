@@ -107,6 +107,31 @@ trap bench_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# The interleaving of what a script compares (recorders, builds,
+# settings): rounds, each running every one of them in turn, so that a
+# drift of the machine's speed falls on all of them alike.
+# bench_interleave ROUNDS FN ITEM...: runs "FN ITEM ROUND" for each ITEM,
+# in the order given, in each of ROUNDS rounds (numbered from 1).
+bench_interleave() {
+	local rounds=$1 fn=$2 round item
+	shift 2
+	for ((round = 1; round <= rounds; round++)); do
+		for item; do "$fn" "$item" "$round"; done
+	done
+}
+
+# bench_turn ROUND ITEM...: the ITEMs in the order of round ROUND when each
+# round starts one further along (round R with ITEM number R mod N, from
+# 0), so that none always runs first; one a line.
+bench_turn() {
+	local round=$1 i j
+	shift
+	for ((i = 0; i < $#; i++)); do
+		j=$(((i + round) % $# + 1))
+		echo "${!j}"
+	done
+}
+
 # bench_build [-S SRC] BUILD TARGET...: builds TARGETs in BUILD, Release,
 # configured from SRC (the tree by default) with warnings never errors, so
 # that a new compiler's warning does not stop a benchmark; a new BUILD
