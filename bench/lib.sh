@@ -107,6 +107,10 @@ trap bench_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# cpu_ticks PID: the process's CPU time, utime + stime, in clock ticks
+# (getconf CLK_TCK a second).
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
 # The interleaving of what a script compares (recorders, builds,
 # settings): rounds, each running every one of them in turn, so that a
 # drift of the machine's speed falls on all of them alike.
