@@ -9,7 +9,8 @@ write_config "$WORK/p.conf" "cpu-clock/freq=999,call-graph=fp/" 4M
 start_daemon "$WORK/p.conf"
 start_prog "$WORK/spin.out" "$PROGS/spinner" 30
 wait_for_line "$WORK/spin.out" '^started'
-sleep 2
+# Half a second of its CPU time: some 500 samples, with their callchains.
+wait_work cpu 50 "$LAST_PID"
 file=$(dump_and_wait)
 note "snapshot $file"
 

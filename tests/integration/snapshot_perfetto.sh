@@ -32,9 +32,11 @@ check() {
 FORMATS="perf.data trace.dat perfetto" write_config "$WORK/p.conf" "$EVENTS" 16M
 start_daemon "$WORK/p.conf"
 start_prog "$WORK/spin.out" "$PROGS/spinner" 30
+spin=$LAST_PID
 "$PROGS/shortlived_xyz" 1 >"$WORK/sl.out" || fail "shortlived_xyz failed"
 slpid=$(awk '{print $2}' "$WORK/sl.out")
-sleep 0.2
+# The spinner's samples in the rings: a fifth of a second of its CPU time from here.
+wait_work cpu 20 "$spin"
 file=$(dump_and_wait)
 stem=${file%.perf.data}
 check "$stem"
@@ -75,7 +77,7 @@ perfetto_samples = stack_sample"
 rm -f "$WORK/out"/*
 start_daemon "$WORK/z.conf"
 start_prog "$WORK/spin2.out" "$PROGS/spinner" 30 # the first may have finished
-sleep 1
+wait_work cpu 20 "$LAST_PID"
 file=$(dump_and_wait)
 stem=${file%.perf.data}
 [ "$(head -c 4 "$stem.pftrace" | od -An -tx1 | tr -d ' ')" = 28b52ffd ] ||
