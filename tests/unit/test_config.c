@@ -702,6 +702,30 @@ static void test_window(void **state)
 	free(path);
 }
 
+/*
+ * References: the count is config.c's, beside the config. A reference
+ * outlives the loader's (AddressSanitizer sees a read after a free), and
+ * the last put frees (LeakSanitizer sees what it does not).
+ */
+static void test_references(void **state)
+{
+	const struct perfsnapd_config *cfg, *ref;
+	char *path;
+
+	(void)state;
+	path = copy_conf(CONF_DIR "/perfsnapd.conf", "/var/lib/perfsnapd");
+	load_good(path, &cfg);
+	ref = config__get(cfg);
+	assert_ptr_equal(ref, cfg);
+	config__put(cfg);
+	assert_string_equal(ref->path, path);
+	assert_int_equal(ref->nr_events, 6);
+	config__put(ref);
+	assert_null(config__get(NULL));
+	config__put(NULL);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -723,6 +747,7 @@ int main(void)
 		cmocka_unit_test(test_socket_length),
 		cmocka_unit_test(test_good_values),
 		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_references),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
