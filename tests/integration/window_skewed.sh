@@ -6,7 +6,7 @@
 # records perf script reads; the rings perfsnapd maps stay within the
 # budget at rest; during a resize only the ring being replaced stands
 # beside its successor, and status says so. WINDOW_DUMPS and WINDOW_EVERY
-# (seconds) make it longer: bench/window-stress runs the issue's 20 dumps
+# (seconds) make it longer: WINDOW_DUMPS=20 WINDOW_EVERY=30 runs the issue's 20 dumps
 # over 10 minutes.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/window_lib.sh"
