@@ -116,7 +116,9 @@ struct proc_table {
 	size_t mask;
 	size_t max_tasks, max_comms, max_maps;
 	bool read_build_ids;
-	struct pt_bid_cache *bid_cache; /* PT_BID_CACHE, made when reading is turned on */
+	struct pt_bid_cache *bid_cache; /* PT_BID_CACHE, while the table reads itself */
+	proc_table_build_id_fn reader;	/* NULL: the table reads */
+	void *reader_ctx;
 	struct pt_age_list alive, exited;
 	struct proc_table_stats stats;
 };

@@ -57,6 +57,43 @@ int proc_table__set_history_limits(struct proc_table *t, size_t max_comms, size_
  */
 void proc_table__set_read_build_ids(struct proc_table *t, bool on);
 
+struct elf_buildid;
+struct stat;
+
+/* A file mapping whose object is opened for its build-id. */
+struct proc_table_mapping {
+	pid_t pid; /* the process mapping it; 0: gone, the path only */
+	uint64_t start, end;
+	uint32_t maj, min; /* as the record names the file (not always as stat() does) */
+	uint64_t ino;	   /* 0: not known */
+	const char *path;  /* NULL: /proc/PID/map_files only */
+};
+
+/*
+ * Where a table gets the build-id of a file mapping instead of reading it:
+ * the daemon's symbol cache, which keeps the objects it opens, so that each
+ * is opened and read once. Returns 0 or -errno, as the table's own read.
+ */
+typedef int (*proc_table_build_id_fn)(void *ctx, const struct proc_table_mapping *m,
+				      struct elf_buildid *ret);
+
+/*
+ * From now on the table asks @fn (with @ctx) for the build-ids it would
+ * read (with reading on); NULL: it reads them itself again.
+ */
+void proc_table__set_build_id_reader(struct proc_table *t, proc_table_build_id_fn fn, void *ctx);
+
+/*
+ * Opens the object @m maps for reading its note: /proc/PID/map_files (the
+ * very file mapped, even one deleted or replaced at its path since), else
+ * @m->path if it is a regular file with @m's device and inode (a path may
+ * name another file by now, and a wrong id is worse than none). With no
+ * inode the path is opened unchecked: pass one only to check the build-id
+ * read against one known. Sets *@ret_st. Returns the fd, -ESTALE (the path
+ * names another file), -ENOEXEC (not a regular file) or -errno.
+ */
+int proc_table__open_mapping(const struct proc_table_mapping *m, struct stat *ret_st);
+
 /*
  * Adds every thread in /proc that the table does not hold alive yet: its
  * comm (as ftrace names it), its parent (a thread's is its leader, as perf

@@ -3,7 +3,9 @@
  * proc_table_buildid: the build-id of a mapping the kernel named without
  * one (it gives none when the note's page is not in memory at mmap time,
  * and none in MMAP or /proc). Read when the table takes the mapping, so a
- * file deleted or replaced later is still the one identified.
+ * file deleted or replaced later is still the one identified; by the
+ * table, or by the reader the daemon gives it (its symbol cache, which
+ * keeps the objects it opens: one open and one read per object).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,59 +28,55 @@ static bool is_file(const struct pt_mapping *m)
 	return m->name[0] == '/';
 }
 
-static bool deleted(const struct pt_mapping *m)
+static bool deleted(const char *path)
 {
-	size_t n = sizeof(DELETED) - 1;
+	size_t len = strlen(path), n = sizeof(DELETED) - 1;
 
-	return m->name_len >= n && !memcmp(m->name + m->name_len - n, DELETED, n);
+	return len >= n && !memcmp(path + len - n, DELETED, n);
 }
 
-/*
- * The file at @m's path only if it is the one mapped: same device and
- * inode as the record says. A path may name another file by now (replaced,
- * or the process ran in another mount namespace), and a wrong id is worse
- * than none.
+/**
+ * proc_table__open_mapping - open the object a mapping maps
+ * @m: the mapping
+ * @ret_st: the open file's stat
+ *
+ * One way for the table and for the daemon's symbol cache, so that both
+ * open objects alike: read-only, without blocking on a FIFO or taking a
+ * terminal, and nothing that is not a regular file (libelf would read a
+ * device without end). A mapping already gone (the process exited or
+ * unmapped it before the ring was drained) leaves the path.
+ *
+ * Returns the fd, -ESTALE, -ENOEXEC or -errno.
  */
-static int open_path_if_same(const struct pt_mapping *m, struct stat *st)
-{
-	uint32_t maj, min;
-	uint64_t ino;
-	int fd;
-
-	memcpy(&maj, m->id, 4);
-	memcpy(&min, m->id + 4, 4);
-	memcpy(&ino, m->id + 8, 8);
-	if (deleted(m) || !ino)
-		return -ENOENT;
-	fd = open(m->name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, st) < 0 || st->st_ino != ino || major(st->st_dev) != maj ||
-	    minor(st->st_dev) != min) {
-		close(fd);
-		return -ESTALE;
-	}
-	return fd;
-}
-
-/*
- * map_files names the very file mapped, even one deleted or replaced at its
- * path since; a mapping already gone (the process exited or unmapped it
- * before the ring was drained) leaves the path, if it still names that file.
- */
-static int open_mapped(pid_t pid, const struct pt_mapping *m, struct stat *st)
+int proc_table__open_mapping(const struct proc_table_mapping *m, struct stat *ret_st)
 {
 	char path[96];
-	int fd;
+	bool by_path = false;
+	int fd = -1, err;
 
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid,
-		 (unsigned long long)m->start, (unsigned long long)(m->start + m->len));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return open_path_if_same(m, st);
-	if (fstat(fd, st) < 0) {
+	if (m->pid > 0) {
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)m->pid,
+			 (unsigned long long)m->start, (unsigned long long)m->end);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	}
+	if (fd < 0) {
+		if (!m->path || deleted(m->path))
+			return -ENOENT;
+		fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd < 0)
+			return -errno;
+		by_path = true;
+	}
+	err = fstat(fd, ret_st) < 0 ? -errno : 0;
+	if (err == 0 && !S_ISREG(ret_st->st_mode))
+		err = -ENOEXEC;
+	if (err == 0 && by_path && m->ino &&
+	    (ret_st->st_ino != m->ino || major(ret_st->st_dev) != m->maj ||
+	     minor(ret_st->st_dev) != m->min))
+		err = -ESTALE;
+	if (err < 0) {
 		close(fd);
-		return -errno;
+		return err;
 	}
 	return fd;
 }
@@ -101,11 +99,22 @@ static struct pt_bid_cache *cache_slot(struct proc_table *t, const struct stat *
 static int read_build_id(struct proc_table *t, pid_t pid, const struct pt_mapping *m,
 			 struct elf_buildid *id)
 {
+	struct proc_table_mapping d = { .pid = pid, .start = m->start, .end = m->start + m->len };
 	struct pt_bid_cache *c = NULL;
 	struct stat st;
 	bool hit = false;
-	int fd = open_mapped(pid, m, &st), r;
+	int fd, r;
 
+	memcpy(&d.maj, m->id, 4);
+	memcpy(&d.min, m->id + 4, 4);
+	memcpy(&d.ino, m->id + 8, 8);
+	d.path = m->name;
+	if (t->reader)
+		return t->reader(t->reader_ctx, &d, id);
+	/* With no inode to check the path against, nothing here checks it. */
+	if (!d.ino)
+		d.path = NULL;
+	fd = proc_table__open_mapping(&d, &st);
 	if (fd < 0)
 		return fd;
 	if (t->bid_cache)
@@ -161,6 +170,24 @@ void proc_table__mapping_build_id(struct proc_table *t, pid_t pid, struct pt_map
 	t->stats.nr_build_ids_read++;
 }
 
+/* The table's own cache of ids read, while it reads them itself. */
+static void fit_bid_cache(struct proc_table *t)
+{
+	bool want = t->read_build_ids && !t->reader;
+
+	if (!want && t->bid_cache) {
+		free(t->bid_cache);
+		t->bid_cache = NULL;
+		t->stats.bytes -= PT_BID_CACHE * sizeof(*t->bid_cache);
+	}
+	/* Without its cache the table still reads, only more often. */
+	if (want && !t->bid_cache) {
+		t->bid_cache = calloc(PT_BID_CACHE, sizeof(*t->bid_cache));
+		if (t->bid_cache)
+			t->stats.bytes += PT_BID_CACHE * sizeof(*t->bid_cache);
+	}
+}
+
 /**
  * proc_table__set_read_build_ids - read build-ids the kernel did not give
  * @t: the table
@@ -171,10 +198,24 @@ void proc_table__set_read_build_ids(struct proc_table *t, bool on)
 	if (!t)
 		return;
 	t->read_build_ids = on;
-	/* Without its cache the table still reads, only more often. */
-	if (on && !t->bid_cache) {
-		t->bid_cache = calloc(PT_BID_CACHE, sizeof(*t->bid_cache));
-		if (t->bid_cache)
-			t->stats.bytes += PT_BID_CACHE * sizeof(*t->bid_cache);
-	}
+	fit_bid_cache(t);
+}
+
+/**
+ * proc_table__set_build_id_reader - let another read the build-ids
+ * @t: the table
+ * @fn: asked for each build-id the table would read, or NULL
+ * @ctx: its first argument
+ *
+ * The reader gets the mapping with its path and inode as the record gave
+ * them; it opens the object (proc_table__open_mapping() opens it as the
+ * table would) or knows it already.
+ */
+void proc_table__set_build_id_reader(struct proc_table *t, proc_table_build_id_fn fn, void *ctx)
+{
+	if (!t)
+		return;
+	t->reader = fn;
+	t->reader_ctx = ctx;
+	fit_bid_cache(t);
 }

@@ -129,8 +129,6 @@ static void take_record(struct sideband *sb, const struct perf_event_header *h)
 		pthread_mutex_unlock(&sb->lock);
 		if (r < 0)
 			sb->bad_records++;
-		if (sb->objects)
-			symbol_cache__mmap(sb->objects, h);
 		return;
 	}
 	/* /no-overwrite/ samples, and the LOST records that say what they miss. */
@@ -169,6 +167,12 @@ static void unwatch(struct sideband *sb)
  */
 #define SIDEBAND_TICK_MS 100
 
+/* The table's build-ids, from the objects the symbol cache opens and keeps. */
+static int object_build_id(void *ctx, const struct proc_table_mapping *m, struct elf_buildid *ret)
+{
+	return symbol_cache__mmap(ctx, m, ret);
+}
+
 static void on_ring_ready(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -206,24 +210,26 @@ int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struc
 		sideband__delete(sb);
 		return log__errno(-ENOMEM, "side-band");
 	}
+	proc_table__set_read_build_ids(sb->table, cfg->symbols != CONFIG_SYMBOLS_NONE);
+	if (cfg->symbols == CONFIG_SYMBOLS_PACK) {
+		/* Its objects, as the table maps them, /proc's first: each opened once. */
+		sb->objects = symbol_cache__new(SYMBOL_CACHE_MAX_OPEN);
+		if (sb->objects)
+			proc_table__set_build_id_reader(sb->table, object_build_id, sb->objects);
+		else
+			log__errno(-ENOMEM, "symbol pack: cannot hold the objects mapped; a dump "
+					    "packs those still at their paths");
+	}
 	/*
 	 * The side-band is on and nothing samples yet (capture__start() comes
 	 * next): a task sampled later is in /proc now or has its FORK in the ring.
 	 */
-	proc_table__set_read_build_ids(sb->table, cfg->symbols != CONFIG_SYMBOLS_NONE);
 	r = proc_table__seed_from_proc(sb->table, 0);
 	if (r < 0) {
 		sideband__delete(sb);
 		return log__errno(r, "cannot read /proc to seed the process table");
 	}
 	log_debug("side-band: %d tasks from /proc", r);
-	if (cfg->symbols == CONFIG_SYMBOLS_PACK) {
-		sb->objects = symbol_cache__new(SYMBOL_CACHE_MAX_OPEN);
-		r = sb->objects ? symbol_cache__seed_from_proc(sb->objects) : -ENOMEM;
-		if (r < 0)
-			log__errno(r, "symbol pack: cannot open the objects mapped now; a dump "
-				      "packs those still at their paths");
-	}
 	*ret = sb;
 	return 0;
 }

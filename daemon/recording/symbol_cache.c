@@ -5,37 +5,44 @@
  * eviction. See symbol_cache.h.
  *
  * A linear table: it holds a few hundred entries and is looked up once
- * per executable mmap (a few per exec), and opens only objects it has not
- * seen, so a lookup never waits for a file system.
+ * per executable mmap (a few per exec), for the process table's build-id
+ * of it. An object held open is known by an fstat() of its fd; only an
+ * inode not held (new, evicted, or a copy of one held) is opened, and
+ * only a file not seen before (inode, change time, size) is read.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "procinfo.h"
+#include "proc_table.h"
 #include "symbol_cache.h"
 
-/* Objects remembered beyond those open: also those that could not be. */
+/*
+ * Objects remembered beyond those open: those that could not be opened,
+ * those evicted, and copies (another inode) of those held.
+ */
 #define KNOWN_PER_OPEN 2
 
-struct cached_object {
-	struct elf_buildid id; /* size 0: it has none */
-	uint32_t maj, min;
-	uint64_t ino;
-	char *path;
-	int fd;	   /* -1: not open (error says why, or evicted) */
-	int error; /* why it could not be opened or read */
+/* The file an entry read: a rewrite in place changes its change time. */
+struct file_stamp {
+	uint64_t dev, ino;
+	int64_t ctime_sec, ctime_nsec;
 	uint64_t size;
+};
+
+struct cached_object {
+	struct elf_buildid id; /* size 0: none known */
+	uint32_t maj, min;     /* as records name it */
+	uint64_t ino;
+	struct file_stamp file; /* what was read (id.size > 0) */
+	int fd;	       /* -1: not open (error says why; 0: evicted, or a copy of one held) */
+	int error;     /* why it could not be opened or read */
 	uint64_t used; /* LRU stamp; 0: a free slot */
 };
 
@@ -46,27 +53,6 @@ struct symbol_cache {
 	uint64_t clock;
 	uint64_t opened, evicted, open_failed;
 };
-
-/* The MMAP2 record up to its file name (linux/perf_event.h). */
-struct mmap2_rec {
-	struct perf_event_header header;
-	uint32_t pid, tid;
-	uint64_t start, len, pgoff;
-	union {
-		struct {
-			uint32_t maj, min;
-			uint64_t ino, ino_generation;
-		};
-		struct {
-			uint8_t build_id_size, reserved_1;
-			uint16_t reserved_2;
-			uint8_t build_id[20];
-		};
-	};
-	uint32_t prot, flags;
-};
-
-_Static_assert(sizeof(struct mmap2_rec) == 72, "MMAP2 layout");
 
 static unsigned int nofile_quarter(void)
 {
@@ -105,7 +91,6 @@ static void slot_clear(struct symbol_cache *c, struct cached_object *o)
 		close(o->fd);
 		c->nr_open--;
 	}
-	free(o->path);
 	*o = (struct cached_object){ .fd = -1 };
 }
 
@@ -125,9 +110,30 @@ static bool same_id(const struct elf_buildid *a, const struct elf_buildid *b)
 	return a->size && a->size == b->size && !memcmp(a->data, b->data, a->size);
 }
 
-/* Under the lock: the entry of @key, or NULL. */
+static struct file_stamp stamp_of(const struct stat *st)
+{
+	return (struct file_stamp){ .dev = (uint64_t)st->st_dev,
+				    .ino = (uint64_t)st->st_ino,
+				    .ctime_sec = (int64_t)st->st_ctim.tv_sec,
+				    .ctime_nsec = (int64_t)st->st_ctim.tv_nsec,
+				    .size = (uint64_t)st->st_size };
+}
+
+static bool same_file(const struct file_stamp *a, const struct stat *st)
+{
+	struct file_stamp b = stamp_of(st);
+
+	return !memcmp(a, &b, sizeof(b));
+}
+
+/*
+ * Under the lock: the entry of @key, or NULL; one that holds its object
+ * open rather than one that does not (a copy of it, say).
+ */
 static struct cached_object *find(struct symbol_cache *c, const struct symbol_cache_key *key)
 {
+	struct cached_object *found = NULL;
+
 	for (unsigned int i = 0; i < c->nr_slots; i++) {
 		struct cached_object *o = &c->v[i];
 
@@ -135,10 +141,22 @@ static struct cached_object *find(struct symbol_cache *c, const struct symbol_ca
 			continue;
 		if (key->id.size ? same_id(&o->id, &key->id) :
 				   key->has_ino && o->ino == key->ino && o->maj == key->maj &&
-					   o->min == key->min)
-			return o;
+					   o->min == key->min) {
+			if (o->fd >= 0)
+				return o;
+			if (!found)
+				found = o;
+		}
 	}
-	return NULL;
+	return found;
+}
+
+/* Under the lock: the entry holding open an object with @id, or NULL. */
+static struct cached_object *find_held(struct symbol_cache *c, const struct elf_buildid *id)
+{
+	struct cached_object *o = find(c, &(struct symbol_cache_key){ .id = *id });
+
+	return o && o->fd >= 0 ? o : NULL;
 }
 
 /* Under the lock: a free slot, else the least recently used one, emptied. */
@@ -169,105 +187,109 @@ static void close_lru(struct symbol_cache *c)
 	if (!lru)
 		return;
 	close(lru->fd);
-	lru->fd = -1;
-	lru->error = -ENOENT; /* evicted: opened by path again if still there */
+	lru->fd = -1; /* evicted: opened again when mapped again, by path for a dump */
 	c->nr_open--;
 	c->evicted++;
 }
 
 /*
- * The mapped object: its /proc/PID/map_files entry, else @path if it is
- * the same inode. Returns the fd or -errno.
+ * Under the lock: the entry for @key, whose object is open at @fd (@st),
+ * with @id: held open, unless another entry holds the same object (a copy
+ * under another inode), then only remembered, so that its next mapping is
+ * not read again.
  */
-static int open_mapped(pid_t pid, uint64_t start, uint64_t end, const char *path, bool has_ino,
-		       uint32_t maj, uint32_t min, uint64_t ino, struct stat *st)
+static void hold(struct symbol_cache *c, struct cached_object *o,
+		 const struct symbol_cache_key *key, int fd, const struct stat *st,
+		 const struct elf_buildid *id)
 {
-	char mf[96];
-	int fd, err;
+	struct cached_object *held = find_held(c, id);
 
-	if (pid > 0) {
-		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", (int)pid,
-			 (unsigned long long)start, (unsigned long long)end);
-		fd = open(mf, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && fstat(fd, st) == 0)
-			return fd;
-		if (fd >= 0)
-			close(fd);
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
-		err = S_ISREG(st->st_mode) ? -errno : -ENOEXEC;
+	if (held) {
 		close(fd);
-		return err;
-	}
-	if (has_ino &&
-	    (st->st_ino != ino || major(st->st_dev) != maj || minor(st->st_dev) != min)) {
-		close(fd);
-		return -ESTALE;
-	}
-	return fd;
-}
-
-/*
- * Under the lock: adds the object mapped at @start..@end of @pid (from
- * @path) to the table, open if it can be. Known already: only its stamp.
- */
-static void add_object(struct symbol_cache *c, const struct symbol_cache_key *key, pid_t pid,
-		       uint64_t start, uint64_t end)
-{
-	struct cached_object *o = find(c, key);
-	struct elf_buildid id = { 0 };
-	struct stat st;
-	int fd, r;
-
-	if (o) {
-		o->used = ++c->clock;
-		return;
-	}
-	fd = open_mapped(pid, start, end, key->path, key->has_ino, key->maj, key->min, key->ino,
-			 &st);
-	r = fd < 0 ? fd : elf_buildid__read_fd(fd, &id);
-	if (fd >= 0 && r == 0 && key->id.size && !same_id(&id, &key->id))
-		r = -ESTALE;
-	if (r < 0) {
-		c->open_failed++;
-		if (fd >= 0)
-			close(fd);
 		fd = -1;
-		/* Only a refusal is worth remembering: the dump counts it. */
-		if (r != -EACCES && r != -EPERM)
-			return;
+		held->used = ++c->clock;
 	}
-	if (fd >= 0) {
-		struct cached_object *dup = find(c, &(struct symbol_cache_key){ .id = id });
-
-		/* The same object under another inode (a copy): one is enough. */
-		if (dup) {
-			close(fd);
-			dup->used = ++c->clock;
-			return;
-		}
-	}
-	o = slot_for_new(c);
+	if (o)
+		slot_clear(c, o);
+	else
+		o = slot_for_new(c);
 	if (fd >= 0 && c->nr_open >= c->max_open)
 		close_lru(c);
 	*o = (struct cached_object){
-		.id = id,
-		.maj = fd >= 0 ? major(st.st_dev) : key->maj,
-		.min = fd >= 0 ? minor(st.st_dev) : key->min,
-		.ino = fd >= 0 ? st.st_ino : key->ino,
-		.path = strdup(key->path),
+		.id = *id,
+		.maj = key->has_ino ? key->maj : major(st->st_dev),
+		.min = key->has_ino ? key->min : minor(st->st_dev),
+		.ino = key->has_ino ? key->ino : (uint64_t)st->st_ino,
+		.file = stamp_of(st),
 		.fd = fd,
-		.error = r,
-		.size = fd >= 0 ? (uint64_t)st.st_size : 0,
 		.used = ++c->clock,
 	};
 	if (fd >= 0) {
 		c->nr_open++;
 		c->opened++;
 	}
+}
+
+/* Under the lock: remembers that @key's object may not be opened: the dump counts it. */
+static void refused(struct symbol_cache *c, const struct symbol_cache_key *key, int error)
+{
+	struct cached_object *o = slot_for_new(c);
+
+	*o = (struct cached_object){
+		.maj = key->maj,
+		.min = key->min,
+		.ino = key->ino,
+		.fd = -1,
+		.error = error,
+		.used = ++c->clock,
+	};
+}
+
+/*
+ * Under the lock: the build-id of the object @m maps, which @key names;
+ * opened (and held) unless held already, and read unless that very file
+ * was read before.
+ */
+static int take_object(struct symbol_cache *c, const struct symbol_cache_key *key,
+		       const struct proc_table_mapping *m, struct elf_buildid *ret_id)
+{
+	struct cached_object *o = find(c, key);
+	struct elf_buildid id = { 0 };
+	struct stat st;
+	int fd, r;
+
+	if (o && o->fd >= 0) {
+		if (fstat(o->fd, &st) == 0 && same_file(&o->file, &st)) {
+			o->used = ++c->clock;
+			*ret_id = o->id;
+			return 0;
+		}
+		/* Rewritten in place since: what it holds now is another object. */
+		slot_clear(c, o);
+		o = NULL;
+	}
+	if (o && o->error) {
+		o->used = ++c->clock;
+		return o->error;
+	}
+	fd = proc_table__open_mapping(m, &st);
+	if (fd >= 0 && o && o->id.size && same_file(&o->file, &st)) {
+		id = o->id; /* evicted, or a copy: the file read before */
+		r = 0;
+	} else {
+		r = fd < 0 ? fd : elf_buildid__read_fd(fd, &id);
+	}
+	if (r < 0) {
+		c->open_failed++;
+		if (fd >= 0)
+			close(fd);
+		if (!o && (r == -EACCES || r == -EPERM))
+			refused(c, key, r);
+		return r;
+	}
+	hold(c, o, key, fd, &st, &id);
+	*ret_id = id;
+	return 0;
 }
 
 /* Names that are files: not [vdso], //anon, /memfd:... (deleted) or empty. */
@@ -277,82 +299,51 @@ static bool is_file_name(const char *name)
 	       strncmp(name, "/dev/", 5);
 }
 
-void symbol_cache__mmap(struct symbol_cache *c, const struct perf_event_header *rec)
+/**
+ * symbol_cache__mmap - the build-id of a mapped object, kept open if new
+ * @c: the cache
+ * @m: the mapping, as the process table has it (a proc_table_build_id_fn)
+ * @ret_id: its build-id (size 0 on error)
+ *
+ * Returns 0 or -errno (-ENOENT: gone, or no build-id).
+ */
+int symbol_cache__mmap(struct symbol_cache *c, const struct proc_table_mapping *m,
+		       struct elf_buildid *ret_id)
 {
-	struct mmap2_rec m;
-	struct symbol_cache_key key = { 0 };
-	const char *name;
-	size_t max;
+	struct symbol_cache_key key = {
+		.has_ino = m->ino != 0, .maj = m->maj, .min = m->min, .ino = m->ino, .path = m->path
+	};
+	struct proc_table_mapping open_as = *m;
+	struct stat st;
+	int fd, r;
 
-	if (rec->type != PERF_RECORD_MMAP2 || rec->size <= sizeof(m))
-		return;
-	memcpy(&m, rec, sizeof(m));
-	if (!(m.prot & PROT_EXEC))
-		return;
-	name = (const char *)rec + sizeof(m);
-	max = rec->size - sizeof(m);
-	if (!memchr(name, '\0', max) || !is_file_name(name))
-		return;
-	key.path = name;
-	if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-		key.id.size = m.build_id_size <= ELF_BUILDID_MAX ? m.build_id_size : 0;
-		memcpy(key.id.data, m.build_id, key.id.size);
-	} else {
-		key.has_ino = true;
-		key.maj = m.maj;
-		key.min = m.min;
-		key.ino = m.ino;
+	memset(ret_id, 0, sizeof(*ret_id));
+	/* With no inode to check the path against, nothing here checks it. */
+	if (!m->ino)
+		open_as.path = NULL;
+	if (!m->path || !is_file_name(m->path)) {
+		/* Not kept (no file to pack), but its id is still worth having. */
+		fd = proc_table__open_mapping(&open_as, &st);
+		if (fd < 0)
+			return fd;
+		r = elf_buildid__read_fd(fd, ret_id);
+		close(fd);
+		return r;
 	}
 	pthread_mutex_lock(&c->lock);
-	add_object(c, &key, (pid_t)m.pid, m.start, m.start + m.len);
+	r = take_object(c, &key, &open_as, ret_id);
 	pthread_mutex_unlock(&c->lock);
-}
-
-struct seed_ctx {
-	struct symbol_cache *c;
-	pid_t pid;
-};
-
-static int seed_map(void *ctx, const struct procinfo_map *pm)
-{
-	struct seed_ctx *s = ctx;
-	struct symbol_cache_key key = {
-		.has_ino = true, .maj = pm->maj, .min = pm->min, .ino = pm->ino, .path = pm->name
-	};
-
-	if (!is_file_name(pm->name) || !pm->ino)
-		return 0;
-	pthread_mutex_lock(&s->c->lock);
-	add_object(s->c, &key, s->pid, pm->start, pm->end);
-	pthread_mutex_unlock(&s->c->lock);
-	return 0;
-}
-
-int symbol_cache__seed_from_proc(struct symbol_cache *c)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-
-	if (!d)
-		return -errno;
-	while ((e = readdir(d))) {
-		char *end;
-		long pid = strtol(e->d_name, &end, 10);
-		struct seed_ctx s = { .c = c, .pid = (pid_t)pid };
-
-		if (*end || pid <= 0)
-			continue;
-		/* A process gone meanwhile has nothing to add. */
-		(void)procinfo__for_each_exec_map(s.pid, seed_map, &s);
-	}
-	closedir(d);
-	return 0;
+	return r;
 }
 
 int symbol_cache__open(struct symbol_cache *c, const struct symbol_cache_key *key, int *ret_fd,
 		       struct elf_buildid *ret_id, uint64_t *ret_size)
 {
-	struct cached_object *o;
+	struct proc_table_mapping by_path = { .maj = key->maj,
+					      .min = key->min,
+					      .ino = key->has_ino ? key->ino : 0,
+					      .path = key->path };
+	struct cached_object *o, *held;
 	struct stat st;
 	int fd, r;
 
@@ -361,23 +352,29 @@ int symbol_cache__open(struct symbol_cache *c, const struct symbol_cache_key *ke
 		goto by_path;
 	pthread_mutex_lock(&c->lock);
 	o = find(c, key);
+	/* A copy: the object is the one held under the other inode. */
+	held = o && o->fd < 0 && o->id.size ? find_held(c, &o->id) : NULL;
+	if (held)
+		o = held;
 	if (o && o->fd >= 0) {
 		fd = fcntl(o->fd, F_DUPFD_CLOEXEC, 0);
 		r = fd < 0 ? -errno : 0;
 		*ret_id = o->id;
-		*ret_size = o->size;
+		*ret_size = o->file.size;
 		o->used = ++c->clock;
 		pthread_mutex_unlock(&c->lock);
 		*ret_fd = fd;
 		return r;
 	}
-	r = o && o->error != -ENOENT ? o->error : 0;
+	r = o ? o->error : 0;
 	pthread_mutex_unlock(&c->lock);
 	if (r < 0)
 		return r;
 by_path:
 	/* Not held: the file at its path, if it is still that one. */
-	fd = open_mapped(0, 0, 0, key->path, key->has_ino, key->maj, key->min, key->ino, &st);
+	if (!by_path.ino && !key->id.size)
+		return -ENOENT;
+	fd = proc_table__open_mapping(&by_path, &st);
 	if (fd < 0)
 		return fd;
 	r = elf_buildid__read_fd(fd, ret_id);

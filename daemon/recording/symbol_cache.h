@@ -2,12 +2,15 @@
 /*
  * symbol_cache: the executable objects tasks map, kept open from the
  * moment they are mapped, so that a dump can pack one (symbol_pack) even
- * when its file was deleted or replaced since. Objects are opened through
- * /proc/PID/map_files (the mapped file itself, whatever its path holds
- * now), else by path when the inode still matches, and known by build-id
- * (and device and inode, as MMAP2 records without build-ids name them).
- * At most a fixed number are held; the least recently mapped is closed
- * first. Thread-safe: the loop feeds it, a dump's thread reads it.
+ * when its file was deleted or replaced since. The process table's
+ * build-id reads come here (proc_table__set_build_id_reader()), so that
+ * each object is opened and read once for both. Objects are opened as the
+ * table opens them (proc_table__open_mapping(): /proc/PID/map_files, the
+ * mapped file itself, whatever its path holds now, else by path when the
+ * inode still matches), and known by build-id (and device and inode, as
+ * MMAP2 records without build-ids name them). At most a fixed number are
+ * held; the least recently mapped is closed first. Thread-safe: the loop
+ * feeds it, a dump's thread reads it.
  */
 #ifndef PERFSNAPD_SYMBOL_CACHE_H
 #define PERFSNAPD_SYMBOL_CACHE_H
@@ -15,10 +18,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <linux/perf_event.h>
-
 #include "elf_buildid.h"
 
+struct proc_table_mapping;
 struct symbol_cache;
 
 /*
@@ -48,11 +50,17 @@ struct symbol_cache_stats {
 struct symbol_cache *symbol_cache__new(unsigned int max_open);
 void symbol_cache__delete(struct symbol_cache *c);
 
-/* A side-band MMAP2 record (others are ignored): opens its object if new. */
-void symbol_cache__mmap(struct symbol_cache *c, const struct perf_event_header *rec);
-
-/* Every executable mapping of every process /proc lists now. Returns 0 or -errno. */
-int symbol_cache__seed_from_proc(struct symbol_cache *c);
+/*
+ * A file mapping (the process table's build-id reader): the build-id of
+ * its object, which is opened and kept if it is new (an object is opened
+ * and read once while it is held; a copy under another inode, or one
+ * evicted, is opened again to check it, not read). Objects that are no
+ * files to pack (/memfd:, /dev/) are read and not kept. Returns 0, or
+ * the error that kept the object from being opened or read (-ENOENT: no
+ * build-id).
+ */
+int symbol_cache__mmap(struct symbol_cache *c, const struct proc_table_mapping *m,
+		       struct elf_buildid *ret_id);
 
 /*
  * The object @key names (@c may be NULL: by path only): a new descriptor of it (the caller closes it),

@@ -4,7 +4,9 @@
  * one (inode form, as the kernel writes it when the note's page is not in
  * memory, or seeded from /proc) is emitted in MMAP2's build-id form with
  * the id of the file mapped, even once that file is deleted; one that came
- * with one keeps it; with reading off, the inode form stays.
+ * with one keeps it; with reading off, the inode form stays. A reader given
+ * to the table reads instead; the opener it may use opens only the file
+ * mapped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -344,6 +346,124 @@ static void test_seeded(void **state)
 	proc_table__delete(t);
 }
 
+struct reader_calls {
+	int nr;
+	struct proc_table_mapping last;
+	char path[256];
+};
+
+static int fake_reader(void *ctx, const struct proc_table_mapping *m, struct elf_buildid *ret)
+{
+	struct reader_calls *calls = ctx;
+
+	calls->nr++;
+	calls->last = *m;
+	snprintf(calls->path, sizeof(calls->path), "%s", m->path);
+	*ret = (struct elf_buildid){ .size = 4, .data = { 0xde, 0xad, 0xbe, 0xef } };
+	return 0;
+}
+
+/*
+ * With a reader, the table asks it and opens nothing itself: the reader's
+ * id goes to a path that names no file, and the reader sees the mapping as
+ * the record named it. Without one again, the table reads.
+ */
+static void test_reader(void **state)
+{
+	struct proc_table *t = proc_table__new(8);
+	uint32_t pid = (uint32_t)getpid();
+	struct snapshot_task tasks[] = { { (pid_t)pid, (pid_t)pid } };
+	struct elf_buildid want = { .size = 4, .data = { 0xde, 0xad, 0xbe, 0xef } };
+	struct reader_calls calls = { 0 };
+	struct collector c = { 0 };
+	struct test_records rec;
+
+	(void)state;
+	assert_non_null(t);
+	proc_table__set_read_build_ids(t, true);
+	proc_table__set_build_id_reader(t, fake_reader, &calls);
+	test_records__init(&rec, ST);
+	feed(t, inode_mmap2(&rec, pid, 0x1000, 0x2000, "/nonexistent/lib.so", 5));
+	test_records__fini(&rec);
+	assert_int_equal(calls.nr, 1);
+	assert_int_equal(calls.last.pid, (pid_t)pid);
+	assert_int_equal(calls.last.start, 0x1000);
+	assert_int_equal(calls.last.end, 0x3000);
+	assert_int_equal(calls.last.maj, 8);
+	assert_int_equal(calls.last.min, 1);
+	assert_int_equal(calls.last.ino, 1234);
+	assert_string_equal(calls.path, "/nonexistent/lib.so");
+	assert_int_equal(proc_table__stats(t)->nr_build_ids_read, 1);
+	assert_int_equal(emit(t, tasks, 1, 1, 10, &c, NULL), 0);
+	assert_int_equal(c.nr, 1);
+	expect_build_id(c.rec[0], &want);
+	collector_free(&c);
+
+	proc_table__set_build_id_reader(t, NULL, NULL);
+	test_records__init(&rec, ST);
+	feed(t, inode_mmap2(&rec, pid, 0x8000, 0x1000, "/nonexistent/other.so", 6));
+	test_records__fini(&rec);
+	assert_int_equal(calls.nr, 1);
+	assert_int_equal(proc_table__stats(t)->nr_build_ids_none, 1);
+	proc_table__delete(t);
+}
+
+/* The one opener: map_files first; a path only if it is the file, regular, not deleted. */
+static void test_open_mapping(void **state)
+{
+	struct proc_table_mapping m = { 0 };
+	struct elf_buildid id;
+	struct deleted_map d;
+	struct stat st, null_st;
+	char exe[4096], name[96];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int fd;
+
+	(void)state;
+	assert_true(n > 0);
+	exe[n] = '\0';
+	map_deleted_copy(&d);
+	/* Mapped, deleted, its path another file: map_files has the one mapped. */
+	snprintf(name, sizeof(name), "%s (deleted)", d.path);
+	m = (struct proc_table_mapping){ .pid = getpid(),
+					 .start = (uintptr_t)d.addr,
+					 .end = (uintptr_t)d.addr + d.len,
+					 .path = name };
+	fd = proc_table__open_mapping(&m, &st);
+	assert_true(fd >= 0);
+	assert_int_equal(elf_buildid__read_fd(fd, &id), 0);
+	assert_memory_equal(&id, &d.id, sizeof(id));
+	close(fd);
+	/* Not mapped there: a deleted name is not looked up. */
+	m.start = m.end = 0x1000;
+	assert_int_equal(proc_table__open_mapping(&m, &st), -ENOENT);
+	/* By path: the same inode, else -ESTALE; with none, unchecked. */
+	assert_int_equal(stat(exe, &st), 0);
+	m = (struct proc_table_mapping){
+		.maj = major(st.st_dev), .min = minor(st.st_dev), .ino = st.st_ino, .path = exe
+	};
+	fd = proc_table__open_mapping(&m, &st);
+	assert_true(fd >= 0);
+	close(fd);
+	m.ino++;
+	assert_int_equal(proc_table__open_mapping(&m, &st), -ESTALE);
+	m.ino = 0;
+	fd = proc_table__open_mapping(&m, &st);
+	assert_true(fd >= 0);
+	close(fd);
+	m.path = NULL;
+	assert_int_equal(proc_table__open_mapping(&m, &st), -ENOENT);
+	/* Not a regular file: libelf would read a device without end. */
+	assert_int_equal(stat("/dev/zero", &null_st), 0);
+	m = (struct proc_table_mapping){ .maj = major(null_st.st_dev),
+					 .min = minor(null_st.st_dev),
+					 .ino = null_st.st_ino,
+					 .path = "/dev/zero" };
+	assert_int_equal(proc_table__open_mapping(&m, &st), -ENOEXEC);
+	munmap(d.addr, d.len);
+	unlink(d.path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +472,8 @@ int main(void)
 		cmocka_unit_test(test_cache_sees_rewrite),
 		cmocka_unit_test(test_reading_off),
 		cmocka_unit_test(test_seeded),
+		cmocka_unit_test(test_reader),
+		cmocka_unit_test(test_open_mapping),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
