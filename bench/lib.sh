@@ -196,15 +196,46 @@ bench_doc() { echo "${BENCH_DOC:-$top/docs/benchmarks.md}"; }
 # The tree a run measured: its commit, "-dirty" with uncommitted changes.
 bench_rev() { git -C "$top" describe --always --dirty --abbrev=7 2>/dev/null || echo unknown; }
 
-# bench_tee FILE ... bench_tee_end: what the script prints in between
-# goes to FILE too (the script's results, for --update-docs).
+# bench_tee FILE [ALL] ... bench_tee_end: what the script prints in
+# between goes to FILE too (the script's results, for --update-docs),
+# except the lines it prints through bench_raw; ALL gets every line.
+# bench_raw [LINE...]: LINEs, or the lines of stdin, as a run's raw rows
+# (per dump, per pair, per run; the commands it ran): its working data,
+# printed (and in ALL) but not in FILE, so not in the document, which
+# holds the run's header and summary. Outside bench_tee, just printed.
+bench_raw_mark=$'\036' # starts a raw row on its way to bench_tee's awk
+bench_tee_pid=
 bench_tee() {
-	exec 3>&1 > >(tee "$1")
+	exec 3>&1 > >(awk -v doc="$1" -v all="${2:-/dev/null}" -v mark="$bench_raw_mark" '
+		BEGIN { printf "" >doc; printf "" >all }
+		{ raw = substr($0, 1, 1) == mark }
+		raw { $0 = substr($0, 2) }
+		{ print; fflush(); print >all; fflush(all) }
+		!raw { print >doc; fflush(doc) }')
 	bench_tee_pid=$!
 }
 bench_tee_end() {
 	exec >&3 3>&-
-	wait "$bench_tee_pid" # tee has written the whole file
+	wait "$bench_tee_pid" # awk has written the whole files
+	bench_tee_pid=
+}
+bench_raw() {
+	local m='' l
+	[ -z "$bench_tee_pid" ] || m=$bench_raw_mark
+	if [ $# -eq 0 ]; then
+		sed "s/^/$m/"
+	else
+		for l; do printf '%s%s\n' "$m" "$l"; done
+	fi
+}
+
+# bench_raw_note WHAT FILE: the line of a results block that says where
+# the run's raw rows (WHAT) are: in its output, kept in FILE in its work
+# directory (bench_tee's ALL), which is removed at the end unless KEEP=1.
+bench_raw_note() {
+	local kept=' (removed at its end; KEEP=1 keeps it)'
+	[ "${KEEP:-}" != 1 ] || kept=
+	printf "%s: in the run's output, kept in %s%s.\n" "$1" "$2" "$kept"
 }
 
 # bench_fence CMD FILE: FILE (a script's plain-text output) as a Markdown
@@ -215,13 +246,20 @@ bench_fence() {
 	printf '```\n'
 }
 
-# bench_update_docs TAG FILE: the lines between TAG's markers become FILE.
+# bench_update_docs TAG FILE [WHAT OUTPUT]: the lines between TAG's markers
+# become FILE, and with WHAT and OUTPUT, after a blank line, the line
+# that says the raw rows (WHAT) are in OUTPUT (bench_raw_note).
 bench_update_docs() {
-	local tag=$1 file=$2 doc new
+	local tag=$1 file=$2 doc new block=
 	doc=$(bench_doc)
 	if ! grep -qx "<!-- $tag: begin -->" "$doc" || ! grep -qx "<!-- $tag: end -->" "$doc"; then
 		echo "$0: $doc has no '<!-- $tag: begin -->' and '<!-- $tag: end -->' lines" >&2
 		return 1
+	fi
+	if [ $# -ge 4 ]; then
+		block=$(mktemp)
+		{ cat "$file"; echo; bench_raw_note "$3" "$4"; } >"$block"
+		file=$block
 	fi
 	new=$(mktemp)
 	awk -v f="$file" -v tag="$tag" '
@@ -231,17 +269,18 @@ bench_update_docs() {
 		"$doc" >"$new"
 	# cat, not mv: the document keeps its owner and mode.
 	cat "$new" >"$doc"
-	rm -f "$new"
+	rm -f "$new" ${block:+"$block"}
 	echo "== updated $doc ($tag)" >&2
 }
 
-# bench_update_docs_fenced TAG CMD FILE: FILE, plain text that CMD printed,
-# fenced (bench_fence) between TAG's markers.
+# bench_update_docs_fenced TAG CMD FILE [WHAT OUTPUT]: FILE, plain text that
+# CMD printed, fenced (bench_fence) between TAG's markers; WHAT and OUTPUT
+# as for bench_update_docs.
 bench_update_docs_fenced() {
 	local md rc=0
 	md=$(mktemp)
 	bench_fence "$2" "$3" >"$md"
-	bench_update_docs "$1" "$md" || rc=$?
+	bench_update_docs "$1" "$md" "${@:4}" || rc=$?
 	rm -f "$md"
 	return "$rc"
 }
