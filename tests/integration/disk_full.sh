@@ -13,7 +13,8 @@ CLEANUP_HOOK='umount "$WORK/out" 2>/dev/null'
 write_config "$WORK/p.conf" "raw_syscalls:sys_enter sched:sched_switch" 4M "compression = none"
 start_daemon "$WORK/p.conf"
 start_prog /dev/null "$PROGS/marker" psnap_load 3000000 exit 0
-sleep 1
+# A tenth of a second of its CPU: a ring's 4 MiB of its calls, or all of them.
+wait_work cpu 10 "$LAST_PID"
 before=$(grep -c 'snapshot .* failed' "$WORK/daemon.log")
 kill -USR2 "$DAEMON_PID"
 for _ in $(seq 1 200); do

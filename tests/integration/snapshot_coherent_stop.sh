@@ -17,11 +17,14 @@ write_config "$WORK/p.conf" \
 	"sched:sched_switch raw_syscalls:sys_enter raw_syscalls:sys_exit cpu-clock/period=100000/" 16M
 start_daemon "$WORK/p.conf"
 ncpu=$(nproc)
+loads=()
 for c in $(seq 0 $((ncpu - 1))); do
 	start_prog /dev/null taskset -c "$c" dd if=/dev/zero of=/dev/null bs=1 count=2000000000
+	loads+=("$LAST_PID")
 done
-sleep 1
 for i in 1 2 3; do
+	# The load on every CPU (again, after a dump): 10,000 reads and writes each.
+	wait_work io 10000 "${loads[@]}"
 	file=$(dump_and_wait)
 	perf_script_complete "$file"
 	json=${file%.perf.data}.json
@@ -44,7 +47,6 @@ for i in 1 2 3; do
 	# What the kernel took back before its copy, per ring (0 at this load's rate).
 	cuts=$(grep -c '"pause_ns": [0-9]*, "copy_cut_bytes": [0-9]' "$json")
 	[ "$cuts" = "$ncpu" ] || fail "copy_cut_bytes for $cuts rings of $ncpu in $json"
-	sleep 0.5
 done
 "$PERFSNAPCTL" --socket "$WORK/control.sock" status | grep -q '^last spread: ' ||
 	fail "status does not show the last spread"

@@ -34,7 +34,8 @@ write_config "$WORK/p.conf" "raw_syscalls:sys_enter sched:sched_switch" 4M "copy
 start_daemon "$WORK/p.conf"
 grep -q 'ring copies in up to 4096 KiB' "$WORK/daemon.log" || fail "budget not in the start line"
 start_prog /dev/null dd if=/dev/zero of=/dev/null bs=1 count=2000000000
-sleep 1
+# 100,000 reads and writes: some 10 MiB of records, more than the budget.
+wait_work io 100000 "$LAST_PID"
 check_snapshot "copy_memory = 4M"
 [ "$rounds" = "$(nproc)" ] || fail "$rounds rounds for $(nproc) rings of 4M in 4M"
 [ "$spilled" -gt 0 ] || fail "nothing spilled beyond the budget"

@@ -11,7 +11,8 @@ start_daemon "$WORK/p.conf"
 [ "$(nproc)" -ge 2 ] || prereq_missing "two CPUs"
 # Heavy load on CPU 1 wraps its ring many times over; the marker on CPU 0.
 start_prog /dev/null taskset -c 1 "$PROGS/marker" psnap_load 100000000 exit 0
-sleep 1
+# A tenth of a second of its CPU: some 100,000 calls, the ring wrapped over and over.
+wait_work cpu 10 "$LAST_PID"
 # Pin the marker so its newest events are all in one ring; it sends the
 # SIGUSR2 itself right after its last mark, as an operator's trigger would
 # follow the incident. At a real-time priority, and spinning without
