@@ -72,8 +72,8 @@ static int open_objects(const struct snapshot_objects *objs, const struct symbol
 			struct candidate *v, size_t *nr, struct dump_symbol_figures *ret)
 {
 	*nr = 0;
-	for (size_t i = 0; i < objs->nr; i++) {
-		const struct snapshot_object *o = &objs->v[i];
+	for (size_t i = 0; i < snapshot_objects__nr(objs); i++) {
+		const struct snapshot_object *o = snapshot_objects__object(objs, i);
 		struct symbol_cache_key key = {
 			.has_ino = o->has_ino,
 			.maj = o->maj,
@@ -326,15 +326,15 @@ static int pack_kernel(struct ustar *t, const struct snapshot_objects *objs,
 {
 	struct byte_buffer text = { 0 }, lines = { 0 };
 	struct elf_buildid id = { 0 };
+	size_t nr_ips;
+	const uint64_t *ips = snapshot_objects__kernel_ips(objs, &nr_ips);
 	int64_t n;
 	int r;
 
 	r = kernel_build_id(p->kernel_notes ? p->kernel_notes : "/sys/kernel/notes", &id);
 	if (r == 0)
 		r = read_all(p->kallsyms ? p->kallsyms : "/proc/kallsyms", &text);
-	n = r < 0 ? r :
-		    kallsyms_lines((const char *)text.data, text.len, objs->kernel_ips,
-				   objs->nr_kernel_ips, &lines);
+	n = r < 0 ? r : kallsyms_lines((const char *)text.data, text.len, ips, nr_ips, &lines);
 	byte_buffer__fini(&text);
 	if (n < 0) {
 		byte_buffer__fini(&lines);
@@ -353,32 +353,35 @@ static int pack_kernel(struct ustar *t, const struct snapshot_objects *objs,
 int symbol_pack__write(const struct snapshot *s, const struct symbol_pack_params *p, int fd,
 		       struct dump_symbol_figures *ret)
 {
-	struct snapshot_objects objs;
+	struct snapshot_objects *objs = snapshot_objects__new();
 	_cleanup_free_ struct candidate *v = NULL;
 	struct ustar *t = NULL;
 	uint64_t t0 = monotonic_ns();
-	size_t nr = 0;
+	size_t nr = 0, nr_ips = 0;
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	r = snapshot_objects__find(s, &objs);
-	if (r < 0)
+	r = objs ? snapshot_objects__find(objs, s) : -ENOMEM;
+	if (r < 0) {
+		snapshot_objects__delete(objs);
 		return r;
-	ret->nr_objects = objs.nr;
-	v = calloc(objs.nr ? objs.nr : 1, sizeof(*v));
+	}
+	ret->nr_objects = snapshot_objects__nr(objs);
+	snapshot_objects__kernel_ips(objs, &nr_ips);
+	v = calloc(ret->nr_objects ? ret->nr_objects : 1, sizeof(*v));
 	r = v ? ustar__new(fd, 0, &t) : -ENOMEM;
 	if (r == 0)
-		r = open_objects(&objs, p, v, &nr, ret);
+		r = open_objects(objs, p, v, &nr, ret);
 	if (r == 0)
 		r = pack_objects(t, v, nr, p, ret);
-	if (r == 0 && objs.nr_kernel_ips)
-		r = pack_kernel(t, &objs, p, ret);
+	if (r == 0 && nr_ips)
+		r = pack_kernel(t, objs, p, ret);
 	if (r == 0)
 		r = ustar__finish(t);
 	for (size_t i = 0; i < nr; i++)
 		close(v[i].fd);
 	ustar__delete(t);
-	snapshot_objects__fini(&objs);
+	snapshot_objects__delete(objs);
 	ret->pack_ns = monotonic_ns() - t0;
 	return r;
 }
