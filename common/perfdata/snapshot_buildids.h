@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * snapshot_buildids: the objects a snapshot's samples hit (instruction
- * pointers and callchains) with their build-ids: the kernel, its modules
- * and each mapped file, as perf's BUILD_ID feature lists them. Mappings
- * come from the snapshot's MMAP/MMAP2 records (with a build-id where the
- * side-band gave one) and any added before the scan; one hit without a
- * build-id is read from its file now, if it is still there.
+ * snapshot_buildids: the objects a snapshot's samples hit (snapshot_objects
+ * finds them, as for the symbol pack) with their build-ids: the kernel,
+ * its modules and each mapped file, as perf's BUILD_ID feature lists
+ * them. A file's comes from its mmap record where the side-band gave one;
+ * one hit without a build-id is read from its file now, if it is still
+ * there; the kernel's and the modules' from sysfs.
  */
 #ifndef PERFSNAPD_SNAPSHOT_BUILDIDS_H
 #define PERFSNAPD_SNAPSHOT_BUILDIDS_H
@@ -32,7 +32,7 @@ void snapshot_buildids__delete(struct snapshot_buildids *b);
 /*
  * A record not in the snapshot (e.g. synthesized from /proc at dump time)
  * laid out for @sample_type: MMAP, MMAP2 and FORK are kept, others skipped.
- * Returns 0 or -ENOMEM.
+ * Returns 0, -ENOMEM, or -EBUSY after __scan.
  */
 int snapshot_buildids__add_record(struct snapshot_buildids *b, const struct perf_event_header *rec,
 				  uint64_t sample_type);
