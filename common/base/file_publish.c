@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * file_publish: unnamed files (O_TMPFILE) linked into place together,
- * hidden temporaries renamed into place where O_TMPFILE is missing, and
- * everything removed again on failure. See file_publish.h.
+ * hidden temporaries renamed into place where O_TMPFILE is missing (or
+ * over an old file), and everything removed again on failure; unnamed
+ * scratch files. See file_publish.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "file_output.h"
 #include "file_publish.h"
 
 struct publish_file {
@@ -25,7 +27,8 @@ struct publish_file {
 
 struct file_publish {
 	int dirfd;
-	bool no_tmpfile; /* the directory refused O_TMPFILE once */
+	unsigned int flags; /* FILE_PUBLISH_* */
+	bool no_tmpfile;    /* the directory refused O_TMPFILE once */
 	bool committed;
 	int nr, cap;
 	struct publish_file *files;
@@ -63,21 +66,41 @@ static int check_name(const char *name)
 }
 
 /*
- * An unnamed file in the directory: a crash at any point leaves nothing
- * behind. Where the file system has no O_TMPFILE (EOPNOTSUPP; EISDIR from
- * kernels that predate it), the hidden pf->temp, which a crash leaves for
- * the caller to recognise and remove.
+ * An unnamed file in the directory @path (of @dirfd): a crash at any point
+ * leaves nothing behind. Returns the fd, -EOPNOTSUPP where the file system
+ * has no O_TMPFILE (EISDIR from kernels that predate it), or -errno.
+ */
+static int open_unnamed(int dirfd, const char *path, int flags, mode_t mode)
+{
+	int fd = openat(dirfd, path, O_TMPFILE | flags | O_CLOEXEC, mode);
+
+	if (fd >= 0)
+		return fd;
+	return errno == EISDIR ? -EOPNOTSUPP : -errno;
+}
+
+/*
+ * An unnamed file, else (no O_TMPFILE) the hidden pf->temp, which a crash
+ * leaves for the caller to recognise and remove. A file that replaces
+ * another is always pf->temp: linkat() never replaces a name, so an
+ * unnamed one would need the temporary name too, to be renamed from.
  */
 static int create(struct file_publish *set, struct publish_file *pf, mode_t mode)
 {
-	if (!set->no_tmpfile) {
-		pf->fd = openat(set->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
-		if (pf->fd >= 0)
-			return 0;
-		if (errno != EOPNOTSUPP && errno != EISDIR)
-			return -errno;
+	bool replace = set->flags & FILE_PUBLISH_REPLACE;
+	int r;
+
+	if (!set->no_tmpfile && !replace) {
+		r = open_unnamed(set->dirfd, ".", O_WRONLY, mode);
+		if (r != -EOPNOTSUPP) {
+			pf->fd = r < 0 ? -1 : r;
+			return r < 0 ? r : 0;
+		}
 		set->no_tmpfile = true;
 	}
+	/* Both names are the caller's then: a temporary a crash left goes. */
+	if (replace)
+		(void)unlinkat(set->dirfd, pf->temp, 0);
 	pf->fd = openat(set->dirfd, pf->temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
 			mode);
 	if (pf->fd < 0)
@@ -194,13 +217,16 @@ static int close_file(struct publish_file *pf)
 }
 
 /*
- * Gives a complete file its final name, never replacing one: linkat()
- * fails with EEXIST, as does renameat2() with RENAME_NOREPLACE.
+ * Gives a complete file its final name, never replacing one (but with
+ * FILE_PUBLISH_REPLACE): linkat() fails with EEXIST, as does renameat2()
+ * with RENAME_NOREPLACE.
  */
 static int publish(struct file_publish *set, struct publish_file *pf)
 {
 	char proc[64];
 
+	if (pf->named && set->flags & FILE_PUBLISH_REPLACE)
+		return renameat(set->dirfd, pf->temp, set->dirfd, pf->name) < 0 ? -errno : 0;
 	if (pf->named) {
 		if (renameat2(set->dirfd, pf->temp, set->dirfd, pf->name, RENAME_NOREPLACE) == 0)
 			return 0;
@@ -279,12 +305,13 @@ static int close_and_publish(struct file_publish *set, struct publish_file *pf)
  */
 int file_publish__commit(struct file_publish *set, int *failed)
 {
+	bool sync = !(set->flags & FILE_PUBLISH_NO_SYNC);
 	int bad = -1, r = 0;
 
 	if (set->committed)
 		return -EINVAL;
 	set->committed = true;
-	for (int i = 0; i < set->nr && r == 0; i++) {
+	for (int i = 0; sync && i < set->nr && r == 0; i++) {
 		r = file_publish__sync(set, i);
 		bad = i;
 	}
@@ -292,12 +319,13 @@ int file_publish__commit(struct file_publish *set, int *failed)
 		r = close_and_publish(set, &set->files[i]);
 		bad = i;
 	}
-	if (r == 0 && fsync(set->dirfd) < 0) {
+	if (r == 0 && sync && fsync(set->dirfd) < 0) {
 		r = -errno;
 		bad = -1;
 	}
+	/* A file that replaced another stays: the old one is gone already. */
 	if (r < 0)
-		discard(set, true);
+		discard(set, !(set->flags & FILE_PUBLISH_REPLACE));
 	if (failed)
 		*failed = r < 0 ? bad : -1;
 	return r;
@@ -318,4 +346,61 @@ void file_publish__delete(struct file_publish *set)
 	close(set->dirfd);
 	free(set->files);
 	free(set);
+}
+
+/**
+ * file_publish__write_file - publish one file of given contents
+ * @dir: the directory it appears in
+ * @name: its name there (no '/')
+ * @temp_name: as for file_publish__add()
+ * @mode: its permissions, less the umask
+ * @flags: FILE_PUBLISH_* (0: as a set publishes)
+ * @data: its contents
+ * @len: their length
+ *
+ * Returns 0 or -errno; on failure no file of @name is left but an old one
+ * (with FILE_PUBLISH_REPLACE, the old one unless the failure came after
+ * the rename: the directory's sync).
+ */
+int file_publish__write_file(const char *dir, const char *name, const char *temp_name, mode_t mode,
+			     unsigned int flags, const void *data, size_t len)
+{
+	struct file_publish *set;
+	int i, r = file_publish__new(dir, &set);
+
+	if (r < 0)
+		return r;
+	set->flags = flags;
+	i = file_publish__add(set, name, temp_name, mode);
+	r = i < 0 ? i : file_output__write_at(file_publish__fd(set, i), 0, data, len);
+	if (r == 0)
+		r = file_publish__commit(set, NULL);
+	file_publish__delete(set);
+	return r;
+}
+
+/**
+ * file_publish__scratch - an unnamed file that is never published
+ * @dir: the directory (file system) it lives in
+ * @temp_template: where O_TMPFILE is missing, the name it has for a
+ *	moment, for mkostemp() (ends in "XXXXXX")
+ *
+ * For data that only this process reads back (a snapshot's spill): with
+ * O_TMPFILE a crash leaves nothing; without, the name is unlinked at once.
+ * Returns the fd (read-write, the caller closes it) or -errno.
+ */
+int file_publish__scratch(const char *dir, const char *temp_template)
+{
+	char path[PATH_MAX];
+	int fd = open_unnamed(AT_FDCWD, dir, O_RDWR, 0600);
+
+	if (fd != -EOPNOTSUPP)
+		return fd;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, temp_template) >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	(void)unlink(path);
+	return fd;
 }

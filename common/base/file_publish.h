@@ -14,15 +14,28 @@
  *   r = file_publish__commit(set, &failed);
  *   file_publish__delete(set);                 (discards what is unpublished)
  *
- * Returns are 0 (or an index) or -errno; nothing here logs.
+ * One file from memory, in one call: file_publish__write_file(), which can
+ * also replace an old file (atomically: a crash leaves the old one or the
+ * new) and leave out the syncs. A scratch file that is never published
+ * (a snapshot's spill) is unnamed the same way: file_publish__scratch().
+ * Returns are 0 (or an index, or an fd) or -errno; nothing here logs.
  */
 #ifndef PERFSNAPD_FILE_PUBLISH_H
 #define PERFSNAPD_FILE_PUBLISH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct file_publish;
+
+/*
+ * The file replaces one of its name, renamed over it from its temporary
+ * name (always used then), which it also replaces (a crash's leftover).
+ */
+#define FILE_PUBLISH_REPLACE 0x1
+/* No fsync() of the file or the directory: it lasts if the process crashes, not the machine. */
+#define FILE_PUBLISH_NO_SYNC 0x2
 
 /* An empty set of files in @dir (which stays open until delete). */
 int file_publish__new(const char *dir, struct file_publish **ret);
@@ -53,5 +66,18 @@ int file_publish__sync(struct file_publish *set, int i);
 int file_publish__commit(struct file_publish *set, int *failed);
 /* Discards whatever was not published (closes, removes temporaries); NULL is fine. */
 void file_publish__delete(struct file_publish *set);
+
+/*
+ * Publishes @len bytes of @data as @name in @dir, a set of one file with
+ * @flags (FILE_PUBLISH_*). Returns 0 or -errno.
+ */
+int file_publish__write_file(const char *dir, const char *name, const char *temp_name, mode_t mode,
+			     unsigned int flags, const void *data, size_t len);
+/*
+ * An unnamed read-write file in @dir, never published: O_TMPFILE, else
+ * made from @temp_template (mkostemp) and unlinked at once. Returns the
+ * fd (the caller's to close) or -errno.
+ */
+int file_publish__scratch(const char *dir, const char *temp_template);
 
 #endif

@@ -4,9 +4,11 @@
  * failure at any step (a close() of the second file, a sync, a name that
  * exists, the directory's sync) or a discarded set leaves nothing in the
  * directory and no open file, with O_TMPFILE and with hidden temporaries
- * (O_TMPFILE refused), with and without RENAME_NOREPLACE. close() is
- * wrapped by tests/lib/close_inject.c; openat, renameat2 and fsync here,
- * all with -Wl,--wrap.
+ * (O_TMPFILE refused), with and without RENAME_NOREPLACE; one file written
+ * in one call, replacing an old one, with and without syncs; scratch files
+ * that never show in the directory. close() is wrapped by
+ * tests/lib/close_inject.c; openat, renameat2 and fsync here, all with
+ * -Wl,--wrap.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -360,6 +362,91 @@ static void test_temp_name_taken(void **state)
 	assert_int_equal(test_dir__count(dir), 1); /* .mine.tmp, not ours */
 }
 
+/* What the file @name holds is @text. */
+static void expect_text(const char *name, const char *text)
+{
+	char path[128], buf[64];
+	ssize_t n;
+	int fd;
+
+	path_of(path, sizeof(path), name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	assert_int_equal(n, (ssize_t)strlen(text));
+	assert_memory_equal(buf, text, strlen(text));
+}
+
+/* One file in one call: never over another name, unless it replaces it. */
+static void test_write_file(void **state)
+{
+	char path[128];
+	int fd;
+
+	(void)state;
+	assert_int_equal(file_publish__write_file(dir, "s", ".s.tmp", 0600, 0, "old", 3), 0);
+	assert_int_equal(file_syncs, 1);
+	assert_int_equal(file_publish__write_file(dir, "s", ".s.tmp", 0600, 0, "new", 3), -EEXIST);
+	expect_text("s", "old");
+	/* A temporary a crash left is the caller's too, when replacing. */
+	path_of(path, sizeof(path), ".s.tmp");
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(
+		file_publish__write_file(dir, "s", ".s.tmp", 0600, FILE_PUBLISH_REPLACE, "new", 3),
+		0);
+	expect_text("s", "new");
+	assert_int_equal(file_syncs, 3);
+	assert_int_equal(test_dir__count(dir), 1);
+}
+
+/* Without syncs: neither the file's nor the directory's (which would fail here). */
+static void test_write_file_no_sync(void **state)
+{
+	(void)state;
+	fail_dir_sync = true;
+	assert_int_equal(file_publish__write_file(dir, "s", NULL, 0600,
+						  FILE_PUBLISH_REPLACE | FILE_PUBLISH_NO_SYNC,
+						  "one", 3),
+			 0);
+	assert_int_equal(file_publish__write_file(dir, "s", NULL, 0600,
+						  FILE_PUBLISH_REPLACE | FILE_PUBLISH_NO_SYNC,
+						  "two", 3),
+			 0);
+	assert_int_equal(file_syncs, 0);
+	expect_text("s", "two");
+	/* With them, the failure is said; the new file has replaced the old one already. */
+	assert_int_equal(
+		file_publish__write_file(dir, "s", NULL, 0600, FILE_PUBLISH_REPLACE, "three", 5),
+		-EIO);
+	expect_text("s", "three");
+	assert_int_equal(test_dir__count(dir), 1);
+}
+
+/* A scratch file is never seen in the directory, with O_TMPFILE or without. */
+static void test_scratch(void **state)
+{
+	char buf[4];
+
+	(void)state;
+	for (int mode = 0; mode < 2; mode++) {
+		int fds = open_fds(), fd;
+
+		tmpfile_inject_refuse = mode;
+		fd = file_publish__scratch(dir, ".spill.XXXXXX");
+		assert_true(fd >= 0);
+		assert_int_equal(test_dir__count(dir), 0);
+		assert_int_equal(pwrite(fd, "abc", 3, 0), 3);
+		assert_int_equal(pread(fd, buf, 3, 0), 3);
+		assert_memory_equal(buf, "abc", 3);
+		close(fd);
+		assert_int_equal(open_fds(), fds);
+	}
+	assert_int_equal(file_publish__scratch("/nonexistent", ".spill.XXXXXX"), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +463,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_discard, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_temp_name_taken, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_file_no_sync, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scratch, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
