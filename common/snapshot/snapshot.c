@@ -5,8 +5,6 @@
  * read a sealed snapshot. See snapshot.h.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -16,6 +14,7 @@
 #include "backward_ring.h"
 #include "perf_record.h"
 #include "cleanup.h"
+#include "file_publish.h"
 #include "snapshot.h"
 #include "snapshot_comm.h"
 #include "snapshot_name.h"
@@ -83,7 +82,6 @@ void snapshot__delete(struct snapshot *s)
  */
 int snapshot__open_spill(struct snapshot *s, const char *dir)
 {
-	char path[4096];
 	int fd;
 
 	if (s->spill_fd >= 0)
@@ -92,18 +90,9 @@ int snapshot__open_spill(struct snapshot *s, const char *dir)
 		s->wbuf = malloc(SPILL_BUFFER_SIZE);
 	if (!s->wbuf)
 		return -ENOMEM;
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
-		/* Filesystems without O_TMPFILE: a named file, unlinked at once. */
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
-				     SNAPSHOT_NAME_SPILL_TEMPLATE) >= sizeof(path))
-			return -ENAMETOOLONG;
-		fd = mkostemp(path, O_CLOEXEC);
-		if (fd >= 0)
-			unlink(path);
-	}
+	fd = file_publish__scratch(dir, SNAPSHOT_NAME_SPILL_TEMPLATE);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	s->spill_fd = fd;
 	return 0;
 }
