@@ -11,17 +11,21 @@
  *	file host1-20261201-101500.123-4.perf.data 1
  *	file host1-20261201-101500.123-4.json 0
  *
- * written to ".<stem>.upload.tmp" and renamed over the old one, so a crash
- * leaves the old state or the new, never a mix. A hidden name keeps it out
- * of retention's and perfsnapctl list's way. No secret is ever in it.
+ * written to ".<stem>.upload.tmp" and renamed over the old one
+ * (file_publish__write_file()), so a crash leaves the old state or the
+ * new, never a mix. A hidden name keeps it out of retention's and
+ * perfsnapctl list's way. No secret is ever in it.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cleanup.h"
+#include "file_publish.h"
 #include "snapshot_name.h"
 #include "upload-internal.h"
 
@@ -32,25 +36,11 @@ static const char *const state_names[] = {
 	[UPLOAD_FAILED] = "failed", [UPLOAD_UPLOADED] = "uploaded",
 };
 
-static int state_path(const struct upload_item *it, const char *suffix, char *buf, size_t size)
+static int state_path(const struct upload_item *it, char *buf, size_t size)
 {
-	if ((size_t)snprintf(buf, size, "%s/.%s" UPLOAD_STATE_SUFFIX "%s", it->dir, it->stem,
-			     suffix) >= size)
+	if ((size_t)snprintf(buf, size, "%s/.%s" UPLOAD_STATE_SUFFIX, it->dir, it->stem) >= size)
 		return -ENAMETOOLONG;
 	return 0;
-}
-
-static int sync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) < 0)
-		r = -errno;
-	close(fd);
-	return r;
 }
 
 /* One line of text: no newline may reach the file from an error message. */
@@ -68,29 +58,24 @@ static void put_text(FILE *f, const char *name, const char *text)
  * @sync: fsync the file and the directory (a state change that must
  *	survive a power loss); without it a crash of perfsnapd alone keeps it
  *
- * Returns 0 or -errno; on failure the old state file stays.
+ * Returns 0 or -errno; on failure the old state file stays (unless the
+ * directory's sync failed, after the new one replaced it).
  */
 int upload_state__write(const struct upload_item *it, bool sync)
 {
-	char tmp[PATH_MAX], final[PATH_MAX];
+	char name[NAME_MAX + 1], temp[NAME_MAX + 1];
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
 	FILE *f;
-	int fd, r;
+	int r;
 
-	r = state_path(it, ".tmp", tmp, sizeof(tmp));
-	if (r == 0)
-		r = state_path(it, "", final, sizeof(final));
-	if (r < 0)
-		return r;
-	(void)unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		r = -errno;
-		close(fd);
-		goto fail;
-	}
+	if ((size_t)snprintf(name, sizeof(name), ".%s" UPLOAD_STATE_SUFFIX, it->stem) >=
+		    sizeof(name) ||
+	    (size_t)snprintf(temp, sizeof(temp), "%s.tmp", name) >= sizeof(temp))
+		return -ENAMETOOLONG;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
 	fprintf(f, MAGIC "\nstate %s\n", state_names[it->state]);
 	put_text(f, "key", it->key);
 	fprintf(f, "attempts %u\nrefusals %u\n", it->attempts, it->refusals);
@@ -98,20 +83,14 @@ int upload_state__write(const struct upload_item *it, bool sync)
 		put_text(f, "error", it->error);
 	for (int i = 0; i < it->nr_files; i++)
 		fprintf(f, "file %s %d\n", it->files[i], it->done[i]);
-	r = fflush(f) || ferror(f) ? -EIO : 0;
-	if (r == 0 && sync && fsync(fd) < 0)
-		r = -errno;
+	r = ferror(f) ? -ENOMEM : 0;
 	if (fclose(f) && r == 0)
-		r = -EIO;
-	if (r == 0 && rename(tmp, final) < 0)
-		r = -errno;
-	if (r == 0 && sync)
-		r = sync_dir(it->dir);
-	if (r == 0)
-		return 0;
-fail:
-	(void)unlink(tmp);
-	return r;
+		r = -ENOMEM;
+	if (r < 0)
+		return r;
+	return file_publish__write_file(it->dir, name, temp, 0640,
+					FILE_PUBLISH_REPLACE | (sync ? 0 : FILE_PUBLISH_NO_SYNC),
+					text, len);
 }
 
 static int parse_line(struct upload_item *it, char *line)
@@ -211,7 +190,7 @@ int upload_state__read(const char *dir, const char *name, struct upload_item *it
 int upload_state__remove(const struct upload_item *it)
 {
 	char path[PATH_MAX];
-	int r = state_path(it, "", path, sizeof(path));
+	int r = state_path(it, path, sizeof(path));
 
 	if (r == 0 && unlink(path) < 0 && errno != ENOENT)
 		r = -errno;

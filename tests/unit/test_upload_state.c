@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests for upload_state: the ".<stem>.upload" files round-trip, are
- * replaced atomically (no temporary left), keep an error message on one
- * line, and anything that is not such a file is refused, not half read.
+ * replaced atomically (no temporary left, nor one a crash left), keep an
+ * error message on one line, and anything that is not such a file is
+ * refused, not half read.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -95,11 +96,13 @@ static void test_round_trip(void **state)
 	/* The newline of the message did not split the file's line. */
 	assert_string_equal(back.error, "HTTP 503 SlowDown: second line");
 
-	/* Replaced in place: the newer state wins. */
+	/* Replaced in place: the newer state wins, over a temporary a crash left. */
+	write_file(".h1-20261201-101500.123-4.upload.tmp", "half a state");
 	it.state = UPLOAD_UPLOADED;
 	it.done[1] = true;
 	it.error[0] = '\0';
 	assert_int_equal(upload_state__write(&it, false), 0);
+	assert_false(exists(".h1-20261201-101500.123-4.upload.tmp"));
 	assert_int_equal(upload_state__read(dir, ".h1-20261201-101500.123-4.upload", &back), 0);
 	assert_int_equal(back.state, UPLOAD_UPLOADED);
 	assert_true(back.done[1]);
