@@ -21,10 +21,14 @@ FORMATS="perf.data trace.dat" write_config "$WORK/p.conf" \
 	"sched:sched_switch sched:sched_wakeup raw_syscalls:sys_enter raw_syscalls:sys_exit" 32M
 start_daemon "$WORK/p.conf"
 sock="$WORK/control.sock"
+loads=()
 for _ in $(seq 1 "$(nproc)"); do
 	start_prog /dev/null dd if=/dev/zero of=/dev/null bs=1 count=2000000000
+	loads+=("$LAST_PID")
 done
-sleep 2 # fill the rings
+# Fill the rings: a read or write leaves some 170 bytes of records, so
+# 200,000 of them per dd fill a 32 MiB ring each.
+wait_work io 200000 "${loads[@]}"
 
 # measure LABEL: status latency over 2.5 s, with a dump and a reload
 # during it. The client polls before the dump starts: a dump takes 0.2-1 s
@@ -37,6 +41,8 @@ measure() {
 	pid=$!
 	wait_for_line "$WORK/latency.err" polling
 	kill -USR2 "$DAEMON_PID"
+	# A moment for the dump to start: only a status request would say it
+	# has, and those are what is measured here.
 	sleep 0.05
 	kill -HUP "$DAEMON_PID"
 	wait "$pid" || fail "$1: ctl_latency failed: $(cat "$WORK/latency.err")"
@@ -92,7 +98,8 @@ perf_script_complete "$file"
 # stop waits for a CPU: the limit here is half the time the opens are held.
 SLOW_LIMIT_MS=$((200 * 5 * $(nproc) / 2))
 sed -i 's|^buffer_size = .*|buffer_size = 8M|' "$WORK/p.conf"
-strace -f -o /dev/null -e trace=perf_event_open -e inject=perf_event_open:delay_exit=200000 \
+# Its calls on stderr, written as they start: the reload's first open says it began.
+strace -f -e trace=perf_event_open -e inject=perf_event_open:delay_exit=200000 \
 	-p "$DAEMON_PID" 2>"$WORK/strace.err" &
 strace_pid=$!
 wait_for_line "$WORK/strace.err" attached
@@ -101,7 +108,10 @@ lat_pid=$!
 wait_for_line "$WORK/latency.err" polling
 "$CTL" --socket "$sock" reload >"$WORK/slow.out" 2>&1 &
 reload_pid=$!
-sleep 0.5
+# Its first tracepoint open, held 200 ms like the next ones (the hotplug
+# watcher's probes are software events).
+wait_until 10 grep -q 'perf_event_open({type=PERF_TYPE_TRACEPOINT' "$WORK/strace.err" ||
+	fail "the slow reload opened no tracepoint event in 10 s"
 "$CTL" --socket "$sock" reload >"$WORK/second.out" 2>&1 &&
 	fail "a second reload ran while the first was opening its rings"
 grep -q 'a reload is opening new rings' "$WORK/second.out" ||
