@@ -32,7 +32,10 @@ done
 rm "$out/.notes.tmp"
 
 start_prog /dev/null "$PROGS/marker" psnap_load 1000000000 exit 0
-sleep 1 # every ring full
+LOAD=$LAST_PID
+# Half a second of the load's CPU: some 250,000 calls, 40 MiB of records,
+# its ring full.
+wait_work cpu 50 "$LOAD"
 RANDOM=${CRASH_SEED:-$$}
 note "seed $RANDOM"
 # One whole dump first: the kills fall anywhere in 0-130% of the last whole
@@ -48,7 +51,8 @@ for i in $(seq 1 20); do
 		conf=$WORK/none.conf
 		[ $((i % 2)) = 0 ] && conf=$WORK/zstd.conf
 		start_daemon "$conf"
-		sleep 0.3
+		# The new rings take what 0.3 s of the load makes on an idle machine.
+		wait_work cpu 30 "$LOAD"
 	fi
 	before=$(snapshot_count)
 	kill -USR2 "$DAEMON_PID"
