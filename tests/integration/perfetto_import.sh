@@ -19,7 +19,9 @@ find_trace_processor
 snap() {
 	FORMATS="perf.data perfetto" write_config "$WORK/p.conf" "$1" 1M "compression = none"
 	start_daemon "$WORK/p.conf"
-	sleep 2
+	# 100,000 reads and writes: some 10 MiB of records, the 1 MiB rings
+	# wrapped however the load moved between CPUs.
+	wait_work io 100000 "$DD"
 	file=$(dump_and_wait)
 	kill -TERM "$DAEMON_PID"
 	wait "$DAEMON_PID" || fail "perfsnapd exited $? on SIGTERM"
@@ -29,6 +31,7 @@ snap() {
 
 # Real system calls (read and write), which the importer names.
 start_prog /dev/null dd if=/dev/zero of=/dev/null bs=1 count=1000000000
+DD=$LAST_PID
 
 snap "sched:sched_switch sched:sched_wakeup raw_syscalls:sys_enter"
 stem=$STEM pf=$STEM.pftrace
@@ -55,11 +58,14 @@ note "sys_enter and sys_exit: $n slices, depth at most $depth"
 # Runnable spans before the switch-ins (sched_waking), closed syscall slices.
 # Threads (-T), not processes: one pid, so the cleanup stops all of it.
 start_prog /dev/null perf bench sched pipe -T -l 100000000
+BENCH=$LAST_PID
 sed -e "s|^directory *=.*|directory = $WORK/out|" -e "s|^socket *=.*|socket = $WORK/control.sock|" \
 	-e "s|^formats *=.*|formats = perf.data perfetto|" -e "s|^compression *=.*|compression = none|" \
 	-e "s|^buffer_size *=.*|buffer_size = 64M|" "$SOURCE_DIR/conf/perfsnapd.conf" >"$WORK/default.conf"
 start_daemon "$WORK/default.conf"
-sleep 2
+# A ring wrapped (where the importer learns the data's start): 400,000 reads
+# and writes each, some 130 MiB of records, more than two rings hold.
+wait_work io 400000 "$DD" "$BENCH"
 # Then quiet (the loads' records stay in the rings): a task born and
 # reaped, and freed, which the kernel does after an RCU grace period
 # (sched_process_free), before the dump; its start and end are known.

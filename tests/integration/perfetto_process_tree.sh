@@ -18,8 +18,14 @@ CONVERT=${PERFSNAP_CONVERT:?set PERFSNAP_CONVERT to the perfsnap-convert binary}
 FORMATS="perf.data perfetto" write_config "$WORK/p.conf" \
 	"sched:sched_switch sched:sched_wakeup task:task_newtask" 16M "compression = none"
 start_daemon "$WORK/p.conf"
-# Work for the workqueues, so that some kworkers run while recording.
-for _ in 1 2 3; do sync; sleep 0.2; done
+# Work for the workqueues, until some kworker has run while recording.
+kworker_switches() {
+	cat /proc/[0-9]*/status 2>/dev/null |
+		gawk '/^Name:/ { k = $2 ~ /^kworker/ } k && /_ctxt_switches:/ { n += $2 } END { print n + 0 }'
+}
+kworkers0=$(kworker_switches)
+kworkers_ran() { sync; [ "$(kworker_switches)" -gt "$kworkers0" ]; }
+wait_until 10 kworkers_ran || fail "no kworker ran in 10 s"
 # A shell that forks a sleep with a distinctive argv and waits for it; the
 # dump follows at once, so that the rings still hold the child's events.
 start_prog "$WORK/child.out" bash -c 'sleep 31.4159 & echo "child $!"; wait'
