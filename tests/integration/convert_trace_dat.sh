@@ -162,7 +162,8 @@ no_leftovers
 # 8. perfsnapd's own snapshot, zstd-compressed, converts to the same events.
 write_config "$WORK/d.conf" "sched:sched_switch sched:sched_wakeup" 2M "compression = zstd"
 start_daemon "$WORK/d.conf"
-sleep 0.5
+# Switches and wakeups on every CPU, made after the rings record.
+for c in $(seq 0 $(($(nproc) - 1))); do taskset -c "$c" true; done
 snap=$(dump_and_wait)
 convert_ok snap.dat -i "$snap"
 same_events "$snap" snap.dat
