@@ -28,7 +28,8 @@ PFTRACE_LOSS_OK=1
 # Events all the time, and tasks that come and go (names from the side-band).
 (while :; do sleep 0.005; done) &
 CHILD_PIDS+=($!)
-sleep 4
+# Each window below waits until the rings (16M: they do not wrap here)
+# reach back past its start: how long the daemon has recorded.
 
 files() { find "$WORK/out" -type f | sort; }
 
@@ -112,6 +113,7 @@ PY
 }
 
 # --last 2s
+wait_recorded 2.25
 dump --last 2s --reason last2 || { cat "$WORK/dump.err"; fail "dump --last 2s"; }
 stem=$(grep '\.json$' "$WORK/dump.out")
 stem=${stem%.json}
@@ -121,12 +123,14 @@ python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["window"]; assert w[
 check_window "$stem" "--last 2s"
 
 # --since/--until, relative
+wait_recorded 3.25
 dump --since -3s --until -1s || { cat "$WORK/dump.err"; fail "dump --since -3s --until -1s"; }
 stem=$(grep '\.json$' "$WORK/dump.out")
 stem=${stem%.json}
 check_window "$stem" "--since -3s --until -1s"
 
 # --since/--until, ISO 8601 wall clock (UTC, and an offset)
+wait_recorded 3.75
 now=$(date +%s.%N)
 since=$(date -u -d "@$(echo "$now - 3.5" | bc)" +%Y-%m-%dT%H:%M:%S.%NZ)
 until=$(TZ=Asia/Kolkata date -d "@$(echo "$now - 1.25" | bc)" +%Y-%m-%dT%H:%M:%S.%N%:z)

@@ -19,7 +19,8 @@ start_daemon "$WORK/p.conf"
 sock="$WORK/control.sock"
 (while :; do sleep 0.005; done) &
 CHILD_PIDS+=($!)
-sleep 4
+# The rings (16M: they do not wrap here) reach back past the 2 s kept.
+wait_recorded 2.25
 
 "$CTL" --socket "$sock" trigger recent >"$WORK/recent.out" 2>"$WORK/recent.err" ||
 	{ cat "$WORK/recent.err"; fail "perfsnapctl trigger recent"; }
@@ -45,6 +46,7 @@ for name, path in (("perf.data", sys.argv[2]), ("trace.dat", sys.argv[3])):
                                                    (w["to_ns"] - last) / 1e6))
 PY
 
+wait_recorded 3.25 # for more than the 3 s checked below
 "$CTL" --socket "$sock" trigger all >"$WORK/all.out" 2>"$WORK/all.err" ||
 	{ cat "$WORK/all.err"; fail "perfsnapctl trigger all"; }
 stem=$(grep '\.json$' "$WORK/all.out")
