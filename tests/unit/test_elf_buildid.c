@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "elf_buildid.h"
+#include "test_skip.h"
 
 /* What `readelf -n` says /proc/self/exe's build-id is (hex, or ""). */
 static void readelf_build_id(char *buf, size_t size)
@@ -42,7 +43,7 @@ static void reads_own_build_id(void **state)
 	(void)state;
 	readelf_build_id(want, sizeof(want));
 	if (!want[0])
-		skip(); /* linked without --build-id */
+		test_skip("the test binary is linked without --build-id");
 	assert_int_equal(elf_buildid__read_path("/proc/self/exe", &id), 0);
 	elf_buildid__hex(&id, got);
 	assert_string_equal(got, want);
@@ -77,7 +78,7 @@ static void no_note(void **state)
 	snprintf(cmd, sizeof(cmd), "echo 'int x;' | cc -x c -c -o %s - 2>/dev/null", path);
 	if (system(cmd) != 0) {
 		unlink(path);
-		skip();
+		test_skip("cc cannot build an object file");
 	}
 	assert_int_equal(elf_buildid__read_path(path, &id), -ENOENT);
 	unlink(path);
