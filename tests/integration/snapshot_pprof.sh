@@ -28,7 +28,9 @@ start_daemon "$WORK/p.conf"
 start_prog "$WORK/spin.out" "$PROGS/spinner" 30
 wait_for_line "$WORK/spin.out" '^started'
 spin_pid=$(awk '/^started/ { print $2; exit }' "$WORK/spin.out")
-sleep 3
+# Three seconds of its CPU time, some 3000 samples: enough that perf's five
+# largest functions stand apart from those that tie at a few samples.
+wait_work cpu 300 "$spin_pid"
 file=$(dump_and_wait)
 profile=${file%.perf.data}.pb.gz
 note "snapshot $file"
