@@ -22,7 +22,10 @@ write_config "$WORK/a.conf" "sched:sched_switch raw_syscalls:sys_enter raw_sysca
 grep -q compression "$WORK/a.conf" && fail "the test config sets compression: it must use the default"
 start_daemon "$WORK/a.conf"
 start_prog /dev/null "$PROGS/marker" psnap_load 1000000000 exit 0
-sleep 1 # rings full: several MiB of records, enough for the policy to learn from
+LOAD=$LAST_PID
+# Rings full: a fifth of a second of the load's CPU makes some 20 MiB of
+# records, enough for the policy to learn from.
+wait_work cpu 20 "$LOAD"
 chosen=""
 # A reason where the CPUs are busy and zstd is not measured: uncompressed's
 # figure against zstd's grown guess, or within 10% of it, as before.
@@ -99,7 +102,7 @@ for i in 1 2 3 4; do
 	trace-cmd report "$stem.trace.dat" >/dev/null 2>"$WORK/report.err" || fail "trace-cmd report"
 	grep -v '^ *$' "$WORK/report.err" | grep -q . && { cat "$WORK/report.err"; fail "trace-cmd warned"; }
 	chosen="$chosen $comp"
-	sleep 0.3
+	wait_work cpu 10 "$LOAD" # new records for the next dump
 done
 
 # A reload that reopens the rings keeps what was measured: the disk did not
@@ -107,7 +110,7 @@ done
 write_config "$WORK/a.conf" "sched:sched_switch sched:sched_wakeup raw_syscalls:sys_enter raw_syscalls:sys_exit" 16M
 kill -HUP "$DAEMON_PID"
 wait_for_line "$WORK/daemon.log" 'rings reopened'
-sleep 1
+wait_work cpu 20 "$LOAD"
 file=$(dump_and_wait)
 why=$(sed -n 's/^  "compression_auto": "\(.*\)",$/\1/p' "${file%.perf.data}.json")
 note "dump after the reopen: $why"
@@ -124,7 +127,7 @@ DAEMON_PID=
 taskset -pc 0 $$ >/dev/null || fail "taskset"
 start_daemon "$WORK/a.conf"
 [ "$(taskset -pc "$DAEMON_PID" | sed 's/.*: //')" = 0 ] || fail "the daemon is not on CPU 0 alone"
-sleep 1
+wait_work cpu 20 "$LOAD"
 file=$(dump_and_wait)
 stem=${file%.perf.data}
 comp=$(sed -n 's/^  "compression": "\(.*\)",$/\1/p' "$stem.json")
@@ -150,10 +153,12 @@ taskset -pc 1 $$ >/dev/null || fail "taskset"
 start_daemon "$WORK/b.conf"
 nice -n -20 sh -c 'while :; do :; done' &
 CHILD_PIDS+=($!)
+hog=$!
 taskset -pc 0 $$ >/dev/null || fail "taskset"
 "$PROGS/marker" psnap_load 1000000000 exit 0 >/dev/null 2>&1 &
 CHILD_PIDS+=($!)
-sleep 1
+# The spinner on its CPU, the new load's records in the rings.
+wait_work cpu 20 "$hog" "$!"
 starved=""
 for i in 1 2 3 4; do
 	file=$(dump_and_wait)
