@@ -78,12 +78,24 @@ fi
 # One after the other, one dump each (max_per_hour = 1): the rings are
 # paused while a dump copies them, so a pair in another trigger's dump's
 # pause would be missing from the recording; the counts go on regardless.
+# settled N: N snapshots written, and the pairs counted the same in looks
+# 0.2 s apart (the fallback counts what it reads every 10 ms, BPF at once).
+SETTLED='' SETTLED_AT=0
+settled() {
+	local now=${EPOCHREALTIME/[.,]/} pairs
+	[ "$(snapshot_count)" -ge "$1" ] || return 1
+	"$PERFSNAPCTL" --socket "$WORK/control.sock" status >"$WORK/settle.txt" || return 1
+	pairs=$(grep 'pairs seen' "$WORK/settle.txt")
+	[ "$pairs" = "$SETTLED" ] && [ $((now - SETTLED_AT)) -ge 200000 ] && return 0
+	[ "$pairs" = "$SETTLED" ] || SETTLED=$pairs SETTLED_AT=$now
+	return 1
+}
 touch "$WORK/go"
 wait $WAKER || fail "wakeup_delay failed"
-sleep 1
+wait_until 30 settled 1 || fail "no snapshot of slow-wakeup, or its figures moved on, 30 s after its wakeups"
 touch "$WORK/go2"
 wait $READER || fail "slow_read failed"
-sleep 1 # the fallback reads its rings every 10 ms; dumps finish
+wait_until 30 settled 2 || fail "no snapshot of slow-read, or its figures moved on, 30 s after its reads"
 
 "$PERFSNAPCTL" --socket "$WORK/control.sock" status >"$WORK/status.txt" ||
 	fail "perfsnapctl status failed"
@@ -202,9 +214,10 @@ threshold = 2s
 CONF
 start_daemon "$WORK/q.conf"
 touch "$WORK/go"
-sleep "$QUIET_SECONDS"
+sleep "$QUIET_SECONDS" # the quiet run's length: time that must pass
 kill $LOOP $BENCH
-sleep 0.5
+wait $LOOP $BENCH 2>/dev/null
+wait_until 30 settled 0 || fail "the quiet run's figures still move 30 s after it"
 "$PERFSNAPCTL" --socket "$WORK/control.sock" status >"$WORK/status.txt" ||
 	fail "perfsnapctl status failed"
 grep '^trigger: .*pairs seen' "$WORK/status.txt"
