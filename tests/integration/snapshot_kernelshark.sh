@@ -101,7 +101,9 @@ xwininfo -root -tree 2>/dev/null | grep -E "$title" >"$gui/window" || {
 	cat "$gui/ks.out" "$gui/ks.err" >&2
 	fail "KernelShark shows no window named after the file"
 }
-sleep 1 # it draws the graph after the window maps; a crash there counts too
+# It draws the graph after the window maps, and says nothing when done: a
+# second for a crash there to show (time that must pass).
+sleep 1
 kill -0 "$ks" 2>/dev/null || { cat "$gui/ks.err" >&2; fail "KernelShark exited"; }
 kill -TERM "$ks"
 wait "$ks" 2>/dev/null

@@ -95,7 +95,7 @@ for i in $(seq 1 "$DUMPS"); do
 		[ "$file" = "$reach" ] || fail "dump $i: cpu$cpu's records reach $file ns back, the sidecar says $reach"
 	done <"$WORK/side.$i"
 	grep -q ' true$' "$WORK/side.$i" && wrapped=$((wrapped + 1))
-	sleep "$EVERY"
+	sleep "$EVERY" # the dumps' spacing (WINDOW_EVERY): time that must pass
 done
 [ "$wrapped" -gt 0 ] || fail "the busy CPU's ring never wrapped: its reach was not tested"
 touch "$WORK/stop-watch"
