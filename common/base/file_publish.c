@@ -365,7 +365,7 @@ void file_publish__delete(struct file_publish *set)
 int file_publish__write_file(const char *dir, const char *name, const char *temp_name, mode_t mode,
 			     unsigned int flags, const void *data, size_t len)
 {
-	struct file_publish *set;
+	struct file_publish *set = NULL;
 	int i, r = file_publish__new(dir, &set);
 
 	if (r < 0)
