@@ -45,8 +45,18 @@ void compress_policy__look(struct compress_policy *p, uint64_t idle_ticks, uint6
 {
 	struct cpu_idle before = { p->idle_ticks, p->total_ticks };
 	struct cpu_idle now = { idle_ticks, total_ticks };
+	int pct = p->looked ? cpu_idle__pct(&before, &now) : -1;
 
-	p->idle_pct = p->looked ? cpu_idle__pct(&before, &now) : -1;
+	/*
+	 * Too few ticks since the last look to say (dumps back to back): the
+	 * last figure stands and the span goes on from that look. Taking "not
+	 * known" instead made the second of two quick dumps on a starved CPU
+	 * guess zstd at an idle machine's cost.
+	 */
+	if (p->looked && pct < 0 && total_ticks >= p->total_ticks && idle_ticks >= p->idle_ticks &&
+	    idle_ticks - p->idle_ticks <= total_ticks - p->total_ticks)
+		return;
+	p->idle_pct = pct;
 	p->looked = true;
 	p->idle_ticks = idle_ticks;
 	p->total_ticks = total_ticks;

@@ -180,14 +180,18 @@ static void test_busy_cpus(void **state)
 	compress_policy__look(&p, 0, 0);
 	/* One look: nothing to compare with yet. */
 	assert_true(choose(&p, 1000 * MS, why));
-	compress_policy__look(&p, 10, 30);
-	/* 20 ticks: too short a span to say. */
+	compress_policy__look(&p, 1, 30);
+	/* 30 ticks: too short a span to say; it goes on from the first look. */
 	assert_true(choose(&p, 1000 * MS, why));
-	compress_policy__look(&p, 15, 130);
+	compress_policy__look(&p, 5, 100);
 	assert_false(choose(&p, 1000 * MS, why));
 	assert_string_equal(why,
 			    "nothing measured yet: the CPUs were 95% busy since the last look, "
 			    "where zstd's CPU time would wait for them");
+	/* A dump right after: too few ticks again, and the CPUs are still said busy. */
+	compress_policy__look(&p, 5, 120);
+	assert_false(choose(&p, 1000 * MS, why));
+	assert_non_null(strstr(why, "95% busy"));
 	/* Uncompressed at 3 ns: zstd, 26 ns with the CPUs so busy, is not tried. */
 	compress_policy__record(&p, false, 200 * MS, 64 * MIB, 1100 * MS);
 	assert_false(choose(&p, 1200 * MS, why));
