@@ -157,8 +157,11 @@ hog=$!
 taskset -pc 0 $$ >/dev/null || fail "taskset"
 "$PROGS/marker" psnap_load 1000000000 exit 0 >/dev/null 2>&1 &
 CHILD_PIDS+=($!)
-# The spinner on its CPU, the new load's records in the rings.
-wait_work cpu 20 "$hog" "$!"
+# The new load's records in the rings, and a second of the spinner's CPU:
+# the policy's look at the first dump spans the daemon's start to it, and
+# it takes a busy figure only over 50 ticks of every CPU or more, which
+# 20 ticks of the two loads together (0.1 s) did not give.
+wait_work cpu 100 "$hog"
 starved=""
 for i in 1 2 3 4; do
 	file=$(dump_and_wait)
