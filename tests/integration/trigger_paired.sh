@@ -193,6 +193,8 @@ for _ in $(seq 1 100); do
 	sleep 0.05
 done
 [ -n "$child" ] || fail "perf bench sched pipe forked no worker"
+# Its worker outlives it when it is killed: it goes too.
+CLEANUP_HOOK="kill $LOOP $BENCH $child 2>/dev/null"
 lo=$((BENCH < child ? BENCH : child)) hi=$((BENCH > child ? BENCH : child))
 FORMATS="perf.data"
 write_config "$WORK/q.conf" "sched:sched_switch" 1M
@@ -215,7 +217,7 @@ CONF
 start_daemon "$WORK/q.conf"
 touch "$WORK/go"
 sleep "$QUIET_SECONDS" # the quiet run's length: time that must pass
-kill $LOOP $BENCH
+kill $LOOP $BENCH $child
 wait $LOOP $BENCH 2>/dev/null
 wait_until 30 settled 0 || fail "the quiet run's figures still move 30 s after it"
 "$PERFSNAPCTL" --socket "$WORK/control.sock" status >"$WORK/status.txt" ||
