@@ -23,16 +23,13 @@
 #define PT_EXITED 0x2 /* its EXIT was seen, not just implied by a reused tid */
 #define PT_PARENT 0x4 /* not forked while recording: ppid and ptid are /proc's */
 
-/* Record layouts up to the name (or trailer), as the kernel writes them. */
+/*
+ * Record layouts up to the name (or trailer), as the kernel writes them:
+ * what proc_table_emit.c writes (snapshot_tasks__decode() reads them).
+ */
 struct pt_comm_rec {
 	struct perf_event_header header;
 	uint32_t pid, tid;
-};
-
-struct pt_mmap_rec {
-	struct perf_event_header header;
-	uint32_t pid, tid;
-	uint64_t start, len, pgoff;
 };
 
 struct pt_mmap2_rec {

@@ -16,12 +16,13 @@
 
 #include "perf_record.h"
 #include "proc_table-internal.h"
+#include "snapshot_tasks.h"
 
 #define MAX_BUCKETS ((size_t)1 << 22)
 
-static bool bad_pid(uint32_t pid)
+static bool bad_pid(pid_t pid)
 {
-	return (int32_t)pid <= 0;
+	return pid <= 0;
 }
 
 static uint64_t age_key(const struct pt_task *p)
@@ -422,101 +423,63 @@ static int ignored(struct proc_table *t)
 	return 1;
 }
 
-/* The NUL-terminated name at @off of a record whose trailer starts at @body. */
-static const char *record_name(const struct perf_event_header *rec, size_t off, size_t body,
-			       size_t *ret_len)
+static int handle_comm(struct proc_table *t, const struct snapshot_task_record *f)
 {
-	const char *name = (const char *)rec + off;
-	const char *nul;
-
-	if (body <= off)
-		return NULL;
-	nul = memchr(name, '\0', body - off);
-	if (!nul)
-		return NULL;
-	*ret_len = (size_t)(nul - name);
-	return name;
-}
-
-static int handle_comm(struct proc_table *t, const struct perf_event_header *rec, size_t body,
-		       uint64_t time)
-{
-	bool exec = rec->misc & PERF_RECORD_MISC_COMM_EXEC;
 	char comm[PT_COMM_LEN];
-	struct pt_comm_rec f;
 	struct pt_task *p, *leader;
-	const char *name;
-	size_t len;
 	int r;
 
-	if (body < sizeof(f))
-		return -EINVAL;
-	memcpy(&f, rec, sizeof(f));
-	name = record_name(rec, sizeof(f), body, &len);
-	if (!name)
-		return -EINVAL;
-	if (bad_pid(f.pid) || bad_pid(f.tid))
+	if (bad_pid(f->pid) || bad_pid(f->tid))
 		return ignored(t);
-	snprintf(comm, sizeof(comm), "%s", name);
-	p = task_get(t, (pid_t)f.pid, (pid_t)f.tid, time);
+	snprintf(comm, sizeof(comm), "%s", f->comm);
+	p = task_get(t, f->pid, f->tid, f->time);
 	if (!p)
 		return -ENOMEM;
-	r = proc_table__comm_insert(t, p, time, comm, exec);
-	if (r < 0 || !exec)
+	r = proc_table__comm_insert(t, p, f->time, comm, f->exec);
+	if (r < 0 || !f->exec)
 		return r;
-	leader = f.pid == f.tid ? p : proc_table__task_at(t, (pid_t)f.pid, time);
-	if (leader && leader->pid == (pid_t)f.pid)
-		maps_end(leader, time);
+	leader = f->pid == f->tid ? p : proc_table__task_at(t, f->pid, f->time);
+	if (leader && leader->pid == f->pid)
+		maps_end(leader, f->time);
 	return 0;
 }
 
-static int handle_mmap(struct proc_table *t, const struct perf_event_header *rec, size_t body,
-		       uint64_t time)
+static int handle_mmap(struct proc_table *t, const struct snapshot_task_record *f)
 {
-	struct pt_mmap2_rec f = { .prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE };
-	size_t off = rec->type == PERF_RECORD_MMAP2 ? sizeof(f) : sizeof(struct pt_mmap_rec);
-	const char *name;
 	struct pt_mapping *m;
 	struct pt_task *p;
-	size_t len;
 	int r;
 
-	if (body < off)
-		return -EINVAL;
-	memcpy(&f, rec, off);
-	name = record_name(rec, off, body, &len);
-	if (!name)
-		return -EINVAL;
-	if (rec->type == PERF_RECORD_MMAP && rec->misc & PERF_RECORD_MISC_MMAP_DATA)
+	if (!(f->prot & PROT_EXEC) || bad_pid(f->pid) || bad_pid(f->tid))
 		return ignored(t);
-	if (!(f.prot & PROT_EXEC) || bad_pid(f.pid) || bad_pid(f.tid))
-		return ignored(t);
-	p = task_get(t, (pid_t)f.pid, (pid_t)f.pid, time);
-	m = p ? proc_table__mapping_new(t, name, len) : NULL;
+	p = task_get(t, f->pid, f->pid, f->time);
+	m = p ? proc_table__mapping_new(t, f->filename, strlen(f->filename)) : NULL;
 	if (!m)
 		return -ENOMEM;
-	m->misc = rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID;
-	m->start = f.start;
-	m->len = f.len;
-	m->pgoff = f.pgoff;
-	memcpy(m->id, f.id, sizeof(m->id));
-	m->prot = f.prot;
-	m->flags = f.flags;
-	proc_table__mapping_build_id(t, (pid_t)f.pid, m);
-	r = proc_table__map_add(t, p, m, time);
+	m->misc = f->misc & PERF_RECORD_MISC_MMAP_BUILD_ID;
+	m->start = f->start;
+	m->len = f->len;
+	m->pgoff = f->pgoff;
+	if (f->id)
+		memcpy(m->id, f->id, sizeof(m->id));
+	m->prot = f->prot;
+	m->flags = f->flags;
+	proc_table__mapping_build_id(t, f->pid, m);
+	r = proc_table__map_add(t, p, m, f->time);
 	proc_table__mapping_put(t, m);
 	return r;
 }
 
 /* The child takes its parent's comm and, for a new process, its live mappings. */
-static int fork_inherit(struct proc_table *t, struct pt_task *c, const struct pt_task_rec *f,
-			uint64_t time)
+static int fork_inherit(struct proc_table *t, struct pt_task *c,
+			const struct snapshot_task_record *f)
 {
+	uint64_t time = f->time;
 	const struct pt_comm *cc;
 	const struct pt_task *parent;
 	int r = 0;
 
-	parent = proc_table__task_at(t, (pid_t)f->ptid, time);
+	parent = proc_table__task_at(t, f->ptid, time);
 	if (parent && (parent == c || parent->exit_time < time))
 		parent = NULL; /* its tid was reused and we missed the new one */
 	cc = parent ? proc_table__task_comm_at(t, parent, time) : NULL;
@@ -527,8 +490,8 @@ static int fork_inherit(struct proc_table *t, struct pt_task *c, const struct pt
 	}
 	if (f->pid == f->ppid || f->pid != f->tid)
 		return 0;
-	parent = proc_table__task_at(t, (pid_t)f->ppid, time);
-	if (!parent || parent == c || parent->pid != (pid_t)f->ppid || parent->exit_time < time)
+	parent = proc_table__task_at(t, f->ppid, time);
+	if (!parent || parent == c || parent->pid != f->ppid || parent->exit_time < time)
 		return 0;
 	for (uint32_t i = 0; i < parent->nr_maps && r >= 0; i++) {
 		const struct pt_map_ref *pm = &parent->maps[i];
@@ -543,9 +506,10 @@ static int fork_inherit(struct proc_table *t, struct pt_task *c, const struct pt
 	return r;
 }
 
-static int handle_fork(struct proc_table *t, const struct pt_task_rec *f, uint64_t time)
+static int handle_fork(struct proc_table *t, const struct snapshot_task_record *f)
 {
-	struct pt_task *c = proc_table__task_at(t, (pid_t)f->tid, PT_NEVER);
+	uint64_t time = f->time;
+	struct pt_task *c = proc_table__task_at(t, f->tid, PT_NEVER);
 
 	if (c && !(c->flags & PT_FORKED) && c->born >= time) {
 		/* Its COMM or MMAP came first, from another CPU's ring. */
@@ -555,36 +519,32 @@ static int handle_fork(struct proc_table *t, const struct pt_task_rec *f, uint64
 	} else {
 		if (c && c->exit_time == PT_NEVER && c->born <= time)
 			task_end(t, c, time, false);
-		c = proc_table__task_new(t, (pid_t)f->pid, (pid_t)f->tid, time);
+		c = proc_table__task_new(t, f->pid, f->tid, time);
 		if (!c)
 			return -ENOMEM;
 	}
-	c->pid = (pid_t)f->pid;
-	c->ppid = (pid_t)f->ppid;
-	c->ptid = (pid_t)f->ptid;
+	c->pid = f->pid;
+	c->ppid = f->ppid;
+	c->ptid = f->ptid;
 	c->flags |= PT_FORKED;
-	return bad_pid(f->ptid) ? 0 : fork_inherit(t, c, f, time);
+	return bad_pid(f->ptid) ? 0 : fork_inherit(t, c, f);
 }
 
-static int handle_task(struct proc_table *t, const struct perf_event_header *rec, size_t body,
-		       uint64_t time)
+static int handle_task(struct proc_table *t, const struct snapshot_task_record *f)
 {
-	struct pt_task_rec f;
+	uint64_t time = f->time;
 	struct pt_task *p;
 
-	if (body < sizeof(f))
-		return -EINVAL;
-	memcpy(&f, rec, sizeof(f));
-	if (bad_pid(f.pid) || bad_pid(f.tid))
+	if (bad_pid(f->pid) || bad_pid(f->tid))
 		return ignored(t);
-	if (rec->type == PERF_RECORD_FORK)
-		return handle_fork(t, &f, time);
-	p = proc_table__task_at(t, (pid_t)f.tid, time);
+	if (f->type == PERF_RECORD_FORK)
+		return handle_fork(t, f);
+	p = proc_table__task_at(t, f->tid, time);
 	if (p && p->born > time && p->flags & PT_FORKED)
 		return ignored(t); /* an earlier incarnation, never seen */
-	if (p && p->pid != (pid_t)f.pid && p->exit_time == PT_NEVER)
+	if (p && p->pid != f->pid && p->exit_time == PT_NEVER)
 		task_end(t, p, time, false); /* a tid reused without its FORK yet */
-	if (!p || p->pid != (pid_t)f.pid || (p->flags & PT_EXITED && p->exit_time < time)) {
+	if (!p || p->pid != f->pid || (p->flags & PT_EXITED && p->exit_time < time)) {
 		/*
 		 * The EXIT of an incarnation whose FORK is still in another
 		 * CPU's ring, drained later: a short-lived child exits on
@@ -592,13 +552,13 @@ static int handle_task(struct proc_table *t, const struct perf_event_header *rec
 		 * FORK finds it exited rather than making it alive for good
 		 * (which would fill the table and push out newer tasks).
 		 */
-		p = proc_table__task_new(t, (pid_t)f.pid, (pid_t)f.tid, time);
+		p = proc_table__task_new(t, f->pid, f->tid, time);
 		if (!p)
 			return -ENOMEM;
 	}
 	task_end(t, p, time, true);
-	p->exit_ppid = (pid_t)f.ppid;
-	p->exit_ptid = (pid_t)f.ptid;
+	p->exit_ppid = f->ppid;
+	p->exit_ptid = f->ptid;
 	return 0;
 }
 
@@ -619,29 +579,31 @@ static int handle_task(struct proc_table *t, const struct perf_event_header *rec
 int proc_table__process_record(struct proc_table *t, const struct perf_event_header *rec,
 			       uint64_t sample_type)
 {
+	struct snapshot_task_record f;
 	struct perf_record_info info;
-	size_t body;
 	int r;
 
 	if (!t || !rec || rec->size < sizeof(*rec) || rec->size % 8 ||
 	    !(sample_type & PERF_SAMPLE_TIME))
 		return -EINVAL;
-	if (rec->type != PERF_RECORD_COMM && rec->type != PERF_RECORD_MMAP &&
-	    rec->type != PERF_RECORD_MMAP2 && rec->type != PERF_RECORD_FORK &&
-	    rec->type != PERF_RECORD_EXIT) {
+	r = snapshot_tasks__decode(rec, sample_type, &f);
+	if (r == -ENOMSG) {
 		ignored(t);
 		return 0;
 	}
+	if (r < 0)
+		return r;
+	/* The trailer's time, for FORK and EXIT too (the decoder falls back to theirs). */
 	r = perf_record__parse_id_trailer(rec, sample_type, &info);
 	if (r < 0)
 		return r;
-	body = rec->size - perf_record__id_trailer_size(sample_type);
-	if (rec->type == PERF_RECORD_COMM)
-		r = handle_comm(t, rec, body, info.time);
-	else if (rec->type == PERF_RECORD_MMAP || rec->type == PERF_RECORD_MMAP2)
-		r = handle_mmap(t, rec, body, info.time);
+	f.time = info.time;
+	if (f.type == PERF_RECORD_COMM)
+		r = handle_comm(t, &f);
+	else if (f.type == PERF_RECORD_MMAP || f.type == PERF_RECORD_MMAP2)
+		r = handle_mmap(t, &f);
 	else
-		r = handle_task(t, rec, body, info.time);
+		r = handle_task(t, &f);
 	if (r)
 		return r < 0 ? r : 0;
 	t->stats.nr_records++;

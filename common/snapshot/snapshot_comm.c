@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "snapshot_comm.h"
+#include "snapshot_tasks.h"
 
 static int cmp_comm(const void *a, const void *b)
 {
@@ -23,21 +24,20 @@ const struct snapshot_comm *snapshot_comm__find(const struct snapshot_comm *comm
 	return nr ? bsearch(&key, comms, nr, sizeof(*comms), cmp_comm) : NULL;
 }
 
-/* COMM: pid, tid, comm; FORK: pid, ppid, tid, ptid. The task a record names, and its process. */
-static pid_t named_tid(const struct perf_event_header *h, pid_t *ret_parent, pid_t *ret_pid)
+/* The task a COMM or FORK names (0: another record), its process and (FORK) its parent. */
+static pid_t named_tid(const struct perf_event_header *h, pid_t *ret_parent, pid_t *ret_pid,
+		       const char **ret_comm)
 {
-	const uint8_t *p = (const uint8_t *)(h + 1);
-	int32_t ids[4] = { 0 };
+	struct snapshot_task_record r;
 
-	if (h->type == PERF_RECORD_COMM && h->size > sizeof(*h) + 8)
-		memcpy(ids, p, 8);
-	else if (h->type == PERF_RECORD_FORK && h->size >= sizeof(*h) + 16)
-		memcpy(ids, p, 16);
-	else
+	/* The trailer is not known here: a name must end before the record does. */
+	if (snapshot_tasks__decode(h, 0, &r) < 0 ||
+	    (r.type != PERF_RECORD_COMM && r.type != PERF_RECORD_FORK))
 		return 0;
-	*ret_parent = h->type == PERF_RECORD_FORK ? ids[3] : 0;
-	*ret_pid = ids[0];
-	return h->type == PERF_RECORD_FORK ? ids[2] : ids[1];
+	*ret_parent = r.type == PERF_RECORD_FORK ? r.ptid : 0;
+	*ret_pid = r.pid;
+	*ret_comm = r.comm;
+	return r.tid;
 }
 
 /**
@@ -55,12 +55,13 @@ int snapshot_comm__build(const struct perf_event_header *const *recs, size_t nr,
 	struct snapshot_comm *comms = calloc(nr ? nr : 1, sizeof(*comms));
 	size_t n = 0, out = 0;
 	pid_t parent = 0, pid = 0;
+	const char *name = NULL;
 
 	if (!comms)
 		return -ENOMEM;
 	/* Every task named, once, sorted: then each record finds its entry. */
 	for (size_t i = 0; i < nr; i++) {
-		pid_t tid = named_tid(recs[i], &parent, &pid);
+		pid_t tid = named_tid(recs[i], &parent, &pid, &name);
 
 		if (tid > 0)
 			comms[n++].tid = tid;
@@ -73,16 +74,14 @@ int snapshot_comm__build(const struct perf_event_header *const *recs, size_t nr,
 	for (size_t i = 0; i < nr; i++) {
 		const struct perf_event_header *h = recs[i];
 		struct snapshot_comm *c = (struct snapshot_comm *)snapshot_comm__find(
-			comms, out, named_tid(h, &parent, &pid));
+			comms, out, named_tid(h, &parent, &pid, &name));
 		const struct snapshot_comm *pc;
-		const char *name = (const char *)(h + 1) + 8;
 
 		if (!c)
 			continue;
 		c->pid = pid;
 		if (h->type == PERF_RECORD_COMM)
-			snprintf(c->comm, sizeof(c->comm), "%.*s",
-				 (int)strnlen(name, h->size - sizeof(*h) - 8), name);
+			snprintf(c->comm, sizeof(c->comm), "%s", name);
 		else if ((pc = snapshot_comm__find(comms, out, parent)) && pc->comm[0])
 			memcpy(c->comm, pc->comm, sizeof(c->comm));
 	}

@@ -16,7 +16,7 @@
 
 /* The fixed parts after the header, as the kernel lays them out. */
 #define COMM_NAME_AT  8	 /* pid, tid, comm */
-#define TASK_FIXED    16 /* pid, ppid, tid, ptid, then time */
+#define TASK_FIXED    24 /* pid, ppid, tid, ptid, time */
 #define MMAP_NAME_AT  32 /* pid, tid, start, len, pgoff, filename */
 #define MMAP2_ID_AT   32 /* maj, min, ino, ino_generation; or size, 3 reserved, build_id */
 #define MMAP2_PROT_AT 56 /* prot, flags */
@@ -44,9 +44,12 @@ static int decode_mmap(const uint8_t *p, size_t body, struct snapshot_task_recor
 	memcpy(&r->pgoff, p + 24, 8);
 	if (r->type == PERF_RECORD_MMAP) {
 		r->prot = PROT_READ | (r->misc & PERF_RECORD_MISC_MMAP_DATA ? 0 : PROT_EXEC);
+		r->flags = MAP_PRIVATE;
 		return 0;
 	}
 	memcpy(&r->prot, p + MMAP2_PROT_AT, 4);
+	memcpy(&r->flags, p + MMAP2_PROT_AT + 4, 4);
+	r->id = p + MMAP2_ID_AT;
 	if (!(r->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
 		r->has_ino = true;
 		memcpy(&r->maj, p + MMAP2_ID_AT, 4);
@@ -96,8 +99,8 @@ int snapshot_tasks__decode(const struct perf_event_header *h, uint64_t sample_ty
 		ret->ppid = ids[1];
 		ret->tid = ids[2];
 		ret->ptid = ids[3];
-		if (!ret->time && body >= TASK_FIXED + 8)
-			memcpy(&ret->time, p + TASK_FIXED, 8);
+		if (!ret->time)
+			memcpy(&ret->time, p + 16, 8);
 		return 0;
 	}
 	memcpy(ids, p, 8);

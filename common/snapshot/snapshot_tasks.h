@@ -34,6 +34,8 @@ struct snapshot_task_record {
 	/* MMAP, MMAP2 */
 	uint64_t start, len, pgoff;
 	uint32_t prot;	      /* MMAP's: PROT_READ | PROT_EXEC unless MISC_MMAP_DATA */
+	uint32_t flags;	      /* MMAP's: MAP_PRIVATE */
+	const uint8_t *id;    /* MMAP2: its 24 bytes of either form, as recorded; else NULL */
 	const char *filename; /* NUL-terminated */
 	bool has_ino;	      /* MMAP2's inode form: */
 	uint32_t maj, min;
