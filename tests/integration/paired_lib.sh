@@ -2,7 +2,7 @@
 # What the paired-trigger tests share (trigger_paired*.sh): the path
 # (PAIRED_MODE=bpf, or fallback: the user-space pairing forced by
 # PERFSNAPD_PAIRED_NO_BPF=1), when the daemon's figures have settled, and
-# a trigger's figures in status.
+# a trigger's figures in status (take_status, figures).
 MODE=${PAIRED_MODE:-bpf}
 if [ "$MODE" = fallback ]; then
 	export PERFSNAPD_PAIRED_NO_BPF=1
@@ -27,4 +27,10 @@ settled() {
 figures() {
 	sed -n "s/^trigger: $1: measured $measured; \([0-9]*\) pairs seen, \([0-9]*\) over .*/\1 \2/p" \
 		"$WORK/status.txt"
+}
+# take_status PATTERN: status into status.txt; its lines matching PATTERN shown.
+take_status() {
+	"$PERFSNAPCTL" --socket "$WORK/control.sock" status >"$WORK/status.txt" ||
+		fail "perfsnapctl status failed"
+	grep "$1" "$WORK/status.txt"
 }

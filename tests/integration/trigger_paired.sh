@@ -76,9 +76,7 @@ touch "$WORK/go2"
 wait $READER || fail "slow_read failed"
 wait_until 30 settled 2 || fail "no snapshot of slow-read, or its figures moved on, 30 s after its reads"
 
-"$PERFSNAPCTL" --socket "$WORK/control.sock" status >"$WORK/status.txt" ||
-	fail "perfsnapctl status failed"
-grep '^trigger: ' "$WORK/status.txt"
+take_status '^trigger: '
 read -r wpairs wover <<<"$(figures slow-wakeup)"
 read -r rpairs rover <<<"$(figures slow-read)"
 [ -n "$wpairs" ] && [ -n "$rpairs" ] || fail "status: no paired figures measured $measured"

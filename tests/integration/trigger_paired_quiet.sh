@@ -57,9 +57,7 @@ sleep "$QUIET_SECONDS" # the quiet run's length: time that must pass
 kill $LOOP $BENCH $child
 wait $LOOP $BENCH 2>/dev/null
 wait_until 30 settled 0 || fail "the quiet run's figures still move 30 s after it"
-"$PERFSNAPCTL" --socket "$WORK/control.sock" status >"$WORK/status.txt" ||
-	fail "perfsnapctl status failed"
-grep '^trigger: .*pairs seen' "$WORK/status.txt"
+take_status '^trigger: .*pairs seen'
 read -r qpairs qover <<<"$(figures quiet-wakeup)"
 read -r spairs sover <<<"$(figures quiet-syscall)"
 [ -n "$qpairs" ] && [ -n "$spairs" ] || fail "status: no figures for the quiet run"
