@@ -39,7 +39,7 @@ perf record -q -e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup
 	-e sched:sched_process_fork -e sched:sched_process_exit -e sched:sched_process_exec \
 	-e raw_syscalls:sys_enter --filter "$sys" -e raw_syscalls:sys_exit --filter "$sys" \
 	-e timer:hrtimer_start -a -m 8M -o tp.data \
-	-- sh -c "'$PROGS/shortlived_xyz' 0.3; sleep 0.2" >/dev/null 2>&1 ||
+	-- sh -c "'$PROGS/shortlived_xyz' 0.3 >sl.out; sleep 0.2" >/dev/null 2>&1 ||
 	fail "perf record -o tp.data"
 convert_ok tp.pftrace -i tp.data
 pftrace_decode tp.pftrace tp.txt
@@ -48,9 +48,11 @@ grep -q "converted $(perf script -i tp.data 2>/dev/null | wc -l) tracepoint even
 	conv.out || fail "wrong summary"
 grep -q '^    primary_trace_clock: BUILTIN_CLOCK_PERF' tp.txt || fail "no perf trace clock"
 grep -q 'compact_sched {' tp.txt || fail "sched_switch not in the compact encoding"
-# The exited program: named in the ProcessTree, and its exit is in the trace.
-tid=$(pftrace_thread_named tp.txt shortlived_xyz)
-[ -n "$tid" ] || fail "the exited shortlived_xyz is not named in the ProcessTree"
+# The exited program: named in the ProcessTree, and its exit is in the trace
+# (by its pid: another test may run a shortlived_xyz meanwhile).
+tid=$(awk '{ print $2 }' sl.out)
+pftrace_thread_is tp.txt "$tid" shortlived_xyz ||
+	fail "the exited shortlived_xyz ($tid) is not named in the ProcessTree"
 grep -A3 '^      sched_process_exit {' tp.txt | grep -q "pid: $tid\$" ||
 	fail "no sched_process_exit of the named task $tid"
 note "exited task $tid is named"

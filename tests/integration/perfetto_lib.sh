@@ -82,6 +82,17 @@ pftrace_thread_named() {
 		/^    }/ { t = 0 }' "$1"
 }
 
+# pftrace_thread_is DECODED TID NAME: a ProcessTree thread TID carries NAME
+# (tests beside this one may run programs of the same name: by tid, not name).
+pftrace_thread_is() {
+	awk -v want="$2" -v name="$3" '
+		/^    threads {/ { t = 1; tid = ""; n = ""; next }
+		t && /^      tid:/ { tid = $2 }
+		t && /^      name:/ { n = $0; sub(/^ *name: "/, "", n); sub(/"$/, "", n) }
+		t && /^    }/ { if (tid == want && n == name) found = 1; t = 0 }
+		END { exit !found }' "$1"
+}
+
 # pftrace_in_callstack DECODED FUNCTION [STREAM]: FUNCTION is the name of a
 # frame that an interned callstack holds (iids are per sequence; one sequence
 # suffices), in the StackSamples of STREAM (the event's name) if given.

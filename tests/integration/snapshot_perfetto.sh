@@ -45,8 +45,8 @@ check "$stem"
 # events, the trace must name it and hold its exit, as perf script does.
 # (convert_perfetto checks an exited task on a perf record file every time.)
 if perf script -i "$file" -F pid 2>/dev/null | grep -qw "$slpid"; then
-	tid=$(pftrace_thread_named "$WORK/pf.txt" shortlived_xyz)
-	[ "$tid" = "$slpid" ] || fail "the exited shortlived_xyz ($slpid) is named for '$tid'"
+	pftrace_thread_is "$WORK/pf.txt" "$slpid" shortlived_xyz ||
+		fail "the exited shortlived_xyz ($slpid) is not named"
 	if perf script -i "$file" 2>/dev/null | grep -q "sched_process_exit:.*pid=$slpid "; then
 		grep -A3 '^      sched_process_exit {' "$WORK/pf.txt" | grep -q "pid: $slpid\$" ||
 			fail "no sched_process_exit of $slpid"
