@@ -89,8 +89,12 @@ echo "$fds" | grep -qF "$WORK/out" && fail "the helper still holds a snapshot fi
 echo "$fds" | grep -qF "$WORK/control.sock" && fail "the helper holds the control socket"
 note "helper pid $h: $(echo "$fds" | tr '\n' ' ')"
 
-# Killed: the next upload starts another one, and says so.
+# Killed: the next upload starts another one, and says so. Dead (a zombie
+# or reaped) before the next dump: under ASan its exit takes a while, and
+# a helper still exiting is not idle but dying in the upload's hands.
 kill -KILL "$h"
+helper_dead() { [ ! -e "/proc/$1" ] || grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
+wait_until 10 helper_dead "$h" || fail "the helper outlived SIGKILL by 10 s"
 s2=$(dump second)
 wait_uploaded "$s2"
 in_bucket "$s2"
