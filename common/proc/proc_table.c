@@ -580,7 +580,6 @@ int proc_table__process_record(struct proc_table *t, const struct perf_event_hea
 			       uint64_t sample_type)
 {
 	struct snapshot_task_record f;
-	struct perf_record_info info;
 	int r;
 
 	if (!t || !rec || rec->size < sizeof(*rec) || rec->size % 8 ||
@@ -593,11 +592,6 @@ int proc_table__process_record(struct proc_table *t, const struct perf_event_hea
 	}
 	if (r < 0)
 		return r;
-	/* The trailer's time, for FORK and EXIT too (the decoder falls back to theirs). */
-	r = perf_record__parse_id_trailer(rec, sample_type, &info);
-	if (r < 0)
-		return r;
-	f.time = info.time;
 	if (f.type == PERF_RECORD_COMM)
 		r = handle_comm(t, &f);
 	else if (f.type == PERF_RECORD_MMAP || f.type == PERF_RECORD_MMAP2)
