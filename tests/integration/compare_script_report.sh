@@ -14,10 +14,13 @@
 # where perf script shows ":tid", a task neither can name). Prints the
 # count on success; the first differences and exit 1 otherwise.
 set -u
-perf_out=$1
-tc_out=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# Read twice below (events, then COMM lines): a pipe (<(perf script ...))
+# gives its lines once, so both inputs are copied first.
+cat "$1" >"$work/perf.in" && cat "$2" >"$work/tc.in" || exit 1
+perf_out=$work/perf.in
+tc_out=$work/tc.in
 
 # Both become "time cpu event fields<TAB>tid<TAB>comm", sorted.
 # perf script: "  comm  tid [cpu] sec.ns: system:event: fields". A sample
@@ -43,7 +46,7 @@ gawk '
 n_perf=$(wc -l <"$work/perf")
 n_tc=$(wc -l <"$work/tc")
 if [ "$n_perf" -eq 0 ]; then
-	echo "compare: no tracepoint events in $perf_out" >&2
+	echo "compare: no tracepoint events in $1" >&2
 	exit 1
 fi
 if [ "$n_perf" != "$n_tc" ]; then
