@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ftrace_instance: a tracefs instance of perfsnapd's own, made and removed
+ * with libtracefs: its events and their filters, its clock, each CPU's
+ * ring size, its on/off switch (an fd kept open, for the dump's stop) and
+ * each CPU's stats. An instance is named PREFIX-PID, so two daemons never
+ * share one and a killed daemon's leftover is known by its dead PID.
+ * Nothing here logs: -errno, and the caller says what failed.
+ */
+#ifndef PERFSNAPD_FTRACE_INSTANCE_H
+#define PERFSNAPD_FTRACE_INSTANCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct ftrace_instance;
+
+/*
+ * Creates instance "@prefix-@pid" under the system's tracefs, tracing off,
+ * overwrite on, record-cmd and record-tgid off (the side-band names
+ * tasks). Returns 0, -EEXIST where it exists, or -errno.
+ */
+int ftrace_instance__create(const char *prefix, pid_t pid, struct ftrace_instance **ret);
+/* Turns tracing off and removes the instance; NULL is fine. Returns 0 or -errno. */
+int ftrace_instance__destroy(struct ftrace_instance *fi);
+/*
+ * Removes every instance "@prefix-PID" whose PID does not run (a killed
+ * daemon's). Returns how many, or -errno.
+ */
+int ftrace_instance__remove_leftovers(const char *prefix);
+
+const char *ftrace_instance__name(const struct ftrace_instance *fi);
+/* Whether the system's trace_clock offers @clock ("perf", "mono", "boot"). */
+bool ftrace_instance__has_clock(const char *clock);
+int ftrace_instance__set_clock(struct ftrace_instance *fi, const char *clock);
+/* @cpu's ring to @kb KiB (per_cpu/cpuN/buffer_size_kb); EBUSY while mapped. */
+int ftrace_instance__set_cpu_kb(struct ftrace_instance *fi, int cpu, size_t kb);
+int ftrace_instance__cpu_kb(const struct ftrace_instance *fi, int cpu, size_t *ret_kb);
+/* Enables @system:@event, with @filter (NULL: none) in its events/.../filter. */
+int ftrace_instance__enable_event(struct ftrace_instance *fi, const char *system,
+				  const char *event, const char *filter);
+/* tracing_on, through an fd opened at create: one write(2). Returns 0 or -errno. */
+int ftrace_instance__set_on(struct ftrace_instance *fi, bool on);
+/* per_cpu/cpuN/trace_pipe_raw, opened O_RDONLY|O_NONBLOCK|O_CLOEXEC. Returns an fd or -errno. */
+int ftrace_instance__open_cpu_raw(const struct ftrace_instance *fi, int cpu);
+
+/* per_cpu/cpuN/stats. */
+struct ftrace_cpu_stats {
+	uint64_t entries;
+	uint64_t overrun;	 /* overwritten: the oldest, as an overwrite ring does */
+	uint64_t commit_overrun; /* lost: nested writers overflowed a sub-buffer */
+	uint64_t dropped_events; /* lost: the ring was full with overwrite off */
+};
+int ftrace_instance__cpu_stats(const struct ftrace_instance *fi, int cpu,
+			       struct ftrace_cpu_stats *ret);
+
+#endif

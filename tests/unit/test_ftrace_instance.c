@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unit tests for ftrace_instance: to be written. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+static void test_placeholder(void **state)
+{
+	(void)state;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = { cmocka_unit_test(test_placeholder) };
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
