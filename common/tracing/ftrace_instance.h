@@ -20,14 +20,21 @@ struct ftrace_instance;
 /*
  * Creates instance "@prefix-@pid" under the system's tracefs, tracing off,
  * overwrite on, record-cmd and record-tgid off (the side-band names
- * tasks). Returns 0, -EEXIST where it exists, or -errno.
+ * tasks). Returns 0, -EEXIST where it exists (it is left alone), or -errno.
  */
 int ftrace_instance__create(const char *prefix, pid_t pid, struct ftrace_instance **ret);
-/* Turns tracing off and removes the instance; NULL is fine. Returns 0 or -errno. */
+/*
+ * Turns tracing off and removes the instance, and frees @fi whatever the
+ * result; NULL is fine. Close the fds of ftrace_instance__open_cpu_raw()
+ * (and unmap their rings) first: the kernel keeps an instance with an
+ * open file (-EBUSY; it is left off, for a later run's remove_leftovers).
+ * Returns 0 or -errno.
+ */
 int ftrace_instance__destroy(struct ftrace_instance *fi);
 /*
  * Removes every instance "@prefix-PID" whose PID does not run (a killed
- * daemon's). Returns how many, or -errno.
+ * daemon's), and no other. Returns how many, or the -errno of the first
+ * that could not be removed (the others are still tried).
  */
 int ftrace_instance__remove_leftovers(const char *prefix);
 
@@ -38,15 +45,22 @@ int ftrace_instance__set_clock(struct ftrace_instance *fi, const char *clock);
 /* @cpu's ring to @kb KiB (per_cpu/cpuN/buffer_size_kb); EBUSY while mapped. */
 int ftrace_instance__set_cpu_kb(struct ftrace_instance *fi, int cpu, size_t kb);
 int ftrace_instance__cpu_kb(const struct ftrace_instance *fi, int cpu, size_t *ret_kb);
-/* Enables @system:@event, with @filter (NULL: none) in its events/.../filter. */
-int ftrace_instance__enable_event(struct ftrace_instance *fi, const char *system,
-				  const char *event, const char *filter);
+/*
+ * Enables @system:@event (names, not patterns), with @filter (NULL or "":
+ * none) in its events/.../filter. A filter the kernel rejects: -EINVAL,
+ * and the event is left disabled. -ENOENT for an event the kernel has not.
+ */
+int ftrace_instance__enable_event(struct ftrace_instance *fi, const char *system, const char *event,
+				  const char *filter);
 /* tracing_on, through an fd opened at create: one write(2). Returns 0 or -errno. */
 int ftrace_instance__set_on(struct ftrace_instance *fi, bool on);
-/* per_cpu/cpuN/trace_pipe_raw, opened O_RDONLY|O_NONBLOCK|O_CLOEXEC. Returns an fd or -errno. */
+/*
+ * per_cpu/cpuN/trace_pipe_raw, opened O_RDONLY|O_NONBLOCK|O_CLOEXEC.
+ * Returns an fd or -errno; the fd keeps the instance busy (see destroy).
+ */
 int ftrace_instance__open_cpu_raw(const struct ftrace_instance *fi, int cpu);
 
-/* per_cpu/cpuN/stats. */
+/* per_cpu/cpuN/stats; -EPROTO where a count is missing or not a number. */
 struct ftrace_cpu_stats {
 	uint64_t entries;
 	uint64_t overrun;	 /* overwritten: the oldest, as an overwrite ring does */
