@@ -37,17 +37,13 @@ static const struct {
 	/* A flight recorder keeps the newest events, not the oldest. */
 	{ "options/overwrite", "1" },
 	/*
-	 * The side-band names tasks; saving comms and tgids costs every
-	 * sched_switch. record-cmd has no options/ file in an instance (the
-	 * kernel keeps it top-level only), but trace_options takes it and
-	 * clears this instance's flag. The kernel then also stops the saving
-	 * for the events enabled at that moment in every instance, another
-	 * tool's too, until they are enabled again (it walks them all; seen
-	 * on 6.18). A new instance copies the top-level's flags, and a flag
-	 * already clear changes nothing.
+	 * record-cmd and record-tgid are left as they are, though the
+	 * side-band names tasks and saving comms costs every sched_switch:
+	 * clearing record-cmd in an instance also stops the saving for the
+	 * events enabled then in every other instance, another tool's too
+	 * (the kernel walks them all; seen on 6.18), and perf's and
+	 * trace-cmd's own tracing must not change because perfsnapd runs.
 	 */
-	{ "trace_options", "norecord-cmd" },
-	{ "options/record-tgid", "0" },
 };
 
 static int lib_error(void)
@@ -127,9 +123,11 @@ static int set_up(struct ftrace_instance *fi)
 }
 
 /**
- * ftrace_instance__create - make and set up instance "@prefix-@pid"
+ * ftrace_instance__create - make and set up instance "@prefix-@pid[.@seq]"
  * @prefix: the first part of the name; one path component
- * @pid: the daemon's PID, the name's last part (remove_leftovers reads it)
+ * @pid: the daemon's PID (remove_leftovers reads it)
+ * @seq: 0, or the daemon's how-manyth instance: a reload opens its rings
+ *	before the old ones close
  * @ret: set to the instance on success
  *
  * An instance that exists, even one made by a racing mkdir between the
@@ -138,7 +136,8 @@ static int set_up(struct ftrace_instance *fi)
  * Returns 0, -EINVAL for a bad @prefix or @pid, -ENAMETOOLONG, -ENODEV
  * without tracefs, -EEXIST, or -errno.
  */
-int ftrace_instance__create(const char *prefix, pid_t pid, struct ftrace_instance **ret)
+int ftrace_instance__create(const char *prefix, pid_t pid, unsigned int seq,
+			    struct ftrace_instance **ret)
 {
 	struct ftrace_instance *fi;
 	char name[NAME_MAX + 1];
@@ -146,7 +145,8 @@ int ftrace_instance__create(const char *prefix, pid_t pid, struct ftrace_instanc
 
 	if (!valid_name(prefix) || pid <= 0)
 		return -EINVAL;
-	n = snprintf(name, sizeof(name), "%s-%d", prefix, (int)pid);
+	n = seq ? snprintf(name, sizeof(name), "%s-%d.%u", prefix, (int)pid, seq) :
+		  snprintf(name, sizeof(name), "%s-%d", prefix, (int)pid);
 	if (n < 0 || (size_t)n >= sizeof(name))
 		return -ENAMETOOLONG;
 	/* Mounts tracefs where it is not mounted yet. */
@@ -207,8 +207,9 @@ int ftrace_instance__destroy(struct ftrace_instance *fi)
 }
 
 /*
- * Whether @name is "@prefix-PID" as ftrace_instance__create() writes it
- * (no sign, no leading zero), and that PID.
+ * Whether @name is "@prefix-PID" or "@prefix-PID.SEQ" as
+ * ftrace_instance__create() writes it (no sign, no leading zero), and that
+ * PID.
  */
 static bool leftover_pid(const char *name, const char *prefix, pid_t *ret_pid)
 {
@@ -221,13 +222,15 @@ static bool leftover_pid(const char *name, const char *prefix, pid_t *ret_pid)
 	p = name + len + 1;
 	if (*p < '1' || *p > '9')
 		return false;
-	for (; *p; p++) {
+	for (; *p && *p != '.'; p++) {
 		if (*p < '0' || *p > '9')
 			return false;
 		pid = pid * 10 + (*p - '0');
 		if (pid > INT_MAX)
 			return false;
 	}
+	if (*p == '.' && (p[1] < '1' || p[1] > '9' || strspn(p + 1, "0123456789") != strlen(p + 1)))
+		return false;
 	*ret_pid = (pid_t)pid;
 	return true;
 }

@@ -18,11 +18,13 @@
 struct ftrace_instance;
 
 /*
- * Creates instance "@prefix-@pid" under the system's tracefs, tracing off,
- * overwrite on, record-cmd and record-tgid off (the side-band names
- * tasks). Returns 0, -EEXIST where it exists (it is left alone), or -errno.
+ * Creates instance "@prefix-@pid" (@seq 0) or "@prefix-@pid.@seq" under
+ * the system's tracefs, tracing off, overwrite on (record-cmd and
+ * record-tgid as the system has them: see ftrace_instance.c). Returns 0,
+ * -EEXIST where it exists (it is left alone), or -errno.
  */
-int ftrace_instance__create(const char *prefix, pid_t pid, struct ftrace_instance **ret);
+int ftrace_instance__create(const char *prefix, pid_t pid, unsigned int seq,
+			    struct ftrace_instance **ret);
 /*
  * Turns tracing off and removes the instance, and frees @fi whatever the
  * result; NULL is fine. Close the fds of ftrace_instance__open_cpu_raw()

@@ -169,7 +169,7 @@ static bool has_word(const char *list, const char *word)
 static void create(struct fixture *f)
 {
 	need_tracefs();
-	assert_int_equal(ftrace_instance__create(PREFIX, getpid(), &f->fi), 0);
+	assert_int_equal(ftrace_instance__create(PREFIX, getpid(), 0, &f->fi), 0);
 	assert_non_null(f->fi);
 }
 
@@ -185,12 +185,9 @@ static void test_create(void **state)
 	assert_true(instance_exists(name));
 	assert_string_equal(read_file(name, "tracing_on"), "0\n");
 	assert_string_equal(read_file(name, "options/overwrite"), "1\n");
-	assert_string_equal(read_file(name, "options/record-tgid"), "0\n");
-	/* record-cmd has no options/ file in an instance; trace_options shows it. */
-	assert_true(has_word(read_file(name, "trace_options"), "norecord-cmd"));
 
 	/* The same name again: refused, and the first is untouched. */
-	assert_int_equal(ftrace_instance__create(PREFIX, getpid(), &other), -EEXIST);
+	assert_int_equal(ftrace_instance__create(PREFIX, getpid(), 0, &other), -EEXIST);
 	assert_null(other);
 	assert_true(instance_exists(name));
 
@@ -207,18 +204,18 @@ static void test_create_refuses(void **state)
 	pid_t pid = getpid();
 
 	need_tracefs();
-	assert_int_equal(ftrace_instance__create("", pid, &f->fi), -EINVAL);
-	assert_int_equal(ftrace_instance__create("a/b", pid, &f->fi), -EINVAL);
-	assert_int_equal(ftrace_instance__create(PREFIX, 0, &f->fi), -EINVAL);
+	assert_int_equal(ftrace_instance__create("", pid, 0, &f->fi), -EINVAL);
+	assert_int_equal(ftrace_instance__create("a/b", pid, 0, &f->fi), -EINVAL);
+	assert_int_equal(ftrace_instance__create(PREFIX, 0, 0, &f->fi), -EINVAL);
 	memset(buf, 'x', 300);
 	buf[300] = '\0';
-	assert_int_equal(ftrace_instance__create(buf, pid, &f->fi), -ENAMETOOLONG);
+	assert_int_equal(ftrace_instance__create(buf, pid, 0, &f->fi), -ENAMETOOLONG);
 
 	/* Another tool's instance of that name: refused, and not removed. */
 	snprintf(name, sizeof(name), "%s-%d", PREFIX, (int)pid);
 	make_by_hand(f, name);
 	write_file(name, "tracing_on", "1");
-	assert_int_equal(ftrace_instance__create(PREFIX, pid, &f->fi), -EEXIST);
+	assert_int_equal(ftrace_instance__create(PREFIX, pid, 0, &f->fi), -EEXIST);
 	assert_null(f->fi);
 	assert_true(instance_exists(name));
 	assert_string_equal(read_file(name, "tracing_on"), "1\n");
@@ -417,7 +414,7 @@ static void test_remove_leftovers(void **state)
 {
 	struct fixture *f = *state;
 	char prefix[64], dead[NAME_MAX + 1], live[NAME_MAX + 1], other[NAME_MAX + 1];
-	char zero[NAME_MAX + 1], tail[NAME_MAX + 1];
+	char zero[NAME_MAX + 1], tail[NAME_MAX + 1], seq[NAME_MAX + 1], seq0[NAME_MAX + 1];
 	pid_t pid;
 
 	need_tracefs();
@@ -429,6 +426,11 @@ static void test_remove_leftovers(void **state)
 	snprintf(other, sizeof(other), "%sother", prefix);
 	snprintf(zero, sizeof(zero), "%s-0%d", prefix, (int)pid);
 	snprintf(tail, sizeof(tail), "%s-%d-x", prefix, (int)pid);
+	/* A reload's instance of the dead daemon, and a number it never writes. */
+	snprintf(seq, sizeof(seq), "%s-%d.2", prefix, (int)pid);
+	snprintf(seq0, sizeof(seq0), "%s-%d.0", prefix, (int)pid);
+	make_by_hand(f, seq);
+	make_by_hand(f, seq0);
 	make_by_hand(f, dead);
 	make_by_hand(f, live);
 	make_by_hand(f, other);
@@ -438,8 +440,10 @@ static void test_remove_leftovers(void **state)
 	write_file(dead, "tracing_on", "1");
 	write_file(dead, "events/sched/sched_switch/enable", "1");
 
-	assert_int_equal(ftrace_instance__remove_leftovers(prefix), 1);
+	assert_int_equal(ftrace_instance__remove_leftovers(prefix), 2);
 	assert_false(instance_exists(dead));
+	assert_false(instance_exists(seq));
+	assert_true(instance_exists(seq0));
 	assert_true(instance_exists(live));
 	assert_true(instance_exists(other));
 	assert_true(instance_exists(zero));
