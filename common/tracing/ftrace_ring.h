@@ -18,7 +18,8 @@ struct ftrace_ring;
 /*
  * Maps the ring behind @fd, an open trace_pipe_raw (the ring keeps its
  * own reference: the caller may close @fd). Returns 0, -ENODEV or
- * -EINVAL where the kernel cannot map it, or -errno.
+ * -EINVAL where the kernel cannot map it, -EPROTO for a meta page that
+ * makes no sense, or -errno.
  */
 int ftrace_ring__map(int fd, struct ftrace_ring **ret);
 /* Unmaps; NULL is fine. */
@@ -45,8 +46,10 @@ struct ftrace_ring_copy_info {
  *
  * Each sub-buffer's commit is read before its bytes and written into the
  * copy, so an event a writer committed during the copy is left out whole.
- * Where @len cannot hold them all, the newest that fit are kept.
- * Returns 0 or -errno.
+ * Where @len cannot hold them all, the newest that fit are kept. Nothing
+ * is allocated; one thread at a time may copy a ring.
+ * Returns 0, -EINVAL where @len holds no sub-buffer, or -EPROTO for a
+ * commit larger than a sub-buffer.
  */
 int ftrace_ring__copy(const struct ftrace_ring *r, void *buf, size_t len, size_t *ret_len,
 		      struct ftrace_ring_copy_info *info);
