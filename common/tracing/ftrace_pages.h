@@ -24,10 +24,10 @@ struct ftrace_pages_event {
 };
 
 struct ftrace_pages_info {
-	uint64_t nr_events;	/* made into records */
-	uint64_t nr_unknown;	/* left out: a common_type not in the table */
-	uint64_t nr_after;	/* left out: newer than @until */
-	uint64_t missed_events; /* the sub-buffers' missed-events counts */
+	uint64_t nr_events;		/* made into records */
+	uint64_t nr_unknown;		/* left out: a common_type not in the table */
+	uint64_t nr_after;		/* left out: newer than @until */
+	uint64_t missed_events;		/* the sub-buffers' missed-events counts */
 	uint64_t first_time, last_time; /* of the records made */
 };
 
@@ -46,8 +46,9 @@ typedef int (*ftrace_pages_fn)(void *ctx, const void *rec, size_t len);
  * @ctx: for @fn
  * @info: counts (zeroed first)
  *
- * Returns 0, -EPROTO for a sub-buffer kbuffer cannot read, -ENOMEM, or
- * @fn's error.
+ * Returns 0, -EINVAL for a @len that is no whole number of sub-buffers,
+ * -EPROTO for a sub-buffer whose commit or events do not fit in it (an
+ * event too large for a perf record included), -ENOMEM, or @fn's error.
  */
 int ftrace_pages__records(const void *pages, size_t len, size_t subbuf_size,
 			  const struct ftrace_pages_event *events, size_t nr_events, uint64_t until,
