@@ -59,6 +59,7 @@ struct config_ref {
 
 /* Names and counts are stored through unsigned int. */
 _Static_assert(sizeof(enum config_clock) == sizeof(unsigned int), "enum size");
+_Static_assert(sizeof(enum config_backend) == sizeof(unsigned int), "enum size");
 _Static_assert(sizeof(enum config_compression) == sizeof(unsigned int), "enum size");
 _Static_assert(sizeof(enum config_perfetto_samples) == sizeof(unsigned int), "enum size");
 _Static_assert(sizeof(enum config_symbols) == sizeof(unsigned int), "enum size");
@@ -71,6 +72,7 @@ static void parse_group(struct config_reader *p, char *value);
 static void parse_copy_memory(struct config_reader *p, char *value);
 
 static const char *const clock_names[] = { "perf", "monotonic", "boottime", "realtime", NULL };
+static const char *const backend_names[] = { "auto", "perf", "tracefs", NULL };
 static const char *const compression_names[] = { "none", "zstd", "auto", NULL };
 static const char *const perfetto_samples_names[] = { "auto", "perf_sample", "stack_sample", NULL };
 static const char *const symbols_names[] = { "none", "build-ids", "pack", NULL };
@@ -88,6 +90,8 @@ const struct key_desc config_keys[NR_KEYS] = {
 			      .parse = config_capture__parse_buffer_size },
 	[KEY_CPUS] = { KEY("capture", "cpus", VALUE_OTHER), .parse = config_capture__parse_cpus },
 	[KEY_CLOCK] = { KEY("capture", "clock", VALUE_NAME), FIELD(clock), .names = clock_names },
+	[KEY_BACKEND] = { KEY("capture", "backend", VALUE_NAME), FIELD(backend),
+			  .def = CONFIG_BACKEND_PERF, .names = backend_names },
 	[KEY_HISTORY_SIZE] = { KEY("capture", "history_size", VALUE_SIZE), FIELD(history_size),
 			       .max = 1ull << 30, .def = 16ull << 20, .zero = "keep none",
 			       .accepted =

@@ -25,6 +25,13 @@ enum config_clock {
 	CONFIG_CLOCK_REALTIME,	/* ... CLOCK_REALTIME */
 };
 
+/* [capture] backend: what records the tracepoints without callchains. */
+enum config_backend {
+	CONFIG_BACKEND_AUTO,	/* a tracefs instance where the kernel maps its rings, else perf */
+	CONFIG_BACKEND_PERF,	/* perf_event rings, as every other event */
+	CONFIG_BACKEND_TRACEFS, /* a tracefs instance, or perfsnapd does not start */
+};
+
 /* [snapshot] compression of snapshot files. */
 enum config_compression {
 	CONFIG_COMPRESSION_NONE,
@@ -164,9 +171,10 @@ struct perfsnapd_config {
 
 	/* [capture], continued */
 	enum config_clock clock; /* already applied to every events[].attr */
-	uint64_t history_size;	 /* bytes of no-overwrite history kept; 0: none */
-	bool sideband;		 /* keep names and maps of exited tasks */
-	unsigned int max_tasks;	 /* cap of the process table */
+	enum config_backend backend;
+	uint64_t history_size;	/* bytes of no-overwrite history kept; 0: none */
+	bool sideband;		/* keep names and maps of exited tasks */
+	unsigned int max_tasks; /* cap of the process table */
 
 	/* [snapshot], continued */
 	enum config_compression compression;

@@ -319,6 +319,20 @@ static void check_realtime(struct config_reader *p)
 		}
 }
 
+/*
+ * A tracefs instance stamps events with an ftrace clock, and none is
+ * CLOCK_REALTIME: say so at the backend's line rather than at start.
+ */
+static void check_backend(struct config_reader *p)
+{
+	const struct perfsnapd_config *cfg = p->cfg;
+
+	if (cfg->backend == CONFIG_BACKEND_TRACEFS && cfg->clock == CONFIG_CLOCK_REALTIME)
+		config_reader__diag(
+			p, p->key_line[KEY_BACKEND],
+			"[capture] backend: 'tracefs' cannot stamp events with clock = realtime (no ftrace clock is): accepted with realtime: perf, auto (which keeps perf)");
+}
+
 /**
  * config_capture__finish_clock - put every event on [capture] clock
  * @p: the parser, after the last line
@@ -328,5 +342,6 @@ static void check_realtime(struct config_reader *p)
 void config_capture__finish_clock(struct config_reader *p)
 {
 	check_realtime(p);
+	check_backend(p);
 	apply_clock(p->cfg);
 }

@@ -40,13 +40,14 @@ static bool same_string(const char *a, const char *b)
 	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-/* True when @b can keep @a's rings: same events, sizes, CPUs and side-band. */
+/* True when @b can keep @a's rings: same events, sizes, CPUs, side-band and backend. */
 static bool same_capture(const struct perfsnapd_config *a, const struct perfsnapd_config *b)
 {
 	if (a->nr_events != b->nr_events || a->buffer_pages != b->buffer_pages ||
 	    a->window_ms != b->window_ms || a->memory != b->memory ||
 	    !same_string(a->cpus, b->cpus) || a->sideband != b->sideband ||
-	    a->max_tasks != b->max_tasks || a->history_size != b->history_size)
+	    a->max_tasks != b->max_tasks || a->history_size != b->history_size ||
+	    a->backend != b->backend)
 		return false;
 	for (size_t i = 0; i < a->nr_events; i++)
 		if (strcmp(a->events[i].name, b->events[i].name) ||

@@ -399,6 +399,7 @@ static void test_all_keys(void **state)
 	assert_int_equal(load_data("good_all_keys.conf", &path, &cfg, &d), 0);
 	assert_int_equal(cfg->nr_events, 2);
 	assert_int_equal(cfg->clock, CONFIG_CLOCK_BOOTTIME);
+	assert_int_equal(cfg->backend, CONFIG_BACKEND_AUTO);
 	assert_string_equal(trace_clock_of(cfg), "boot");
 	/* Applied to events listed before the clock key. */
 	for (i = 0; i < cfg->nr_events; i++) {
@@ -494,11 +495,12 @@ static void test_print_all_keys(void **state)
 	(void)state;
 	assert_int_equal(load_data("good_all_keys.conf", &path, &cfg, &d), 0);
 	text = print_config(cfg);
-	assert_non_null(strstr(text,
-			       "\ncpus = 0\nclock = boottime\nhistory_size = 0\t; keep none\n"
-			       "sideband = no\nmax_tasks = 64\n"
-			       "window = 0\t; none: every ring is buffer_size\n"
-			       "memory = 0\t; none: every ring is buffer_size\n\n[snapshot]\n"));
+	assert_non_null(strstr(
+		text,
+		"\ncpus = 0\nclock = boottime\nbackend = auto\nhistory_size = 0\t; keep none\n"
+		"sideband = no\nmax_tasks = 64\n"
+		"window = 0\t; none: every ring is buffer_size\n"
+		"memory = 0\t; none: every ring is buffer_size\n\n[snapshot]\n"));
 	assert_non_null(strstr(
 		text,
 		"\nformats = perf.data trace.dat\ncompression = zstd\n"
@@ -514,6 +516,7 @@ static void test_print_all_keys(void **state)
 		assert_memory_equal(&again->events[i].attr, &cfg->events[i].attr,
 				    sizeof(cfg->events[i].attr));
 	assert_int_equal(again->clock, cfg->clock);
+	assert_int_equal(again->backend, cfg->backend);
 	assert_int_equal(again->history_size, cfg->history_size);
 	assert_int_equal(again->sideband, cfg->sideband);
 	assert_int_equal(again->max_tasks, cfg->max_tasks);
@@ -548,8 +551,9 @@ static void test_print_defaults(void **state)
 				   &path, &cfg, &d),
 			 0);
 	text = print_config(cfg);
-	assert_non_null(strstr(text, "\nclock = perf\nhistory_size = 16M\nsideband = yes\n"
-				     "max_tasks = 65536\n"));
+	assert_non_null(
+		strstr(text, "\nclock = perf\nbackend = perf\nhistory_size = 16M\nsideband = yes\n"
+			     "max_tasks = 65536\n"));
 	assert_non_null(strstr(
 		text,
 		"\ncompression = auto\nperfetto_samples = auto\nsymbols = build-ids\nmax_snapshots = 0\t; unlimited\n"

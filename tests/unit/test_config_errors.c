@@ -393,6 +393,19 @@ static const struct bad_config bad_configs[] = {
 			       "accepted with tracepoints: perf, monotonic, boottime" } },
 		},
 	},
+	{
+		/* No ftrace clock is CLOCK_REALTIME: said at the backend's line. */
+		.name = "backend = tracefs with clock = realtime",
+		.text = "[capture]\nevents = cpu-clock\nbackend = tracefs\nclock = realtime\n" SNAPSHOT_HEAD,
+		.err = -EINVAL,
+		.nr = 1,
+		.diags = {
+			{ 3, { "[capture] backend: 'tracefs' cannot stamp events with clock = realtime",
+			       "accepted with realtime: perf, auto" } },
+		},
+	},
+	BAD_CAPTURE("backend", "ftrace", "bad value 'ftrace'"),
+	BAD_CAPTURE("backend", "", "bad value ''"),
 	BAD_CAPTURE("clock", "", "bad value ''"),
 	BAD_CAPTURE("clock", "Monotonic", "bad value 'Monotonic'"),
 	BAD_CAPTURE("clock", "mono", "bad value 'mono'"),
@@ -460,7 +473,7 @@ static const struct bad_config bad_configs[] = {
 		.err = -EINVAL,
 		.diags = {
 			{ 3, { "[capture] clocks: unknown key",
-			       "accepted in [capture]: events, buffer_size, cpus, clock, history_size, "
+			       "accepted in [capture]: events, buffer_size, cpus, clock, backend, history_size, "
 			       "sideband, max_tasks" } },
 			{ 6, { "[snapshot] max_snapshot: unknown key",
 			       "accepted in [snapshot]: directory, formats, compression, perfetto_samples, "
