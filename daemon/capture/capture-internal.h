@@ -46,7 +46,7 @@ struct capture_patch {
 	bool start_set;		    /* ... or known not to be: capture__set_start() leaves it */
 };
 
-/* Backends a capture may hold: perf_event's, and a tracefs instance's to come. */
+/* Backends a capture may hold: perf_event's and a tracefs instance's. */
 #define CAPTURE_BACKENDS_MAX 2
 
 /* Looks a CPU's window state keeps: its reach is measured as far back. */
@@ -112,7 +112,8 @@ struct capture {
 	uint64_t window_ms;
 	struct capture_window_cpu *win; /* by CPU number, nr_cpu_slots */
 
-	/* What records (capture_backend.h): the perf rings above, for now the only one. */
+	/* What records (capture_backend.h): the perf rings above, then the instance's. */
+	struct capture_tracefs *tracefs; /* NULL: perf records every event */
 	struct capture_backend backends[CAPTURE_BACKENDS_MAX];
 	size_t nr_backends;
 };

@@ -20,6 +20,7 @@
 #include <perf/threadmap.h>
 
 #include "capture-internal.h"
+#include "capture_tracefs.h"
 #include "capture.h"
 #include "config.h"
 #include "log.h"
@@ -431,7 +432,10 @@ static int open_pages(const struct perfsnapd_config *cfg, unsigned int ring_page
 	if (!c->threads || !c->aux || !c->main || !c->events || !c->evsels || !c->ids ||
 	    !c->nr_ids || !c->ids_size)
 		goto out_err;
-	if ((r = capture__open_cpus(c, cfg)) < 0)
+	if ((r = capture__open_cpus(c, cfg)) < 0 ||
+	    (r = capture_tracefs__open(cfg, c->cpus,
+				       (size_t)ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024,
+				       &c->tracefs)) < 0)
 		goto out_close;
 	if (cfg->sideband) {
 		struct perf_event_attr attr = sideband_attr(
@@ -445,6 +449,8 @@ static int open_pages(const struct perfsnapd_config *cfg, unsigned int ring_page
 	for (size_t i = 0; i < cfg->nr_events; i++) {
 		struct perf_event_attr attr = cfg->events[i].attr;
 
+		if (c->tracefs && capture_tracefs__takes(&cfg->events[i]))
+			continue;
 		/* Without the side-band no record names a compact record's process. */
 		if (!cfg->sideband && attr.type == PERF_TYPE_TRACEPOINT)
 			attr.sample_type |= PERF_SAMPLE_TID;
@@ -530,6 +536,10 @@ int capture__open(const struct perfsnapd_config *cfg, bool may_cut, struct captu
 	if (r == 0) {
 		(*ret)->backends[0] = (struct capture_backend){ &capture_perf__ops, *ret };
 		(*ret)->nr_backends = 1;
+		if ((*ret)->tracefs)
+			(*ret)->backends[(*ret)->nr_backends++] = (struct capture_backend){
+				&capture_tracefs__ops, (*ret)->tracefs
+			};
 	}
 	if (r == 0 && pages != asked)
 		log_warning("locked memory: overwrite rings cut from %llu to %llu KiB each; for "
@@ -572,6 +582,8 @@ void capture__start(struct capture *c)
 			perf_evlist__enable(c->patches[i]->aux);
 	if (c->main_used)
 		perf_evlist__enable(c->main);
+	if (c->tracefs)
+		(void)capture_tracefs__start(c->tracefs); /* logged */
 }
 
 /**
@@ -618,6 +630,7 @@ void capture__close(struct capture *c)
 		atomic_store(&c->stop_warming, true);
 		pthread_join(c->warmer, NULL);
 	}
+	capture_tracefs__close(c->tracefs);
 	capture__close_cpus(c);
 	for (int which = 0; which < 2; which++) {
 		struct perf_evlist *evlist = which ? c->aux : c->main;

@@ -5,11 +5,17 @@
  */
 #include "capture-internal.h"
 #include "capture_backend.h"
+#include "capture_tracefs.h"
 
 size_t capture__backends(const struct capture *c, const struct capture_backend **ret)
 {
 	*ret = c->backends;
 	return c->nr_backends;
+}
+
+const char *capture__tracefs_instance(const struct capture *c)
+{
+	return c->tracefs ? capture_tracefs__name(c->tracefs) : NULL;
 }
 
 size_t capture__nr_copy_rings(const struct capture *c)
@@ -47,29 +53,22 @@ int capture__declare(const struct capture *c, struct snapshot *s)
  * @spill_dir: where an unnamed spill file may go
  * @f: the dump's figures
  *
- * Every backend that can stop all its rings at once is stopped first, so
- * that its stop and the others' pauses are one instant; each is resumed
- * once every copy is done. Returns 0 or the first -errno.
+ * A backend that stops all its rings at once takes them first (stopped,
+ * copied aside, started again), so that its stop comes just before the
+ * others' pauses and its rings are stopped no longer than their own copy
+ * takes. Then each backend puts its rings into @s, in order. Returns 0 or
+ * the first -errno.
  */
 int capture__copy(struct capture *c, struct capture_copy *cc, struct snapshot *s,
 		  const char *spill_dir, struct dump_figures *f)
 {
-	size_t stopped = 0;
 	int r = 0;
 
-	for (; r == 0 && stopped < c->nr_backends; stopped++) {
-		const struct capture_backend *b = &c->backends[stopped];
-
-		if (b->ops->stop)
-			r = b->ops->stop(b->impl);
-		if (r < 0)
-			break;
-	}
+	for (size_t i = 0; r == 0 && i < c->nr_backends; i++)
+		if (c->backends[i].ops->take)
+			r = c->backends[i].ops->take(c->backends[i].impl);
 	for (size_t i = 0; r == 0 && i < c->nr_backends; i++)
 		r = c->backends[i].ops->copy(c->backends[i].impl, cc, s, spill_dir, f);
-	for (size_t i = 0; i < stopped; i++)
-		if (c->backends[i].ops->resume)
-			c->backends[i].ops->resume(c->backends[i].impl);
 	return r;
 }
 

@@ -3,11 +3,11 @@
  * capture_backend: what a dump and the service's watchers need of one way
  * of recording into overwrite rings, whatever records them. The perf_event
  * rings (capture_perf.c) are the first backend; a tracefs instance's
- * per-CPU rings (docs/decisions.md, "A tracefs-instance backend") are
- * meant to be a second file set behind the same table, not branches in
- * the dump. A capture holds its backends; the capture__ functions below
- * run each of them in turn, and a dump stops every backend before it
- * copies any, so that all end at one instant.
+ * per-CPU rings (capture_tracefs.c) the second, behind the same table,
+ * not branches in the dump. A capture holds its backends; the capture__
+ * functions below run each of them in turn, and a dump has every backend
+ * that can stop all its rings at once take them before any copies, so
+ * that all end together.
  */
 #ifndef PERFSNAPD_CAPTURE_BACKEND_H
 #define PERFSNAPD_CAPTURE_BACKEND_H
@@ -28,11 +28,12 @@ struct capture_backend_ops {
 	/* Declares its events (attributes, names, ids) in a new snapshot. Returns 0 or -errno. */
 	int (*declare)(const void *impl, struct snapshot *s);
 	/*
-	 * Stops every ring of the backend at once, before any backend copies;
-	 * NULL where the copy stops each ring itself, back to back (perf's
+	 * Stops every ring of the backend at once, copies them into memory
+	 * of its own and starts them again, before any backend copies; NULL
+	 * where the copy pauses each ring itself, back to back (perf's
 	 * PAUSE_OUTPUT). Returns 0 or -errno.
 	 */
-	int (*stop)(void *impl);
+	int (*take)(void *impl);
 	/*
 	 * The copy stage: every ring copied into @s, spilling to an unnamed
 	 * file in @spill_dir what @c's memory does not hold, with each ring's
@@ -40,8 +41,6 @@ struct capture_backend_ops {
 	 */
 	int (*copy)(void *impl, struct capture_copy *c, struct snapshot *s, const char *spill_dir,
 		    struct dump_figures *f);
-	/* Undoes stop(); NULL with it. */
-	void (*resume)(void *impl);
 	/*
 	 * @cpu went offline: its rings' history is kept, an offline span
 	 * opens at @now (recording clock; @now_mono the same instant in
@@ -59,11 +58,20 @@ struct capture_backend {
 	void *impl;
 };
 
-/* The perf_event backend (capture_perf.c): its impl is the capture itself. */
+/*
+ * The perf_event backend (capture_perf.c): its impl is the capture itself.
+ * It comes first: its rings' chunks and figures lead a snapshot's.
+ */
 extern const struct capture_backend_ops capture_perf__ops;
 
 /* A capture's backends, in the order a dump stops and copies them. */
 size_t capture__backends(const struct capture *c, const struct capture_backend **ret);
+
+/*
+ * The name of the tracefs instance that records the tracepoints
+ * capture_tracefs__takes(), or NULL where perf records every event.
+ */
+const char *capture__tracefs_instance(const struct capture *c);
 
 /* Over every backend: the rings a dump copies, and their bytes. */
 size_t capture__nr_copy_rings(const struct capture *c);
@@ -71,8 +79,8 @@ uint64_t capture__rings_bytes(const struct capture *c);
 /* Declares every backend's events in @s. Returns 0 or -errno. */
 int capture__declare(const struct capture *c, struct snapshot *s);
 /*
- * A dump's copy stage: every backend stopped, then each copied into @s
- * (its rings' figures in @f in backend order), then each resumed.
+ * A dump's copy stage: every backend that can takes its rings, then each
+ * is copied into @s (its rings' figures in @f in backend order).
  * Returns 0 or the first -errno.
  */
 int capture__copy(struct capture *c, struct capture_copy *cc, struct snapshot *s,

@@ -329,4 +329,29 @@ void capture_copy__fini(struct capture_copy *c)
 		munmap(c->mem, c->mem_size);
 	c->mem = NULL;
 	c->mem_owned = false;
+	for (size_t i = 0; i < c->nr_held; i++)
+		free(c->held[i]);
+	free(c->held);
+	c->held = NULL;
+	c->nr_held = 0;
+}
+
+/**
+ * capture_copy__hold - keep a backend's records until the snapshot is gone
+ * @c: the copy stage
+ * @buf: malloc'ed records a chunk of the snapshot points into
+ *
+ * Returns 0, or -ENOMEM having freed @buf.
+ */
+int capture_copy__hold(struct capture_copy *c, void *buf)
+{
+	void **v = realloc(c->held, (c->nr_held + 1) * sizeof(*v));
+
+	if (!v) {
+		free(buf);
+		return -ENOMEM;
+	}
+	c->held = v;
+	c->held[c->nr_held++] = buf;
+	return 0;
 }

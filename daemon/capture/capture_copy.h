@@ -37,6 +37,8 @@ struct capture_copy {
 	void *mem; /* the copies of the last round: the snapshot points into it */
 	size_t mem_size;
 	bool mem_owned; /* taken for this dump (unmapped by capture_copy__fini()) */
+	void **held;	/* other backends' copies the snapshot points into (malloc'ed) */
+	size_t nr_held;
 };
 
 /*
@@ -46,6 +48,11 @@ struct capture_copy {
  */
 int capture_copy__run(struct capture_copy *c, struct snapshot *s, const char *spill_dir,
 		      struct dump_figures *f);
+/*
+ * @buf (malloc'ed) holds records the snapshot points into: freed with the
+ * rest by capture_copy__fini(). Returns 0, or -ENOMEM having freed it.
+ */
+int capture_copy__hold(struct capture_copy *c, void *buf);
 /* Frees what the copy took; after the snapshot that points into it is gone. */
 void capture_copy__fini(struct capture_copy *c);
 

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "capture_backend.h"
+#include "capture_tracefs.h"
 #include "config.h"
 #include "config_value.h"
 #include "control.h"
@@ -219,6 +221,7 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 	const struct perfsnapd_config *cfg = d->cfg;
 	const struct dump_figures *last = &d->last;
 	long page = sysconf(_SC_PAGESIZE);
+	const char *tracefs = capture__tracefs_instance(d->cap);
 	char pauses[512];
 
 	control_reply__add(reply, "state: %s", daemon__dumping(d) ? "dumping" : "recording");
@@ -232,9 +235,18 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 					   (unsigned long long)page / 1024,
 				   capture__ring_pages(d->cap), capture__nr_rings(d->cap, true),
 				   capture__warm(d->cap) ? "warm" : "warming");
+	if (tracefs)
+		control_reply__add(reply,
+				   "backend: tracefs instance %s for tracepoints, perf for "
+				   "the rest",
+				   tracefs);
+	else
+		control_reply__add(reply, "backend: perf");
 	for (size_t i = 0; i < cfg->nr_events; i++)
-		control_reply__add(reply, "event: %s (%s)", cfg->events[i].name,
-				   cfg->events[i].overwrite ? "overwrite" : "no-overwrite");
+		control_reply__add(
+			reply, "event: %s (%s%s)", cfg->events[i].name,
+			cfg->events[i].overwrite ? "overwrite" : "no-overwrite",
+			tracefs && capture_tracefs__takes(&cfg->events[i]) ? ", tracefs" : "");
 	if (d->sb) {
 		struct sideband_stats st;
 
