@@ -9,6 +9,7 @@ source "$(dirname "$0")/lib.sh"
 require_env
 CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
 [ "$(nproc)" -ge 2 ] || prereq_missing "two CPUs (two rings)"
+command -v chrt >/dev/null || prereq_missing "chrt (util-linux)"
 N=200
 
 json_num() { sed -n "s/.*\"$2\": \\([0-9]*\\).*/\\1/p" "$1"; }
@@ -16,9 +17,15 @@ json_num() { sed -n "s/.*\"$2\": \\([0-9]*\\).*/\\1/p" "$1"; }
 check_snapshot() { # LABEL
 	local file json
 	before=$(snapshot_count)
-	"$PROGS/marker" psnap_spill "$N" exit >/dev/null
-	kill -USR2 "$DAEMON_PID"
+	# The marker sends the SIGUSR2 itself after its last mark, then spins
+	# without system calls, pinned at a real-time priority: a busy
+	# machine's events (the dd here, other tests') cannot overwrite its
+	# marks in CPU 0's ring before the dump pauses it.
+	start_prog "$WORK/marker.out" chrt -f 10 taskset -c 0 \
+		"$PROGS/marker" psnap_spill "$N" quiet 0 "$DAEMON_PID"
+	wait_for_line "$WORK/marker.out" '^done'
 	file=$(wait_snapshot "$before")
+	kill "$LAST_PID"
 	perf_script_clean "$file" "$WORK/script.txt"
 	got=$(grep -c '^ *psnap_spill .*NR 4660 ' "$WORK/script.txt")
 	[ "$got" = "$N" ] || fail "$1: $got of $N marked events in the snapshot"
