@@ -203,8 +203,10 @@ void dump_figures__set_reach(struct dump_figures *f, const struct snapshot *s)
 		for (size_t k = 0; k < snapshot__nr_chunks(s); k++) {
 			const struct snapshot_chunk_info *o = snapshot__chunk(s, k);
 
-			if (o->cpu == c->cpu && o->backward && o->nr_records &&
-			    o->first_time < oldest) {
+			/* An overwrite ring: perf's backward ones, an instance's. */
+			bool ring = o->backward || (k < f->nr_rings && f->rings[k].instance);
+
+			if (o->cpu == c->cpu && ring && o->nr_records && o->first_time < oldest) {
 				oldest = o->first_time;
 				cut = o->overwritten;
 			}

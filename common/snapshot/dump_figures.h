@@ -47,6 +47,8 @@ struct dump_ring_figures {
 	bool range_short;	 /* holds less than the dump's window asked */
 	uint64_t range_reach_ns; /* with range_short: how far back from the window's end it holds */
 	bool replaced; /* [capture] window: a ring a resize replaced, beside its successor */
+	bool instance; /* a tracefs instance's ring: its chunk is made of its pages */
+	uint64_t instance_lost; /* ... events it could not store since it opened (its stats) */
 	uint64_t
 		reach_ns; /* its CPU's: the trigger less its oldest record (dump_figures__set_reach) */
 	bool reach_cut;	     /* ... and the ring with that record had wrapped */
@@ -119,6 +121,12 @@ struct dump_figures {
 	/* The stages. */
 	uint64_t trigger_at_ns, copied_at_ns, collected_at_ns, sealed_at_ns, named_at_ns;
 	uint64_t first_pause_at_ns, last_pause_at_ns;
+	/*
+	 * Recording clock: the instant a backend stopped all its rings at
+	 * (a tracefs instance's marker); records after it are left out, so
+	 * every backend ends there. 0: not known, each ring ends at its pause.
+	 */
+	uint64_t end_time;
 	uint64_t dump_ns; /* trigger to files in place */
 
 	/* The copy of the overwrite rings. */

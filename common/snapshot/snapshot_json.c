@@ -105,9 +105,12 @@ static void put_rings(const struct snapshot *s, const struct dump_figures *f, FI
 			", \"bytes\": %" PRIu64 ", \"first_time\": %" PRIu64
 			", \"last_time\": %" PRIu64
 			", \"older_data_overwritten\": %s, \"lost_events\": %" PRIu64,
-			i ? "," : "", c->cpu, c->backward ? "overwrite" : "forward", c->nr_records,
-			c->bytes, c->first_time, c->last_time, c->overwritten ? "true" : "false",
-			c->lost_events);
+			i ? "," : "", c->cpu,
+			c->backward				? "overwrite" :
+			i < f->nr_rings && f->rings[i].instance ? "tracefs" :
+								  "forward",
+			c->nr_records, c->bytes, c->first_time, c->last_time,
+			c->overwritten ? "true" : "false", c->lost_events);
 		if (c->before_start)
 			fprintf(out,
 				", \"all_events_since\": %" PRIu64
@@ -128,7 +131,9 @@ static void put_rings(const struct snapshot *s, const struct dump_figures *f, FI
 			fprintf(out, ", \"window_reach_ns\": %" PRIu64, f->rings[i].range_reach_ns);
 		if (i < f->nr_rings && f->rings[i].replaced)
 			fputs(", \"replaced\": true", out);
-		if (c->backward)
+		if (i < f->nr_rings && f->rings[i].instance)
+			fprintf(out, ", \"lost_since_open\": %" PRIu64, f->rings[i].instance_lost);
+		if (c->backward || (i < f->nr_rings && f->rings[i].instance))
 			put_reach(f, i, out);
 		put_offline(f, c->cpu, out);
 		fputc('}', out);

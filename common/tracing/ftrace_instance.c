@@ -24,7 +24,8 @@
 
 struct ftrace_instance {
 	struct tracefs_instance *inst;
-	int on_fd; /* tracing_on, O_WRONLY; -1 until opened */
+	int on_fd;     /* tracing_on, O_WRONLY; -1 until opened */
+	int marker_fd; /* trace_marker, O_WRONLY; -1 until opened */
 };
 
 /* The instance's settings, in order, before its tracing_on is opened. */
@@ -119,7 +120,11 @@ static int set_up(struct ftrace_instance *fi)
 	}
 	errno = 0;
 	fi->on_fd = tracefs_instance_file_open(fi->inst, "tracing_on", O_WRONLY | O_CLOEXEC);
-	return fi->on_fd < 0 ? lib_error() : 0;
+	if (fi->on_fd < 0)
+		return lib_error();
+	errno = 0;
+	fi->marker_fd = tracefs_instance_file_open(fi->inst, "trace_marker", O_WRONLY | O_CLOEXEC);
+	return fi->marker_fd < 0 ? lib_error() : 0;
 }
 
 /**
@@ -158,6 +163,7 @@ int ftrace_instance__create(const char *prefix, pid_t pid, unsigned int seq,
 	if (!fi)
 		return -ENOMEM;
 	fi->on_fd = -1;
+	fi->marker_fd = -1;
 	errno = 0;
 	fi->inst = tracefs_instance_create(name);
 	if (!fi->inst) {
@@ -200,6 +206,8 @@ int ftrace_instance__destroy(struct ftrace_instance *fi)
 		(void)ftrace_instance__set_on(fi, false);
 		close(fi->on_fd);
 	}
+	if (fi->marker_fd >= 0)
+		close(fi->marker_fd);
 	err = remove_instance(fi->inst);
 	tracefs_instance_free(fi->inst);
 	free(fi);
@@ -441,6 +449,54 @@ int ftrace_instance__set_on(struct ftrace_instance *fi, bool on)
 	if (n == 1)
 		return 0;
 	return n < 0 ? -errno : -EIO;
+}
+
+/**
+ * ftrace_instance__mark - an ftrace:print event in the instance, stamped now
+ * @fi: the instance, tracing
+ * @text: what the event says
+ *
+ * One write(2) to the instance's trace_marker, opened at create: its
+ * event's time is an instant in the instance's clock, which user space
+ * cannot read otherwise (the perf clock has no clock_gettime()).
+ * Returns 0 or -errno (-EBADF with tracing off).
+ */
+int ftrace_instance__mark(struct ftrace_instance *fi, const char *text)
+{
+	size_t len = strlen(text);
+	ssize_t n = write(fi->marker_fd, text, len);
+
+	if (n >= 0 && (size_t)n == len)
+		return 0;
+	return n < 0 ? -errno : -EIO;
+}
+
+/**
+ * ftrace_instance__event_type - the type (common_type) of @system:@event
+ * @system: e.g. "ftrace"
+ * @event: e.g. "print"
+ *
+ * Types are the system's, the same in every instance: its events/.../id.
+ * Returns the type, -ENOENT for no such event, or -errno.
+ */
+int ftrace_instance__event_type(const char *system, const char *event)
+{
+	char file[512], *text;
+	long v;
+	int n;
+
+	if (!valid_name(system) || !valid_name(event))
+		return -EINVAL;
+	n = snprintf(file, sizeof(file), "events/%s/%s/id", system, event);
+	if (n < 0 || (size_t)n >= sizeof(file))
+		return -ENAMETOOLONG;
+	errno = 0;
+	text = tracefs_instance_file_read(NULL, file, NULL);
+	if (!text)
+		return errno == ENOENT || !errno ? -ENOENT : -errno;
+	v = strtol(text, NULL, 10);
+	free(text);
+	return v > 0 && v <= UINT16_MAX ? (int)v : -EPROTO;
 }
 
 /**

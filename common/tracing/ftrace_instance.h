@@ -56,6 +56,10 @@ int ftrace_instance__enable_event(struct ftrace_instance *fi, const char *system
 				  const char *filter);
 /* tracing_on, through an fd opened at create: one write(2). Returns 0 or -errno. */
 int ftrace_instance__set_on(struct ftrace_instance *fi, bool on);
+/* An ftrace:print event saying @text, stamped now (trace_marker). Returns 0 or -errno. */
+int ftrace_instance__mark(struct ftrace_instance *fi, const char *text);
+/* The common_type of @system:@event (events/.../id). Returns it or -errno. */
+int ftrace_instance__event_type(const char *system, const char *event);
 /*
  * per_cpu/cpuN/trace_pipe_raw, opened O_RDONLY|O_NONBLOCK|O_CLOEXEC.
  * Returns an fd or -errno; the fd keeps the instance busy (see destroy).

@@ -31,7 +31,10 @@
 static unsigned int instances;
 
 /* Above the ids the kernel gives perf events, so the two never meet in a snapshot. */
-#define ID_BASE (1ull << 56)
+#define ID_BASE	  (1ull << 56)
+/* The id the dump's marker gets in ftrace_pages' table: read, never written out. */
+#define MARK_ID	  (ID_BASE - 1)
+#define MARK_TEXT "perfsnapd: dump\n"
 
 struct tracefs_cpu {
 	int cpu;
@@ -40,7 +43,6 @@ struct tracefs_cpu {
 	size_t held_size, held_len;
 	uint64_t overrun; /* per_cpu stats at the take: the ring had wrapped */
 	uint64_t lost;	  /* ... and events it could not store */
-	uint64_t stopped_ns;
 };
 
 struct capture_tracefs {
@@ -52,8 +54,11 @@ struct capture_tracefs {
 	struct perf_event_attr *attrs;
 	uint64_t *ids;
 	size_t nr_events;
-	struct ftrace_pages_event *types; /* sorted by type */
-	uint64_t take_ns;		  /* the last take: tracing off to on */
+	struct ftrace_pages_event *types; /* sorted by type; the marker's too */
+	size_t nr_types;
+	uint64_t take_ns;	/* the last take: tracing off to on */
+	uint64_t stopped_at_ns; /* ... its tracing off (CLOCK_MONOTONIC) */
+	bool marked;		/* ... and its marker was written */
 };
 
 bool capture_tracefs__takes(const struct event_spec *e)
@@ -87,6 +92,7 @@ static int cmp_type(const void *a, const void *b)
 static int take_events(struct capture_tracefs *t, const struct perfsnapd_config *cfg)
 {
 	size_t n = 0;
+	int r;
 
 	for (size_t i = 0; i < cfg->nr_events; i++)
 		n += capture_tracefs__takes(&cfg->events[i]);
@@ -95,7 +101,7 @@ static int take_events(struct capture_tracefs *t, const struct perfsnapd_config 
 	t->names = calloc(n, sizeof(*t->names));
 	t->attrs = calloc(n, sizeof(*t->attrs));
 	t->ids = calloc(n, sizeof(*t->ids));
-	t->types = calloc(n, sizeof(*t->types));
+	t->types = calloc(n + 1, sizeof(*t->types));
 	if (!t->names || !t->attrs || !t->ids || !t->types)
 		return -ENOMEM;
 	for (size_t i = 0; i < cfg->nr_events; i++) {
@@ -116,7 +122,13 @@ static int take_events(struct capture_tracefs *t, const struct perfsnapd_config 
 								      .id = t->ids[t->nr_events] };
 		t->nr_events++;
 	}
-	qsort(t->types, t->nr_events, sizeof(*t->types), cmp_type);
+	t->nr_types = t->nr_events;
+	/* The dump's marker: where an instance cannot say its type, no end is set. */
+	r = ftrace_instance__event_type("ftrace", "print");
+	if (r > 0)
+		t->types[t->nr_types++] = (struct ftrace_pages_event){ .type = (uint16_t)r,
+								       .id = MARK_ID };
+	qsort(t->types, t->nr_types, sizeof(*t->types), cmp_type);
 	return 0;
 }
 
@@ -327,7 +339,13 @@ static int tracefs_take(void *impl)
 {
 	struct capture_tracefs *t = impl;
 	uint64_t from = monotonic_ns();
-	int r = ftrace_instance__set_on(t->fi, false);
+	/* An event stamped just before the stop: the instant in the events' clock. */
+	int r = ftrace_instance__mark(t->fi, MARK_TEXT);
+
+	t->marked = r == 0;
+	r = ftrace_instance__set_on(t->fi, false);
+
+	t->stopped_at_ns = monotonic_ns();
 
 	for (size_t i = 0; r == 0 && i < t->nr_cpus; i++) {
 		struct tracefs_cpu *tc = &t->cpus[i];
@@ -336,7 +354,6 @@ static int tracefs_take(void *impl)
 		tc->held_len = 0;
 		if (!tc->ring)
 			continue;
-		tc->stopped_ns = monotonic_ns();
 		r = ftrace_ring__copy(tc->ring, tc->held, tc->held_size, &tc->held_len, &info);
 	}
 	if (ftrace_instance__set_on(t->fi, true) < 0 && r == 0)
@@ -353,21 +370,38 @@ static int tracefs_take(void *impl)
 	return r;
 }
 
+struct put_ctx {
+	struct byte_buffer *out;
+	uint64_t mark_time; /* the newest marker's: the last take's */
+};
+
+/* A record of an event; the dumps' markers are read for their time, not kept. */
 static int put_record(void *ctx, const void *rec, size_t len)
 {
-	return byte_buffer__put(ctx, rec, len);
+	struct put_ctx *p = ctx;
+	const uint64_t *w = (const uint64_t *)rec; /* header, id, time: FTRACE_PAGES_SAMPLE_TYPE */
+
+	if (len >= 24 && w[1] == MARK_ID) {
+		if (w[2] > p->mark_time)
+			p->mark_time = w[2];
+		return 0;
+	}
+	return byte_buffer__put(p->out, rec, len);
 }
 
 /* One CPU's held pages as a chunk of samples, in memory the copy stage frees. */
 static int copy_cpu(const struct capture_tracefs *t, const struct tracefs_cpu *tc,
-		    struct capture_copy *c, struct snapshot *s)
+		    struct capture_copy *c, struct snapshot *s, uint64_t *mark_time)
 {
 	struct byte_buffer b = { 0 };
+	struct put_ctx p = { .out = &b };
 	struct ftrace_pages_info info;
 	int r;
 
 	r = ftrace_pages__records(tc->held, tc->held_len, ftrace_ring__subbuf_size(tc->ring),
-				  t->types, t->nr_events, UINT64_MAX, put_record, &b, &info);
+				  t->types, t->nr_types, UINT64_MAX, put_record, &p, &info);
+	if (p.mark_time > *mark_time)
+		*mark_time = p.mark_time;
 	if (r == 0 && b.len)
 		r = capture_copy__hold(c, b.data);
 	else
@@ -383,6 +417,7 @@ static int tracefs_copy(void *impl, struct capture_copy *c, struct snapshot *s,
 {
 	const struct capture_tracefs *t = impl;
 	size_t first = snapshot__nr_chunks(s);
+	uint64_t mark_time = 0;
 	int r = 0;
 
 	(void)spill_dir;
@@ -391,11 +426,21 @@ static int tracefs_copy(void *impl, struct capture_copy *c, struct snapshot *s,
 	for (size_t i = 0; r == 0 && i < t->nr_cpus; i++) {
 		struct dump_ring_figures *ring = &f->rings[first + i];
 
-		r = copy_cpu(t, &t->cpus[i], c, s);
+		r = copy_cpu(t, &t->cpus[i], c, s, &mark_time);
 		ring->cpu = t->cpus[i].cpu;
+		ring->instance = true;
+		ring->instance_lost = t->cpus[i].lost;
 		ring->pause_ns = t->take_ns;
 		f->copy_bytes += t->cpus[i].held_len;
 	}
+	/* Every CPU of the instance stopped at once, before any perf ring paused. */
+	if (t->nr_cpus && (!f->first_pause_at_ns || t->stopped_at_ns < f->first_pause_at_ns))
+		f->first_pause_at_ns = t->stopped_at_ns;
+	if (t->nr_cpus && t->stopped_at_ns > f->last_pause_at_ns)
+		f->last_pause_at_ns = t->stopped_at_ns;
+	/* The perf rings paused after it: their records after the marker are left out. */
+	if (t->marked && mark_time && (!f->end_time || mark_time < f->end_time))
+		f->end_time = mark_time;
 	return r;
 }
 

@@ -219,15 +219,22 @@ void dump_job__write_files(struct dump_job *job)
 		.symbols = &f->symbols,
 		.nr_build_ids = &f->nr_build_ids,
 	};
+	uint64_t to;
 	int r = 0;
 
 	if (f->range.set) {
 		dump_range__place(job);
 		if (job->sb)
 			snapshot__set_naming_cost(job->snap, sideband__naming_bytes, job->sb);
-		r = snapshot__set_window(job->snap, f->range.from_ns, f->range.to_ns,
-					 f->range.max_bytes);
 	}
+	/* Where a backend stopped all its rings at one instant, every ring ends there. */
+	to = f->range.set ? f->range.to_ns : UINT64_MAX;
+	if (f->end_time && f->end_time < to)
+		to = f->end_time;
+	if (f->range.set)
+		f->range.to_ns = to;
+	if (to != UINT64_MAX || f->range.set)
+		r = snapshot__set_window(job->snap, f->range.from_ns, to, f->range.max_bytes);
 	if (r == 0)
 		r = snapshot__seal(job->snap);
 	f->sealed_at_ns = monotonic_ns();

@@ -15,6 +15,7 @@
 #include <event2/event.h>
 
 #include "capture.h"
+#include "capture_backend.h"
 #include "config.h"
 #include "config_value.h"
 #include "control.h"
@@ -189,14 +190,14 @@ void daemon__log_recording(struct daemon *d)
 			   "hold the %.1f s window, all rings within %s; side-band %s; "
 			   "snapshots go to %s",
 			   cfg->nr_events, capture__nr_cpus(d->cap),
-			   capture__nr_rings(d->cap, true), ring_kib, pages,
+			   (int)capture__nr_copy_rings(d->cap), ring_kib, pages,
 			   (double)cfg->window_ms / 1e3, mem, d->sb ? "on" : "off", cfg->directory);
 		return;
 	}
 	log_notice("recording %zu events on %d CPUs into %d overwrite rings of %llu KiB "
 		   "(%u pages) each; ring copies in up to %llu KiB of memory (%s); side-band %s; "
 		   "snapshots go to %s",
-		   cfg->nr_events, capture__nr_cpus(d->cap), capture__nr_rings(d->cap, true),
+		   cfg->nr_events, capture__nr_cpus(d->cap), (int)capture__nr_copy_rings(d->cap),
 		   ring_kib, pages, (unsigned long long)dump__copy_budget(d->dump) / 1024,
 		   dump__copy_buffer_size(d->dump) ? "held between dumps" : "taken at each dump",
 		   d->sb ? "on" : "off", cfg->directory);

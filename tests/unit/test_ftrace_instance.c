@@ -377,6 +377,30 @@ static void test_on_and_stats(void **state)
 	assert_true(fcntl(f->raw_fd, F_GETFD) & FD_CLOEXEC);
 }
 
+/* A marker is an ftrace:print event in the instance, only while it traces. */
+static void test_mark(void **state)
+{
+	struct fixture *f = *state;
+	struct ftrace_cpu_stats st;
+	int cpu, type;
+
+	create(f);
+	cpu = pin(f);
+	type = ftrace_instance__event_type("ftrace", "print");
+	assert_true(type > 0);
+	assert_int_equal(ftrace_instance__event_type("ftrace", "no_such_event"), -ENOENT);
+	assert_int_equal(ftrace_instance__event_type("a/b", "print"), -EINVAL);
+	/* Off, the kernel refuses the write: no event. */
+	assert_true(ftrace_instance__mark(f->fi, "off\n") < 0);
+	assert_int_equal(ftrace_instance__cpu_stats(f->fi, cpu, &st), 0);
+	assert_int_equal(st.entries, 0);
+	assert_int_equal(ftrace_instance__set_on(f->fi, true), 0);
+	assert_int_equal(ftrace_instance__mark(f->fi, "on\n"), 0);
+	assert_int_equal(ftrace_instance__set_on(f->fi, false), 0);
+	assert_int_equal(ftrace_instance__cpu_stats(f->fi, cpu, &st), 0);
+	assert_int_equal(st.entries, 1);
+}
+
 /* An open fd of the instance keeps it: destroy says so, and leaves it off. */
 static void test_destroy_busy(void **state)
 {
@@ -462,6 +486,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cpu_kb, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_on_and_stats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mark, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove_leftovers, setup, teardown),
 	};
