@@ -92,7 +92,8 @@ require_env() {
 }
 
 # write_config FILE EVENTS BUFFER [extra [snapshot] lines] [extra [capture] lines]
-# FORMATS (default perf.data) and CONTROL_SOCKET may be set by the caller.
+# FORMATS (default perf.data) and CONTROL_SOCKET may be set by the caller;
+# PERFSNAP_BACKEND (perf, tracefs, auto) sets [capture] backend.
 write_config() {
 	mkdir -p "$WORK/out"
 	cat >"$1" <<CONF
@@ -100,6 +101,7 @@ write_config() {
 events = $2
 buffer_size = $3
 cpus = all
+${PERFSNAP_BACKEND:+backend = $PERFSNAP_BACKEND}
 ${5:-}
 [snapshot]
 directory = $WORK/out
