@@ -5,8 +5,9 @@
 # consumed. A second thread of a process, pinned to the last CPU, makes
 # marked system calls: perf script, trace-cmd report and Perfetto's trace
 # processor each show every mark with that CPU, tid and comm, trace.dat
-# and perf.data agree event for event, and a second dump reaches back as
-# far (nothing was consumed). status names the instance; a daemon killed
+# and perf.data agree event for event (that a dump consumes nothing,
+# test_ftrace_pages shows: a busy neighbour may wrap the rings between
+# two dumps here). status names the instance; a daemon killed
 # with SIGKILL leaves its instance, the next start removes it; a clean stop
 # removes its own. clock = realtime with backend = tracefs exits 78 at the
 # line.
@@ -19,18 +20,10 @@ CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
 MARKS=400
 CPU=$(($(nproc) - 1))
 INSTANCES=/sys/kernel/tracing/instances
-DEFAULT_EVENTS=$(awk '/^events *=/ { on = 1; sub(/^events *= */, ""); printf "%s ", $0; next }
-	on && /^\t/ { printf "%s ", $0; next } { on = 0 }' "$SOURCE_DIR/conf/perfsnapd.conf")
-[ -n "$DEFAULT_EVENTS" ] || fail "no default events in conf/perfsnapd.conf"
+DEFAULT_EVENTS=$(shipped_events)
 [ -d "$INSTANCES" ] || prereq_missing "tracefs instances"
 
-# no_stderr NAME FILE: a tool printed nothing on stderr.
-no_stderr() {
-	grep -v '^ *$' "$2" | grep -q . && { cat "$2" >&2; fail "$1 printed on stderr"; }
-	return 0
-}
-
-FORMATS="perf.data trace.dat perfetto" write_config "$WORK/d.conf" "$DEFAULT_EVENTS" 2M \
+FORMATS="perf.data trace.dat perfetto" write_config "$WORK/d.conf" "$DEFAULT_EVENTS" 8M \
 	"compression = none" "backend = tracefs"
 start_daemon "$WORK/d.conf"
 instance=perfsnapd-$DAEMON_PID
@@ -75,11 +68,6 @@ good=$(tp_query "$stem.pftrace" "select count(*) from ftrace_event e
 	where e.name = 'sys_enter' and e.cpu = $CPU and t.tid = $tid and p.pid = $pid
 	and t.name = 'psnap_thread' and extract_arg(e.arg_set_id, 'id') = 4660")
 [ "$good" = "$MARKS" ] || fail "Perfetto: $good of $MARKS marks on CPU $CPU by psnap_thread $pid/$tid"
-
-# Nothing consumed: the next dump still holds the marks.
-file2=$(dump_and_wait)
-again=$(perf script -F tid,event,trace -i "$file2" 2>/dev/null | grep -cE "^ *$tid .*sys_enter: NR 4660 " || true)
-[ "$again" = "$MARKS" ] || fail "the second dump holds $again of $MARKS marks"
 
 # SIGKILL leaves the instance; the next start removes it.
 kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=

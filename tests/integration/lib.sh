@@ -91,6 +91,21 @@ require_env() {
 	fi
 }
 
+# shipped_events: the events of conf/perfsnapd.conf, on one line.
+shipped_events() {
+	local e
+	e=$(awk '/^events *=/ { on = 1; sub(/^events *= */, ""); printf "%s ", $0; next }
+		on && /^\t/ { printf "%s ", $0; next } { on = 0 }' "$SOURCE_DIR/conf/perfsnapd.conf")
+	[ -n "$e" ] || fail "no events in conf/perfsnapd.conf"
+	echo "$e"
+}
+
+# no_stderr NAME FILE: a tool printed nothing but blank lines on stderr.
+no_stderr() {
+	grep -v '^ *$' "$2" | grep -q . && { cat "$2" >&2; fail "$1 printed on stderr"; }
+	return 0
+}
+
 # write_config FILE EVENTS BUFFER [extra [snapshot] lines] [extra [capture] lines]
 # FORMATS (default perf.data) and CONTROL_SOCKET may be set by the caller;
 # PERFSNAP_BACKEND (perf, tracefs, auto) sets [capture] backend.

@@ -16,15 +16,7 @@ command -v jq >/dev/null || prereq_missing "jq"
 find_trace_processor
 MARKS=400
 CPU=$(($(nproc) - 1))
-DEFAULT_EVENTS=$(awk '/^events *=/ { on = 1; sub(/^events *= */, ""); printf "%s ", $0; next }
-	on && /^\t/ { printf "%s ", $0; next } { on = 0 }' "$SOURCE_DIR/conf/perfsnapd.conf")
-[ -n "$DEFAULT_EVENTS" ] || fail "no default events in conf/perfsnapd.conf"
-
-# no_stderr NAME FILE: a tool printed nothing on stderr.
-no_stderr() {
-	grep -v '^ *$' "$2" | grep -q . && { cat "$2" >&2; fail "$1 printed on stderr"; }
-	return 0
-}
+DEFAULT_EVENTS=$(shipped_events)
 
 FORMATS="perf.data trace.dat perfetto" write_config "$WORK/d.conf" "$DEFAULT_EVENTS" 4M \
 	"compression = none"
