@@ -248,7 +248,12 @@ static bool unchanged(const unsigned char *subbuf, const struct subbuf_ref *ref)
 	unsigned long mask = ~(RB_MISSED_EVENTS | RB_MISSED_STORED);
 
 	/* The copy's reads come before these, as in a seqlock's reader. */
+#ifdef __SANITIZE_THREAD__
+	/* TSan has no fences, and the writer is the kernel, which it cannot see. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+#else
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+#endif
 	return (load_commit(subbuf) & mask) >= (ref->commit & mask) &&
 	       load_time(subbuf) == ref->time;
 }
