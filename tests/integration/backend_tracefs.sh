@@ -14,6 +14,8 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/perfetto_lib.sh"
 require_env
+# This test sets the backend itself; a second backend key would be refused.
+unset PERFSNAP_BACKEND
 command -v trace-cmd >/dev/null || prereq_missing "trace-cmd"
 find_trace_processor
 CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
