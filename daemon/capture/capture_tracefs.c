@@ -299,11 +299,6 @@ const char *capture_tracefs__name(const struct capture_tracefs *t)
 	return ftrace_instance__name(t->fi);
 }
 
-size_t capture_tracefs__nr_events(const struct capture_tracefs *t)
-{
-	return t->nr_events;
-}
-
 static size_t tracefs_nr_rings(const void *impl)
 {
 	return ((const struct capture_tracefs *)impl)->nr_cpus;

@@ -43,8 +43,6 @@ int capture_tracefs__start(struct capture_tracefs *t);
 void capture_tracefs__close(struct capture_tracefs *t);
 /* The instance's name, for the log and status. */
 const char *capture_tracefs__name(const struct capture_tracefs *t);
-/* Events it records. */
-size_t capture_tracefs__nr_events(const struct capture_tracefs *t);
 
 extern const struct capture_backend_ops capture_tracefs__ops;
 
