@@ -543,13 +543,39 @@ static bool parse_count(const char *s, uint64_t *ret)
 	return true;
 }
 
-/* The "key: N" lines of a stats file; the others ("now ts: 1.5") are skipped. */
+/*
+ * A time stamp of a clock in ns ("33636.330702": seconds and
+ * microseconds); false for anything else, a counter clock's plain count too.
+ */
+static bool parse_time(const char *s, uint64_t *ret)
+{
+	uint64_t sec = 0, usec = 0;
+	const char *dot;
+	char whole[32];
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	dot = strchr(s, '.');
+	if (!dot || (size_t)(dot - s) >= sizeof(whole))
+		return false;
+	memcpy(whole, s, (size_t)(dot - s));
+	whole[dot - s] = '\0';
+	if (!parse_count(whole, &sec) || !parse_count(dot + 1, &usec) || usec >= 1000000 ||
+	    sec > UINT64_MAX / 1000000000ull - 1)
+		return false;
+	*ret = sec * 1000000000ull + usec * 1000ull;
+	return true;
+}
+
+/* The "key: N" lines of a stats file, and its two time stamps. */
 static int parse_stats(char *text, struct ftrace_cpu_stats *ret)
 {
-	static const char *const keys[] = { "entries", "overrun", "commit overrun",
-					    "dropped events" };
+	static const char *const keys[] = { "entries",	      "overrun", "commit overrun",
+					    "dropped events", "bytes",	 "oldest event ts",
+					    "now ts" };
 	struct ftrace_cpu_stats s = { 0 };
-	uint64_t *fields[] = { &s.entries, &s.overrun, &s.commit_overrun, &s.dropped_events };
+	uint64_t *fields[] = { &s.entries, &s.overrun,	 &s.commit_overrun, &s.dropped_events,
+			       &s.bytes,   &s.oldest_ns, &s.now_ns };
 	unsigned int found = 0, i;
 	char *line, *end, *colon;
 
@@ -563,7 +589,8 @@ static int parse_stats(char *text, struct ftrace_cpu_stats *ret)
 		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 			if (strcmp(line, keys[i]))
 				continue;
-			if (!parse_count(colon + 1, fields[i]))
+			if (!(i < 5 ? parse_count(colon + 1, fields[i]) :
+				      parse_time(colon + 1, fields[i])))
 				return -EPROTO;
 			found |= 1u << i;
 		}
@@ -581,7 +608,8 @@ static int parse_stats(char *text, struct ftrace_cpu_stats *ret)
  * @ret: filled on success
  *
  * The file (some 150 bytes: entries, overrun, commit overrun, bytes, two
- * timestamps, dropped and read events) is read into a buffer on the
+ * time stamps, dropped and read events; the time stamps only of a clock
+ * in seconds, such as perf, mono and boot) is read into a buffer on the
  * stack: no allocation, and a kernel that writes more only has its tail
  * left unread.
  * Returns 0, -EINVAL for a negative @cpu, -ENOENT for a CPU the instance

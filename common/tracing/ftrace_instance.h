@@ -66,12 +66,18 @@ int ftrace_instance__event_type(const char *system, const char *event);
  */
 int ftrace_instance__open_cpu_raw(const struct ftrace_instance *fi, int cpu);
 
-/* per_cpu/cpuN/stats; -EPROTO where a count is missing or not a number. */
+/*
+ * per_cpu/cpuN/stats; -EPROTO where a count is missing or not a number, or
+ * the clock is a counter (its time stamps are not seconds).
+ */
 struct ftrace_cpu_stats {
 	uint64_t entries;
 	uint64_t overrun;	 /* overwritten: the oldest, as an overwrite ring does */
 	uint64_t commit_overrun; /* lost: nested writers overflowed a sub-buffer */
 	uint64_t dropped_events; /* lost: the ring was full with overwrite off */
+	uint64_t bytes;		 /* the events it holds */
+	uint64_t oldest_ns;	 /* the oldest's time, in the instance's clock; 0: none */
+	uint64_t now_ns;	 /* the clock when read */
 };
 int ftrace_instance__cpu_stats(const struct ftrace_instance *fi, int cpu,
 			       struct ftrace_cpu_stats *ret);

@@ -347,6 +347,9 @@ static void test_on_and_stats(void **state)
 		(void)getppid();
 	assert_int_equal(ftrace_instance__cpu_stats(f->fi, cpu, &st), 0);
 	assert_int_equal(st.entries, 0);
+	assert_int_equal(st.bytes, 0);
+	assert_int_equal(st.oldest_ns, 0);
+	assert_true(st.now_ns > 0);
 
 	assert_int_equal(ftrace_instance__set_on(f->fi, true), 0);
 	assert_string_equal(read_file(ftrace_instance__name(f->fi), "tracing_on"), "1\n");
@@ -361,6 +364,10 @@ static void test_on_and_stats(void **state)
 	assert_int_equal(st.overrun, 0);
 	assert_int_equal(st.commit_overrun, 0);
 	assert_int_equal(st.dropped_events, 0);
+	/* What [capture] window reads: the bytes held and how far back they go. */
+	assert_true(st.bytes >= st.entries * 8);
+	assert_true(st.oldest_ns > 0);
+	assert_true(st.now_ns >= st.oldest_ns);
 	assert_int_equal(ftrace_instance__set_on(f->fi, false), 0);
 	assert_string_equal(read_file(ftrace_instance__name(f->fi), "tracing_on"), "0\n");
 
