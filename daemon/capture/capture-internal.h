@@ -146,5 +146,18 @@ void capture__close_cpus(struct capture *c);
 int capture_cpu__down(struct capture *c, int cpu, uint64_t now, uint64_t now_mono);
 int capture_cpu__up(struct capture *c, int cpu, uint64_t now);
 int capture_window__resize(struct capture *c, int cpu, unsigned int pages, uint64_t now);
+void capture_window__look(struct capture *c, uint64_t now);
+bool capture_window__cpu(const struct capture *c, int cpu, uint64_t now,
+			 struct capture_window_info *ret);
+
+/*
+ * [capture] window, whatever the ring (capture_window.c): a look at what
+ * it has written since it opened, and the rate its ring is sized for (the
+ * window's highest).
+ */
+void capture_window__note(struct capture_window_cpu *w, uint64_t now, uint64_t written,
+			  const void *ring);
+uint64_t capture_window__plan_rate(const struct capture_window_cpu *w, uint64_t window_ms,
+				   uint64_t now);
 
 #endif

@@ -136,6 +136,8 @@ void capture__put_kept(struct capture_kept *k);
  */
 struct capture_window_info {
 	int cpu;
+	size_t backend;		     /* which of capture__backends() */
+	bool instance;		     /* a tracefs instance's ring, not perf's */
 	unsigned int pages;	     /* of its ring */
 	bool has_rate;		     /* measured over at least one interval */
 	uint64_t rate;		     /* bytes per second into its ring */
@@ -152,15 +154,19 @@ uint64_t capture__window_ms(const struct capture *c);
 unsigned int capture__window_max_pages(void);
 /* Measures each live ring's byte rate; @now is CLOCK_MONOTONIC. */
 void capture__window_look(struct capture *c, uint64_t now);
-/* False when @cpu has no overwrite ring. */
-bool capture__window_cpu(const struct capture *c, int cpu, uint64_t now,
-			 struct capture_window_info *ret);
+/* The rings [capture] window sizes: every backend's, each CPU's; some may have none. */
+size_t capture__window_nr_rings(const struct capture *c);
+/* Ring @i of capture__window_nr_rings(); false where it has none. */
+bool capture__window_ring(const struct capture *c, size_t i, uint64_t now,
+			  struct capture_window_info *ret);
 /*
- * Replaces @cpu's ring by one of @pages; the old one stays, disabled,
- * until capture__window_retire() unmaps it. Returns 0, -EBUSY while one
- * is being replaced, or -errno.
+ * Gives @ring (capture__window_ring()'s) @pages. A perf ring is replaced:
+ * the old one stays, disabled, until capture__window_retire() unmaps it;
+ * an instance's is resized in place. Returns 0, -EBUSY while one is being
+ * replaced, or -errno.
  */
-int capture__window_resize(struct capture *c, int cpu, unsigned int pages, uint64_t now);
+int capture__window_resize(struct capture *c, const struct capture_window_info *ring,
+			   unsigned int pages, uint64_t now);
 /* Unmaps the replaced rings whose successors reach the window. Returns how many, or -errno. */
 int capture__window_retire(struct capture *c, uint64_t now);
 

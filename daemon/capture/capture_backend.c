@@ -3,6 +3,8 @@
  * capture_backend: a capture's backends run in turn, for the dump and the
  * service's watchers. See capture_backend.h.
  */
+#include <errno.h>
+
 #include "capture-internal.h"
 #include "capture_backend.h"
 #include "capture_tracefs.h"
@@ -94,11 +96,41 @@ int capture__cpu_up(struct capture *c, int cpu, uint64_t now)
 	return r;
 }
 
-int capture__window_resize(struct capture *c, int cpu, unsigned int pages, uint64_t now)
+void capture__window_look(struct capture *c, uint64_t now)
 {
-	int r = 0;
+	for (size_t i = 0; c->windowed && i < c->nr_backends; i++)
+		c->backends[i].ops->window_look(c->backends[i].impl, now);
+}
 
-	for (size_t i = 0; r == 0 && i < c->nr_backends; i++)
-		r = c->backends[i].ops->resize(c->backends[i].impl, cpu, pages, now);
-	return r;
+size_t capture__window_nr_rings(const struct capture *c)
+{
+	return c->windowed ? c->nr_backends * (size_t)capture__nr_wanted(c) : 0;
+}
+
+bool capture__window_ring(const struct capture *c, size_t i, uint64_t now,
+			  struct capture_window_info *ret)
+{
+	size_t nr = (size_t)capture__nr_wanted(c), b = nr ? i / nr : 0;
+	const struct capture_backend *be;
+
+	if (!c->windowed || !nr || b >= c->nr_backends)
+		return false;
+	be = &c->backends[b];
+	if (!be->ops->window_ring(be->impl, capture__wanted_cpu(c, (int)(i % nr)), c->window_ms,
+				  now, ret))
+		return false;
+	ret->backend = b;
+	ret->instance = be->ops != &capture_perf__ops;
+	return true;
+}
+
+int capture__window_resize(struct capture *c, const struct capture_window_info *ring,
+			   unsigned int pages, uint64_t now)
+{
+	const struct capture_backend *be;
+
+	if (ring->backend >= c->nr_backends)
+		return -ENOENT;
+	be = &c->backends[ring->backend];
+	return be->ops->resize(be->impl, ring->cpu, pages, now);
 }

@@ -12,11 +12,13 @@
 #ifndef PERFSNAPD_CAPTURE_BACKEND_H
 #define PERFSNAPD_CAPTURE_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct capture;
 struct capture_copy;
+struct capture_window_info;
 struct dump_figures;
 struct snapshot;
 
@@ -49,7 +51,14 @@ struct capture_backend_ops {
 	int (*cpu_down)(void *impl, int cpu, uint64_t now, uint64_t now_mono);
 	/* @cpu is online (again): its rings record from @now on. Returns 0 or -errno. */
 	int (*cpu_up)(void *impl, int cpu, uint64_t now);
-	/* [capture] window: @cpu's ring to @pages, losing no history. Returns 0 or -errno. */
+	/*
+	 * [capture] window (@window_ms), @now CLOCK_MONOTONIC: a look at
+	 * each ring's rate; @cpu's ring's figures (false where it has none);
+	 * @cpu's ring to @pages, losing no history (0 or -errno).
+	 */
+	void (*window_look)(void *impl, uint64_t now);
+	bool (*window_ring)(const void *impl, int cpu, uint64_t window_ms, uint64_t now,
+			    struct capture_window_info *ret);
 	int (*resize)(void *impl, int cpu, unsigned int pages, uint64_t now);
 };
 

@@ -52,6 +52,18 @@ static int perf_cpu_up(void *impl, int cpu, uint64_t now)
 	return capture_cpu__up(impl, cpu, now);
 }
 
+static void perf_window_look(void *impl, uint64_t now)
+{
+	capture_window__look(impl, now);
+}
+
+static bool perf_window_ring(const void *impl, int cpu, uint64_t window_ms, uint64_t now,
+			     struct capture_window_info *ret)
+{
+	(void)window_ms; /* the capture's own */
+	return capture_window__cpu(impl, cpu, now, ret);
+}
+
 static int perf_resize(void *impl, int cpu, unsigned int pages, uint64_t now)
 {
 	return capture_window__resize(impl, cpu, pages, now);
@@ -65,5 +77,7 @@ const struct capture_backend_ops capture_perf__ops = {
 	.copy = perf_copy,
 	.cpu_down = perf_cpu_down,
 	.cpu_up = perf_cpu_up,
+	.window_look = perf_window_look,
+	.window_ring = perf_window_ring,
 	.resize = perf_resize,
 };

@@ -15,6 +15,7 @@
 #include <perf/cpumap.h>
 
 #include "byte_buffer.h"
+#include "capture-internal.h"
 #include "capture_copy.h"
 #include "capture_tracefs.h"
 #include "config.h"
@@ -41,14 +42,20 @@ struct tracefs_cpu {
 	struct ftrace_ring *ring;
 	void *held; /* the last take's sub-buffers, oldest first */
 	size_t held_size, held_len;
-	uint64_t overrun; /* per_cpu stats at the take: the ring had wrapped */
-	uint64_t lost;	  /* ... and events it could not store */
+	uint64_t overrun;   /* per_cpu stats at the take: the ring had wrapped */
+	uint64_t lost;	    /* ... and events it could not store */
+	unsigned int pages; /* its size asked (buffer_size_kb), in pages */
+	/* [capture] window, at the last look: how far back it reached, and whether it had wrapped. */
+	uint64_t reach_ns;
+	bool wrapped;
 };
 
 struct capture_tracefs {
 	struct ftrace_instance *fi;
 	struct tracefs_cpu *cpus;
 	size_t nr_cpus;
+	struct capture_window_cpu *win; /* [capture] window's looks, by cpus[]; NULL without */
+	uint64_t opened_ns;		/* CLOCK_MONOTONIC: recording since (a resize keeps it) */
 	/* The tracepoints it records, in [capture] order. */
 	char **names;
 	struct perf_event_attr *attrs;
@@ -175,6 +182,16 @@ static int map_cpu(struct capture_tracefs *t, struct tracefs_cpu *tc)
 	return 0;
 }
 
+static void unmap_cpu(struct tracefs_cpu *tc)
+{
+	ftrace_ring__unmap(tc->ring);
+	tc->ring = NULL;
+	if (tc->held)
+		munmap(tc->held, tc->held_size);
+	tc->held = NULL;
+	tc->held_size = tc->held_len = 0;
+}
+
 static int open_cpus(struct capture_tracefs *t, const struct perf_cpu_map *cpus, size_t ring_kb)
 {
 	int nr = perf_cpu_map__nr(cpus);
@@ -190,6 +207,7 @@ static int open_cpus(struct capture_tracefs *t, const struct perf_cpu_map *cpus,
 		if (tc->cpu < 0)
 			continue;
 		t->nr_cpus++;
+		tc->pages = (unsigned int)(ring_kb * 1024 / (size_t)sysconf(_SC_PAGESIZE));
 		r = ftrace_instance__set_cpu_kb(t->fi, tc->cpu, ring_kb);
 		if (r == 0)
 			r = map_cpu(t, tc);
@@ -203,12 +221,10 @@ void capture_tracefs__close(struct capture_tracefs *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; t->cpus && i < t->nr_cpus; i++) {
-		ftrace_ring__unmap(t->cpus[i].ring);
-		if (t->cpus[i].held)
-			munmap(t->cpus[i].held, t->cpus[i].held_size);
-	}
+	for (size_t i = 0; t->cpus && i < t->nr_cpus; i++)
+		unmap_cpu(&t->cpus[i]);
 	free(t->cpus);
+	free(t->win);
 	if (t->fi)
 		(void)ftrace_instance__destroy(t->fi);
 	for (size_t i = 0; t->names && i < t->nr_events; i++)
@@ -236,6 +252,11 @@ static int open_instance(struct capture_tracefs *t, const struct perfsnapd_confi
 	r = ftrace_instance__create(INSTANCE_PREFIX, getpid(), instances++, &t->fi);
 	if (r == 0)
 		r = ftrace_instance__set_clock(t->fi, clock);
+	if (r == 0 && cfg->window_ms &&
+	    !(t->win = calloc((size_t)(perf_cpu_map__nr(cpus) > 0 ? perf_cpu_map__nr(cpus) : 1),
+			      sizeof(*t->win))))
+		r = -ENOMEM;
+	t->opened_ns = monotonic_ns();
 	if (r == 0)
 		r = open_cpus(t, cpus, ring_kb);
 	if (r == 0)
@@ -460,14 +481,97 @@ static int tracefs_cpu_up(void *impl, int cpu, uint64_t now)
 	return 0;
 }
 
+static struct tracefs_cpu *cpu_of(const struct capture_tracefs *t, int cpu, size_t *idx)
+{
+	for (size_t i = 0; i < t->nr_cpus; i++)
+		if (t->cpus[i].cpu == cpu && t->cpus[i].ring) {
+			*idx = i;
+			return &t->cpus[i];
+		}
+	return NULL;
+}
+
+/*
+ * [capture] window reads each ring's stats: the kernel counts the events
+ * it ever wrote (entries and overrun) and the bytes it holds, so what it
+ * wrote is the events at the mean size of those it holds; the oldest
+ * event's time gives the reach, in the instance's clock.
+ */
+static void tracefs_window_look(void *impl, uint64_t now)
+{
+	struct capture_tracefs *t = impl;
+
+	for (size_t i = 0; t->win && i < t->nr_cpus; i++) {
+		struct tracefs_cpu *tc = &t->cpus[i];
+		struct ftrace_cpu_stats st;
+		uint64_t written;
+
+		if (!tc->ring || ftrace_instance__cpu_stats(t->fi, tc->cpu, &st) < 0)
+			continue;
+		written = st.entries ? (uint64_t)((double)(st.entries + st.overrun) *
+						  (double)st.bytes / (double)st.entries) :
+				       0;
+		capture_window__note(&t->win[i], now, written, tc);
+		tc->wrapped = st.overrun > 0;
+		if (tc->wrapped && st.oldest_ns && st.now_ns > st.oldest_ns)
+			tc->reach_ns = st.now_ns - st.oldest_ns;
+		else
+			tc->reach_ns = now > t->opened_ns ? now - t->opened_ns : 0;
+	}
+}
+
+static bool tracefs_window_ring(const void *impl, int cpu, uint64_t window_ms, uint64_t now,
+				struct capture_window_info *ret)
+{
+	const struct capture_tracefs *t = impl;
+	const struct tracefs_cpu *tc;
+	size_t i;
+
+	if (!t->win || !(tc = cpu_of(t, cpu, &i)))
+		return false;
+	memset(ret, 0, sizeof(*ret));
+	ret->cpu = cpu;
+	ret->pages = tc->pages;
+	ret->has_rate = t->win[i].nr_looks > 0;
+	ret->rate = t->win[i].rate;
+	ret->plan_rate = capture_window__plan_rate(&t->win[i], window_ms, now);
+	ret->reach_ns = tc->reach_ns;
+	ret->wrapped = tc->wrapped;
+	return true;
+}
+
+/*
+ * The kernel resizes only a ring nobody maps (EBUSY), so it is unmapped,
+ * resized and mapped again. It records throughout: a grow keeps every
+ * event, a shrink the newest, as the smaller ring would have; no copy
+ * runs meanwhile (the loop thread's, with no dump in flight).
+ */
 static int tracefs_resize(void *impl, int cpu, unsigned int pages, uint64_t now)
 {
-	/* [capture] window sizes the perf rings; the instance keeps its size. */
-	(void)impl;
-	(void)cpu;
-	(void)pages;
+	struct capture_tracefs *t = impl;
+	struct tracefs_cpu *tc;
+	size_t i;
+	int r, m;
+
 	(void)now;
-	return 0;
+	for (i = 0; i < t->nr_cpus && t->cpus[i].cpu != cpu; i++)
+		;
+	if (i == t->nr_cpus)
+		return -ENOENT;
+	tc = &t->cpus[i];
+	unmap_cpu(tc);
+	r = ftrace_instance__set_cpu_kb(t->fi, cpu,
+					(size_t)pages * (size_t)sysconf(_SC_PAGESIZE) / 1024);
+	m = map_cpu(t, tc);
+	if (m < 0)
+		unmap_cpu(tc); /* unread until the CPU comes up again: the caller says so */
+	if (r == 0) {
+		tc->pages = pages;
+		/* Its counts go on, but their mean changes: measured again. */
+		if (t->win)
+			t->win[i].ring_base = NULL;
+	}
+	return r < 0 ? r : m;
 }
 
 const struct capture_backend_ops capture_tracefs__ops = {
@@ -479,5 +583,7 @@ const struct capture_backend_ops capture_tracefs__ops = {
 	.copy = tracefs_copy,
 	.cpu_down = tracefs_cpu_down,
 	.cpu_up = tracefs_cpu_up,
+	.window_look = tracefs_window_look,
+	.window_ring = tracefs_window_ring,
 	.resize = tracefs_resize,
 };

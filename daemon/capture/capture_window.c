@@ -19,6 +19,7 @@
 #include "backward_ring.h"
 #include "capture-internal.h"
 #include "capture.h"
+#include "capture_tracefs.h"
 #include "config.h"
 #include "log.h"
 #include "monotonic.h"
@@ -53,12 +54,22 @@ unsigned int capture__window_start_pages(const struct perfsnapd_config *cfg)
 	int nr = cpus ? perf_cpu_map__nr(cpus) : 1;
 	int64_t left = config__window_pages(cfg, nr > 0 ? (unsigned int)nr : 1);
 	unsigned int pages = CONFIG_WINDOW_FLOOR_PAGES;
+	bool perf = false, instance = false;
+	uint64_t rings;
 
 	perf_cpu_map__put(cpus);
+	/* A CPU has a perf ring, an instance ring (capture_tracefs.c), or both. */
+	for (size_t i = 0; i < cfg->nr_events; i++) {
+		bool takes = cfg->backend != CONFIG_BACKEND_PERF &&
+			     capture_tracefs__takes(&cfg->events[i]);
+
+		instance |= takes;
+		perf |= !takes && cfg->events[i].overwrite;
+	}
+	rings = (uint64_t)(nr > 0 ? nr : 1) * (perf && instance ? 2 : 1);
 	if (left < 0 || nr <= 0)
 		return pages;
-	while ((uint64_t)(pages * 2 + 1) * (uint64_t)nr <= (uint64_t)left &&
-	       pages < WINDOW_MAX_PAGES)
+	while ((uint64_t)(pages * 2 + 1) * rings <= (uint64_t)left && pages < WINDOW_MAX_PAGES)
 		pages *= 2;
 	return pages;
 }
@@ -168,56 +179,60 @@ static uint64_t head_of(const struct ring_view *v)
 }
 
 /**
- * capture__window_look - measure each CPU's byte rate
- * @c: a windowed capture, on the loop thread
+ * capture_window__note - one look at a ring: its rate, smoothed
+ * @w: the ring's window state
  * @now: CLOCK_MONOTONIC ns
+ * @written: the bytes it has written since it opened
+ * @ring: which ring that is: a new one's count starts again, the rate stays
  *
- * How far each live ring's data_head moved since the last look. The rate
- * is smoothed, rising faster than it falls: a ring sized for a rate that
- * just fell holds more than the window, one sized for a rate that just
- * rose, less.
+ * The rate is smoothed, rising faster than it falls: a ring sized for a
+ * rate that just fell holds more than the window, one sized for a rate
+ * that just rose, less.
  */
-void capture__window_look(struct capture *c, uint64_t now)
+void capture_window__note(struct capture_window_cpu *w, uint64_t now, uint64_t written,
+			  const void *ring)
 {
-	for (int cpu = 0; c->windowed && cpu < c->nr_cpu_slots; cpu++) {
-		struct capture_window_cpu *w = &c->win[cpu];
-		struct capture_patch *p = ring_of(c, cpu, false);
-		struct ring_view v;
-		uint64_t written, inst;
+	uint64_t inst;
 
-		if (!p || view_of(p, &v) < 0)
-			continue;
-		/* data_head counts down from 0: -head is what was ever written. */
-		written = (uint64_t)0 - head_of(&v);
-		if (w->nr_seen == CAPTURE_WINDOW_LOOKS) {
-			w->nr_seen--;
-			memmove(w->seen_ns, w->seen_ns + 1, w->nr_seen * sizeof(w->seen_ns[0]));
-			memmove(w->seen_written, w->seen_written + 1,
-				w->nr_seen * sizeof(w->seen_written[0]));
-			memmove(w->seen_rate, w->seen_rate + 1,
-				w->nr_seen * sizeof(w->seen_rate[0]));
-		}
-		w->seen_ns[w->nr_seen] = now;
-		w->seen_rate[w->nr_seen] = w->rate;
-		w->seen_written[w->nr_seen++] = written;
-		if (w->ring_base != v.base || !w->looked_ns || now <= w->looked_ns) {
-			/* A new ring: its count starts again, the rate stays. */
-			w->ring_base = v.base;
-			w->written = written;
-			w->looked_ns = now;
-			continue;
-		}
-		inst = (written - w->written) * 1000000000ull / (now - w->looked_ns);
-		if (!w->nr_looks)
-			w->rate = inst;
-		else if (inst > w->rate)
-			w->rate = (w->rate + inst) / 2;
-		else
-			w->rate = (w->rate * 3 + inst) / 4;
-		w->nr_looks++;
+	if (w->nr_seen == CAPTURE_WINDOW_LOOKS) {
+		w->nr_seen--;
+		memmove(w->seen_ns, w->seen_ns + 1, w->nr_seen * sizeof(w->seen_ns[0]));
+		memmove(w->seen_written, w->seen_written + 1,
+			w->nr_seen * sizeof(w->seen_written[0]));
+		memmove(w->seen_rate, w->seen_rate + 1, w->nr_seen * sizeof(w->seen_rate[0]));
+	}
+	w->seen_ns[w->nr_seen] = now;
+	w->seen_rate[w->nr_seen] = w->rate;
+	w->seen_written[w->nr_seen++] = written;
+	if (w->ring_base != ring || !w->looked_ns || now <= w->looked_ns || written < w->written) {
+		w->ring_base = ring;
 		w->written = written;
 		w->looked_ns = now;
-		w->seen_rate[w->nr_seen - 1] = w->rate;
+		return;
+	}
+	inst = (written - w->written) * 1000000000ull / (now - w->looked_ns);
+	if (!w->nr_looks)
+		w->rate = inst;
+	else if (inst > w->rate)
+		w->rate = (w->rate + inst) / 2;
+	else
+		w->rate = (w->rate * 3 + inst) / 4;
+	w->nr_looks++;
+	w->written = written;
+	w->looked_ns = now;
+	w->seen_rate[w->nr_seen - 1] = w->rate;
+}
+
+/* How far each live perf ring's data_head moved since the last look. */
+void capture_window__look(struct capture *c, uint64_t now)
+{
+	for (int cpu = 0; c->windowed && cpu < c->nr_cpu_slots; cpu++) {
+		struct capture_patch *p = ring_of(c, cpu, false);
+		struct ring_view v;
+
+		/* data_head counts down from 0: -head is what was ever written. */
+		if (p && view_of(p, &v) == 0)
+			capture_window__note(&c->win[cpu], now, (uint64_t)0 - head_of(&v), v.base);
 	}
 }
 
@@ -227,9 +242,10 @@ void capture__window_look(struct capture *c, uint64_t now)
  * once; one that falls shrinks the ring only once it has stayed low for a
  * whole window, so a load that pauses and comes back finds its ring.
  */
-static uint64_t plan_rate(const struct capture *c, const struct capture_window_cpu *w, uint64_t now)
+uint64_t capture_window__plan_rate(const struct capture_window_cpu *w, uint64_t window_ms,
+				   uint64_t now)
 {
-	uint64_t max = w->rate, since = c->window_ms * 1000000ull;
+	uint64_t max = w->rate, since = window_ms * 1000000ull;
 
 	for (unsigned int i = 0; i < w->nr_seen; i++)
 		if (now - w->seen_ns[i] <= since && w->seen_rate[i] > max)
@@ -355,7 +371,7 @@ static uint64_t reach_of(const struct capture *c, const struct capture_patch *p,
 }
 
 /**
- * capture__window_cpu - a CPU's ring as [capture] window sees it
+ * capture_window__cpu - a CPU's perf ring as [capture] window sees it
  * @c: a windowed capture
  * @cpu: the CPU
  * @now: CLOCK_MONOTONIC ns
@@ -363,7 +379,7 @@ static uint64_t reach_of(const struct capture *c, const struct capture_patch *p,
  *
  * Returns false when @cpu has no overwrite ring.
  */
-bool capture__window_cpu(const struct capture *c, int cpu, uint64_t now,
+bool capture_window__cpu(const struct capture *c, int cpu, uint64_t now,
 			 struct capture_window_info *ret)
 {
 	const struct capture_patch *p, *old;
@@ -376,7 +392,7 @@ bool capture__window_cpu(const struct capture *c, int cpu, uint64_t now,
 	ret->pages = p->pages;
 	ret->has_rate = c->win[cpu].nr_looks > 0;
 	ret->rate = c->win[cpu].rate;
-	ret->plan_rate = plan_rate(c, &c->win[cpu], now);
+	ret->plan_rate = capture_window__plan_rate(&c->win[cpu], c->window_ms, now);
 	ret->reach_ns = reach_of(c, p, now);
 	ret->wrapped = wrapped(p);
 	if (old) {

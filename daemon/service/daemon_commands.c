@@ -193,8 +193,8 @@ static void status_window(struct daemon *d, struct control_reply *reply)
 	char mem[CONFIG_VALUE_FORMAT_MAX], line[256];
 	int resizing = 0;
 
-	for (int i = 0; i < capture__nr_wanted(d->cap); i++)
-		if (capture__window_cpu(d->cap, capture__wanted_cpu(d->cap, i), now, &info)) {
+	for (size_t i = 0; i < capture__window_nr_rings(d->cap); i++)
+		if (capture__window_ring(d->cap, i, now, &info)) {
 			mapped += (info.pages + 1ull) * page;
 			if (info.replaced_pages) {
 				mapped += (info.replaced_pages + 1ull) * page;
@@ -205,11 +205,11 @@ static void status_window(struct daemon *d, struct control_reply *reply)
 	control_reply__add(reply,
 			   "window: %.1f s on every CPU within memory = %s: %d overwrite rings, "
 			   "%llu KiB mapped%s",
-			   (double)d->cfg->window_ms / 1e3, mem, capture__nr_rings(d->cap, true),
-			   (unsigned long long)mapped / 1024,
+			   (double)d->cfg->window_ms / 1e3, mem,
+			   (int)capture__nr_copy_rings(d->cap), (unsigned long long)mapped / 1024,
 			   resizing ? " (a ring being resized and its successor both mapped)" : "");
-	for (int i = 0; i < capture__nr_wanted(d->cap); i++)
-		if (capture__window_cpu(d->cap, capture__wanted_cpu(d->cap, i), now, &info)) {
+	for (size_t i = 0; i < capture__window_nr_rings(d->cap); i++)
+		if (capture__window_ring(d->cap, i, now, &info)) {
 			ring_sizer__format_cpu(&info, d->cfg->window_ms, line, sizeof(line));
 			control_reply__add(reply, "%s", line);
 		}

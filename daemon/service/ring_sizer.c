@@ -54,9 +54,17 @@ static void format_rate(uint64_t rate, char *buf, size_t size)
 		snprintf(buf, size, "%.1f KiB/s", (double)rate / 1024);
 }
 
+/* "cpu1", or "cpu1 tracefs" for an instance's ring: what the log and status call a ring. */
+static const char *label(const struct capture_window_info *info, char *buf, size_t size)
+{
+	snprintf(buf, size, "cpu%d%s", info->cpu, info->instance ? " tracefs" : "");
+	return buf;
+}
+
 void ring_sizer__format_cpu(const struct capture_window_info *info, uint64_t window_ms, char *buf,
 			    size_t size)
 {
+	char name[32];
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	/* A ring that has not wrapped holds all since it opened: not short, only young. */
 	bool is_short = info->wrapped && info->reach_ns < window_ms * 1000000ull;
@@ -65,10 +73,10 @@ void ring_sizer__format_cpu(const struct capture_window_info *info, uint64_t win
 
 	if (info->has_rate)
 		format_rate(info->rate, rate, sizeof(rate));
-	n = snprintf(buf, size, "cpu%d %.3f s of %.3f s%s: ring %llu KiB, %s", info->cpu,
-		     (double)info->reach_ns / 1e9, (double)window_ms / 1e3,
-		     is_short ? " (short)" : "", (unsigned long long)info->pages * page / 1024,
-		     rate);
+	n = snprintf(buf, size, "%s %.3f s of %.3f s%s: ring %llu KiB, %s",
+		     label(info, name, sizeof(name)), (double)info->reach_ns / 1e9,
+		     (double)window_ms / 1e3, is_short ? " (short)" : "",
+		     (unsigned long long)info->pages * page / 1024, rate);
 	if (info->replaced_pages && n > 0 && (size_t)n < size)
 		snprintf(buf + n, size - (size_t)n,
 			 "; resizing: its ring of %llu KiB stays mapped beside it for %.1f s more",
@@ -78,23 +86,39 @@ void ring_sizer__format_cpu(const struct capture_window_info *info, uint64_t win
 				 0.0);
 }
 
-/* The CPUs with rings, their figures into @info. Returns how many. */
+/*
+ * The rings, their figures into @info and their numbers (the slots of
+ * was_short and said_pages) into @slot. Returns how many.
+ */
 static size_t collect(struct capture *cap, uint64_t now, struct capture_window_info *info,
-		      size_t max)
+		      size_t *slot, size_t max)
 {
 	size_t n = 0;
 
-	for (int i = 0; i < capture__nr_wanted(cap) && n < max; i++)
-		if (capture__window_cpu(cap, capture__wanted_cpu(cap, i), now, &info[n]))
-			n++;
+	for (size_t i = 0; i < capture__window_nr_rings(cap) && n < max; i++)
+		if (capture__window_ring(cap, i, now, &info[n]))
+			slot[n++] = i;
 	return n;
+}
+
+/* The CPUs with rings: each backend's rings are on CPUs of their own. */
+static unsigned int nr_cpus_of(const struct capture_window_info *info, size_t n)
+{
+	unsigned int most = 0, run = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		run = i && info[i].backend == info[i - 1].backend ? run + 1 : 1;
+		most = run > most ? run : most;
+	}
+	return most;
 }
 
 /* Says what the plan gives each CPU: at a capture's first plan, and when a CPU's shortfall changes. */
 static void say(struct ring_sizer *w, const struct ring_budget *b,
-		const struct capture_window_info *info, const unsigned int *want, const bool *sh,
-		size_t n, uint64_t need_pages)
+		const struct capture_window_info *info, const size_t *slot,
+		const unsigned int *want, const bool *sh, size_t n, uint64_t need_pages)
 {
+	char name[32];
 	const struct perfsnapd_config *cfg = w->d->cfg;
 	char rate[32], mem[CONFIG_VALUE_FORMAT_MAX], more[CONFIG_VALUE_FORMAT_MAX];
 	uint64_t page = b->page_size;
@@ -104,7 +128,7 @@ static void say(struct ring_sizer *w, const struct ring_budget *b,
 	config_value__format_size((cfg->memory / page - b->budget_pages + need_pages) * page, more,
 				  sizeof(more));
 	for (size_t i = 0; i < n; i++) {
-		int cpu = info[i].cpu;
+		size_t cpu = slot[i];
 		bool was = w->was_short[cpu];
 		uint64_t reach = ring_budget__reach_ns(want[i], b->page_size, info[i].rate);
 		bool in_place = info[i].pages == want[i] && info[i].wrapped &&
@@ -118,18 +142,18 @@ static void say(struct ring_sizer *w, const struct ring_budget *b,
 		 */
 		if (sh[i] && (first || !was || (w->said_pages[cpu] & ~SAID_MEASURED) != want[i] ||
 			      (in_place && !(w->said_pages[cpu] & SAID_MEASURED))))
-			log_warning("window: cpu%d %s %.3f s of %.3f s (short) in a ring of %llu "
+			log_warning("window: %s %s %.3f s of %.3f s (short) in a ring of %llu "
 				    "KiB at %s: [capture] memory = %s cannot hold the window on "
 				    "every CPU; about %s would",
-				    cpu, in_place ? "holds" : "will hold about",
+				    label(&info[i], name, sizeof(name)),
+				    in_place ? "holds" : "will hold about",
 				    (double)(in_place ? info[i].reach_ns : reach) / 1e9,
 				    (double)b->window_ms / 1e3,
 				    (unsigned long long)want[i] * page / 1024, rate, mem, more);
 		else if (!sh[i] && (first || was))
-			log_notice(
-				"window: cpu%d holds the %.3f s window in a ring of %llu KiB at %s",
-				cpu, (double)b->window_ms / 1e3,
-				(unsigned long long)want[i] * page / 1024, rate);
+			log_notice("window: %s holds the %.3f s window in a ring of %llu KiB at %s",
+				   label(&info[i], name, sizeof(name)), (double)b->window_ms / 1e3,
+				   (unsigned long long)want[i] * page / 1024, rate);
 		w->was_short[cpu] = sh[i];
 		if (!sh[i] || (w->said_pages[cpu] & ~SAID_MEASURED) != want[i] || in_place)
 			w->said_pages[cpu] = said;
@@ -149,7 +173,7 @@ static void resize_one(struct capture *cap, const struct capture_window_info *in
 {
 	uint64_t total = 0, took, window_ms = capture__window_ms(cap);
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), pick = n;
-	char rate[32];
+	char rate[32], name[32];
 	int r;
 
 	for (size_t i = 0; i < n; i++)
@@ -175,26 +199,36 @@ static void resize_one(struct capture *cap, const struct capture_window_info *in
 	if (pick == n)
 		return;
 	took = monotonic_ns();
-	r = capture__window_resize(cap, info[pick].cpu, want[pick], now);
+	r = capture__window_resize(cap, &info[pick], want[pick], now);
 	took = monotonic_ns() - took;
 	format_rate(info[pick].rate, rate, sizeof(rate));
 	if (r < 0) {
-		log__errno(r, "window: cpu%d's ring cannot be resized from %llu to %llu KiB",
-			   info[pick].cpu, (unsigned long long)info[pick].pages * page / 1024,
+		log__errno(r, "window: %s's ring cannot be resized from %llu to %llu KiB",
+			   label(&info[pick], name, sizeof(name)),
+			   (unsigned long long)info[pick].pages * page / 1024,
 			   (unsigned long long)want[pick] * page / 1024);
 		return;
 	}
-	log_info("window: cpu%d's ring resized from %llu to %llu KiB at %s in %.3f ms; the old "
-		 "one stays mapped until the new one reaches back %.1f s",
-		 info[pick].cpu, (unsigned long long)info[pick].pages * page / 1024,
-		 (unsigned long long)want[pick] * page / 1024, rate, (double)took / 1e6,
-		 (double)window_ms / 1e3);
+	if (info[pick].instance)
+		log_info("window: %s's ring resized from %llu to %llu KiB at %s in %.3f ms, in "
+			 "place",
+			 label(&info[pick], name, sizeof(name)),
+			 (unsigned long long)info[pick].pages * page / 1024,
+			 (unsigned long long)want[pick] * page / 1024, rate, (double)took / 1e6);
+	else
+		log_info("window: %s's ring resized from %llu to %llu KiB at %s in %.3f ms; the "
+			 "old one stays mapped until the new one reaches back %.1f s",
+			 label(&info[pick], name, sizeof(name)),
+			 (unsigned long long)info[pick].pages * page / 1024,
+			 (unsigned long long)want[pick] * page / 1024, rate, (double)took / 1e6,
+			 (double)window_ms / 1e3);
 }
 
-static int grow_slots(struct ring_sizer *w, int cpu)
+static int grow_slots(struct ring_sizer *w, size_t slot)
 {
 	unsigned int *pages;
 	bool *grown;
+	int cpu = (int)slot;
 
 	if (cpu < w->nr_slots)
 		return 0;
@@ -215,7 +249,8 @@ static int grow_slots(struct ring_sizer *w, int cpu)
 static void plan(struct ring_sizer *w, struct capture *cap, uint64_t now)
 {
 	const struct perfsnapd_config *cfg = w->d->cfg;
-	size_t max = (size_t)capture__nr_wanted(cap), n;
+	size_t max = capture__window_nr_rings(cap), n;
+	size_t *slot = calloc(max ? max : 1, sizeof(*slot));
 	struct capture_window_info *info = calloc(max ? max : 1, sizeof(*info));
 	struct ring_budget_cpu *cpus = calloc(max ? max : 1, sizeof(*cpus));
 	unsigned int *want = calloc(max ? max : 1, sizeof(*want));
@@ -229,16 +264,17 @@ static void plan(struct ring_sizer *w, struct capture *cap, uint64_t now)
 	uint64_t need = 0;
 	int64_t left;
 
-	if (!info || !cpus || !want || !sh)
+	if (!info || !cpus || !want || !sh || !slot)
 		goto out;
-	n = collect(cap, now, info, max);
+	n = collect(cap, now, info, slot, max);
 	for (size_t i = 0; i < n; i++) {
-		if (!info[i].has_rate || grow_slots(w, info[i].cpu) < 0)
+		if (!info[i].has_rate || grow_slots(w, slot[i]) < 0)
 			goto out; /* a CPU just back: the next look */
 		cpus[i].rate = info[i].plan_rate;
 		cpus[i].pages = info[i].pages;
 	}
-	left = config__window_pages(cfg, (unsigned int)n);
+	/* The budget's fixed part is by CPU; its rings, by ring. */
+	left = config__window_pages(cfg, nr_cpus_of(info, n));
 	if (!n || left < 0)
 		goto out; /* more CPUs than at load: they keep the rings they have */
 	b.budget_pages = (uint64_t)left;
@@ -246,10 +282,11 @@ static void plan(struct ring_sizer *w, struct capture *cap, uint64_t now)
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		need += ring_budget__need(&b, cpus[i].rate) + 1ull;
-	say(w, &b, info, want, sh, n, need);
+	say(w, &b, info, slot, want, sh, n, need);
 	resize_one(cap, info, want, n, b.budget_pages, now);
 out:
 	free(info);
+	free(slot);
 	free(cpus);
 	free(want);
 	free(sh);

@@ -44,15 +44,16 @@ file_reach() {
 		      END { for (c in old) printf "%d %d\n", c, newest - old[c] }' | sort -n
 }
 
-# sidecar_reach JSON: "CPU REACH_NS WINDOW_NS SHORT CUT" per CPU with an
-# overwrite ring; CUT: the ring with its oldest record had wrapped (older
-# records were overwritten), else its history is whole since it opened.
+# sidecar_reach JSON [KIND]: "CPU REACH_NS WINDOW_NS SHORT CUT" per CPU with
+# a ring of KIND (overwrite: perf's; tracefs: the instance's); CUT: the
+# ring with its oldest record had wrapped (older records were
+# overwritten), else its history is whole since it opened.
 sidecar_reach() {
-	python3 - "$1" <<'PY'
+	python3 - "$1" "${2:-overwrite}" <<'PY'
 import json, sys
 cpus = {}
 for r in json.load(open(sys.argv[1]))["rings"]:
-    if r["kind"] != "overwrite" or not r["records"]:
+    if r["kind"] != sys.argv[2] or not r["records"]:
         continue
     c = cpus.setdefault(r["cpu"], [r, r])
     if r["first_time"] < c[1]["first_time"]:
