@@ -55,11 +55,10 @@ int capture__declare(const struct capture *c, struct snapshot *s)
  * @spill_dir: where an unnamed spill file may go
  * @f: the dump's figures
  *
- * A backend that stops all its rings at once takes them first (stopped,
- * copied aside, started again), so that its stop comes just before the
- * others' pauses and its rings are stopped no longer than their own copy
- * takes. Then each backend puts its rings into @s, in order. Returns 0 or
- * the first -errno.
+ * A backend that copies all its rings at one instant takes them first
+ * (copied aside, to end at that instant), so that the instant comes just
+ * before the others' pauses. Then each backend puts its rings into @s, in
+ * order. Returns 0 or the first -errno.
  */
 int capture__copy(struct capture *c, struct capture_copy *cc, struct snapshot *s,
 		  const char *spill_dir, struct dump_figures *f)

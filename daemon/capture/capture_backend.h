@@ -30,10 +30,10 @@ struct capture_backend_ops {
 	/* Declares its events (attributes, names, ids) in a new snapshot. Returns 0 or -errno. */
 	int (*declare)(const void *impl, struct snapshot *s);
 	/*
-	 * Stops every ring of the backend at once, copies them into memory
-	 * of its own and starts them again, before any backend copies; NULL
-	 * where the copy pauses each ring itself, back to back (perf's
-	 * PAUSE_OUTPUT). Returns 0 or -errno.
+	 * Copies every ring of the backend into memory of its own, all
+	 * ending at one instant (f->end_time, set by copy), before any
+	 * backend copies; NULL where the copy pauses each ring itself, back
+	 * to back (perf's PAUSE_OUTPUT). Returns 0 or -errno.
 	 */
 	int (*take)(void *impl);
 	/*

@@ -63,9 +63,10 @@ struct capture_tracefs {
 	size_t nr_events;
 	struct ftrace_pages_event *types; /* sorted by type; the marker's too */
 	size_t nr_types;
-	uint64_t take_ns;	/* the last take: tracing off to on */
-	uint64_t stopped_at_ns; /* ... its tracing off (CLOCK_MONOTONIC) */
-	bool marked;		/* ... and its marker was written */
+	uint64_t take_ns;	/* the last copy of every ring */
+	uint64_t blind_ns;	/* ... how long the instance stopped recording: 0 but */
+	uint64_t stopped_at_ns; /* ... the instant it ends at (CLOCK_MONOTONIC) */
+	bool marked;		/* ... where its marker was written */
 };
 
 bool capture_tracefs__takes(const struct event_spec *e)
@@ -345,35 +346,21 @@ static int tracefs_declare(const void *impl, struct snapshot *s)
 	return r;
 }
 
-/*
- * tracing_on 0 stops every CPU of the instance at once (each writer checks
- * the buffer's off bit when it reserves); the copy is of memory the
- * kernel no longer writes but for events reserved before, which the
- * commit read first leaves out.
- */
-static int tracefs_take(void *impl)
+/* Every CPU's sub-buffers into its held memory, and its stats after. */
+static int copy_rings(struct capture_tracefs *t)
 {
-	struct capture_tracefs *t = impl;
 	uint64_t from = monotonic_ns();
-	/* An event stamped just before the stop: the instant in the events' clock. */
-	int r = ftrace_instance__mark(t->fi, MARK_TEXT);
-
-	t->marked = r == 0;
-	r = ftrace_instance__set_on(t->fi, false);
-
-	t->stopped_at_ns = monotonic_ns();
+	int r = 0;
 
 	for (size_t i = 0; r == 0 && i < t->nr_cpus; i++) {
 		struct tracefs_cpu *tc = &t->cpus[i];
 		struct ftrace_ring_copy_info info;
 
 		tc->held_len = 0;
-		if (!tc->ring)
-			continue;
-		r = ftrace_ring__copy(tc->ring, tc->held, tc->held_size, &tc->held_len, &info);
+		if (tc->ring)
+			r = ftrace_ring__copy(tc->ring, tc->held, tc->held_size, &tc->held_len,
+					      &info);
 	}
-	if (ftrace_instance__set_on(t->fi, true) < 0 && r == 0)
-		r = -EIO;
 	t->take_ns = monotonic_ns() - from;
 	for (size_t i = 0; i < t->nr_cpus; i++) {
 		struct ftrace_cpu_stats st;
@@ -383,6 +370,36 @@ static int tracefs_take(void *impl)
 			t->cpus[i].lost = st.commit_overrun + st.dropped_events;
 		}
 	}
+	return r;
+}
+
+/*
+ * The take marks the instant the snapshot ends at, in the events' clock,
+ * before any perf ring pauses; the copy stage then copies the rings as
+ * the kernel writes on (an event a writer commits during the copy is left
+ * out whole, as the commit is read first, and a sub-buffer it moves into
+ * and resets is left out: ftrace_ring__copy()), and the dump crops every
+ * ring at the marker, so what came after it is left for the next dump.
+ * Nothing goes unrecorded, where a stop (tracing_on 0) would leave the
+ * instance blind for the whole copy. Without a marker there is no such
+ * instant: the instance stops, and is copied at once.
+ */
+static int tracefs_take(void *impl)
+{
+	struct capture_tracefs *t = impl;
+	int r = ftrace_instance__mark(t->fi, MARK_TEXT);
+
+	t->marked = r == 0;
+	t->stopped_at_ns = monotonic_ns();
+	t->blind_ns = 0;
+	if (t->marked)
+		return 0;
+	r = ftrace_instance__set_on(t->fi, false);
+	if (r == 0)
+		r = copy_rings(t);
+	if (ftrace_instance__set_on(t->fi, true) < 0 && r == 0)
+		r = -EIO;
+	t->blind_ns = t->take_ns;
 	return r;
 }
 
@@ -431,7 +448,7 @@ static int copy_cpu(const struct capture_tracefs *t, const struct tracefs_cpu *t
 static int tracefs_copy(void *impl, struct capture_copy *c, struct snapshot *s,
 			const char *spill_dir, struct dump_figures *f)
 {
-	const struct capture_tracefs *t = impl;
+	struct capture_tracefs *t = impl;
 	size_t first = snapshot__nr_chunks(s);
 	uint64_t mark_time = 0;
 	int r = 0;
@@ -439,6 +456,8 @@ static int tracefs_copy(void *impl, struct capture_copy *c, struct snapshot *s,
 	(void)spill_dir;
 	if (first + t->nr_cpus > f->nr_rings)
 		return -EINVAL;
+	if (t->marked && (r = copy_rings(t)) < 0)
+		return r;
 	for (size_t i = 0; r == 0 && i < t->nr_cpus; i++) {
 		struct dump_ring_figures *ring = &f->rings[first + i];
 
@@ -446,10 +465,10 @@ static int tracefs_copy(void *impl, struct capture_copy *c, struct snapshot *s,
 		ring->cpu = t->cpus[i].cpu;
 		ring->instance = true;
 		ring->instance_lost = t->cpus[i].lost;
-		ring->pause_ns = t->take_ns;
+		ring->pause_ns = t->blind_ns;
 		f->copy_bytes += t->cpus[i].held_len;
 	}
-	/* Every CPU of the instance stopped at once, before any perf ring paused. */
+	/* Every CPU of the instance ends at one instant, before any perf ring paused. */
 	if (t->nr_cpus && (!f->first_pause_at_ns || t->stopped_at_ns < f->first_pause_at_ns))
 		f->first_pause_at_ns = t->stopped_at_ns;
 	if (t->nr_cpus && t->stopped_at_ns > f->last_pause_at_ns)

@@ -3,9 +3,10 @@
  * capture_tracefs: tracepoints recorded by the kernel's own tracer, in a
  * tracefs instance of the recording's own, as a capture backend
  * (capture_backend.h). Every CPU's ring is mapped at open and never
- * consumed; a dump stops the instance, copies the sub-buffers that hold
- * events into memory taken at open, and starts it again, then (after the
- * perf rings' copy) reads them into one chunk of samples per CPU.
+ * consumed; a dump marks an instant in the instance, copies the
+ * sub-buffers that hold events into memory taken at open while the
+ * instance records on, then (after the perf rings' copy) reads them into
+ * one chunk of samples per CPU, cropped at that instant.
  * docs/decisions.md, "A tracefs-instance backend".
  */
 #ifndef PERFSNAPD_CAPTURE_TRACEFS_H
