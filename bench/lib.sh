@@ -193,8 +193,15 @@ maximum() {
 # The document (BENCH_DOC overrides it, to try --update-docs on a copy).
 bench_doc() { echo "${BENCH_DOC:-$top/docs/benchmarks.md}"; }
 
-# The tree a run measured: its commit, "-dirty" with uncommitted changes.
-bench_rev() { git -C "$top" describe --always --dirty --abbrev=7 2>/dev/null || echo unknown; }
+# The tree a run measured: its commit, "-dirty" with uncommitted changes
+# other than the results this run or an earlier block of it wrote.
+bench_rev() {
+	local rev
+	rev=$(git -C "$top" rev-parse --short=7 HEAD 2>/dev/null) || { echo unknown; return; }
+	git -C "$top" status --porcelain -- . ':!docs/benchmarks.md' ':!docs/recording-cost.md' 2>/dev/null | grep -q . &&
+		rev=$rev-dirty
+	echo "$rev"
+}
 
 # bench_tee FILE [ALL] ... bench_tee_end: what the script prints in
 # between goes to FILE too (the script's results, for --update-docs),
