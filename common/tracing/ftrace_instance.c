@@ -243,17 +243,28 @@ static bool leftover_pid(const char *name, const char *prefix, pid_t *ret_pid)
 	return true;
 }
 
-/* Returns 1 where removed, 0 where already gone (a racing daemon's work), or -errno. */
+/*
+ * Returns 1 where removed, 0 where already gone (a racing daemon's work), or
+ * -errno: -EBUSY for an instance whose files someone holds open.
+ *
+ * Removed by its rmdir alone, which the kernel refuses while any file of
+ * the instance is open and which stops its events itself: a daemon whose
+ * PID this namespace cannot see (a container's, or the host's seen from a
+ * container) holds its instance open, and must find it as it left it,
+ * still tracing.
+ */
 static int remove_leftover(const char *name)
 {
 	struct tracefs_instance *inst;
-	int err;
+	int err = 0;
 
 	errno = 0;
 	inst = tracefs_instance_alloc(NULL, name);
 	if (!inst)
 		return errno == ENOENT ? 0 : lib_error();
-	err = remove_instance(inst);
+	errno = 0;
+	if (tracefs_instance_destroy(inst) < 0)
+		err = lib_error();
 	tracefs_instance_free(inst);
 	if (err == -ENOENT)
 		return 0;
@@ -267,8 +278,10 @@ static int remove_leftover(const char *name)
  * Only a name "@prefix-PID" exactly, with no process PID, is a leftover:
  * a live daemon's, perf's, trace-cmd's or any other instance is not
  * touched. (A PID is read in this PID namespace; one reused since is
- * taken as alive, and its leftover stays until a later run.) Each
- * leftover is tried even after one failed.
+ * taken as alive, and its leftover stays until a later run. A daemon of
+ * another PID namespace holds its instance's files open, and the kernel
+ * refuses to remove it: -EBUSY, nothing written.) Each leftover is tried
+ * even after one failed.
  * Returns how many were removed, or the -errno of the first that was not.
  */
 int ftrace_instance__remove_leftovers(const char *prefix)

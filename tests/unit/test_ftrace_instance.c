@@ -446,6 +446,7 @@ static void test_remove_leftovers(void **state)
 	struct fixture *f = *state;
 	char prefix[64], dead[NAME_MAX + 1], live[NAME_MAX + 1], other[NAME_MAX + 1];
 	char zero[NAME_MAX + 1], tail[NAME_MAX + 1], seq[NAME_MAX + 1], seq0[NAME_MAX + 1];
+	char marker[PATH_MAX];
 	pid_t pid;
 
 	need_tracefs();
@@ -480,6 +481,27 @@ static void test_remove_leftovers(void **state)
 	assert_true(instance_exists(zero));
 	assert_true(instance_exists(tail));
 	assert_int_equal(ftrace_instance__remove_leftovers(prefix), 0);
+
+	/*
+	 * A daemon of another PID namespace: its PID looks dead here, but it
+	 * holds its instance open, tracing. It is left as it is.
+	 */
+	make_by_hand(f, dead);
+	write_file(dead, "tracing_on", "1");
+	write_file(dead, "events/sched/sched_switch/enable", "1");
+	snprintf(marker, sizeof(marker), "%s/instances/%s/trace_marker", tracefs_tracing_dir(),
+		 dead);
+	f->raw_fd = open(marker, O_WRONLY | O_CLOEXEC);
+	assert_true(f->raw_fd >= 0);
+	assert_int_equal(ftrace_instance__remove_leftovers(prefix), -EBUSY);
+	assert_true(instance_exists(dead));
+	assert_string_equal(read_file(dead, "tracing_on"), "1\n");
+	assert_string_equal(read_file(dead, "events/sched/sched_switch/enable"), "1\n");
+	close(f->raw_fd);
+	f->raw_fd = -1;
+	assert_int_equal(ftrace_instance__remove_leftovers(prefix), 1);
+	assert_false(instance_exists(dead));
+
 	assert_int_equal(ftrace_instance__remove_leftovers(""), -EINVAL);
 	assert_int_equal(ftrace_instance__remove_leftovers("a/b"), -EINVAL);
 }
