@@ -484,6 +484,45 @@ static int read_kernel_syms(struct kernel_syms *ks)
 	return r;
 }
 
+/**
+ * procinfo__kernel_addrs - the addresses of core kernel symbols by name
+ * @names: symbol names
+ * @nr: how many
+ * @addrs: each one's address, 0 where the kernel has none of that name or
+ *	   hides its addresses (kptr_restrict)
+ *
+ * One read of /proc/kallsyms (tens of milliseconds): for a caller's setup,
+ * not for a dump. Returns 0 or -errno.
+ */
+int procinfo__kernel_addrs(const char *const *names, size_t nr, uint64_t *addrs)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	char type, name[128];
+	uint64_t addr;
+	FILE *f;
+	int r = 0;
+
+	memset(addrs, 0, nr * sizeof(*addrs));
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		if (strchr(line, '\t'))
+			break; /* the modules' symbols, after the core kernel's */
+		if (sscanf(line, "%" SCNx64 " %c %127s", &addr, &type, name) != 3)
+			continue;
+		for (size_t i = 0; i < nr; i++)
+			if (!addrs[i] && !strcmp(name, names[i]))
+				addrs[i] = addr;
+	}
+	if (ferror(f))
+		r = -EIO;
+	free(line);
+	fclose(f);
+	return r;
+}
+
 /*
  * The core kernel's addresses are fixed from boot (KASLR picks them once),
  * and reading /proc/kallsyms takes tens of milliseconds: read it once.

@@ -93,6 +93,13 @@ ssize_t procinfo__read_cmdline(pid_t pid, char *buf, size_t size);
  */
 int procinfo__load_kernel_symbols(void);
 
+/*
+ * The addresses of core kernel symbols @names[@nr] into @addrs (0 for one
+ * not found or hidden), from one read of /proc/kallsyms. Returns 0 or
+ * -errno.
+ */
+int procinfo__kernel_addrs(const char *const *names, size_t nr, uint64_t *addrs);
+
 /* Returns the thread group id of @tid from /proc, or -errno. */
 pid_t procinfo__tgid(pid_t tid);
 

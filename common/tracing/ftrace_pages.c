@@ -30,6 +30,7 @@
 struct sample_head {
 	struct perf_event_header header;
 	uint64_t id;
+	uint64_t ip;
 	uint64_t time;
 	uint32_t raw_size;
 } __attribute__((packed));
@@ -106,12 +107,14 @@ static const struct ftrace_pages_event *find_event(const struct ftrace_pages_eve
  * One event as a sample, built in @rec: the raw data padded with zeroes
  * so that its u32 size and it end on an 8-byte boundary, as perf does.
  */
-static size_t make_record(uint64_t *rec, uint64_t id, uint64_t time, const void *data, size_t size)
+static size_t make_record(uint64_t *rec, const struct ftrace_pages_event *e, uint64_t time,
+			  const void *data, size_t size)
 {
 	size_t raw = ((4 + size + 7) & ~(size_t)7) - 4;
 	struct sample_head h = {
 		.header = { .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_KERNEL },
-		.id = id,
+		.id = e->id,
+		.ip = e->ip,
 		.time = time,
 		.raw_size = (uint32_t)raw,
 	};
@@ -211,7 +214,7 @@ static int page_records(const struct walk *w, const unsigned char *page)
 			info->nr_after++;
 			continue;
 		}
-		len = make_record(rec, e->id, ts, ev, (size_t)esize);
+		len = make_record(rec, e, ts, ev, (size_t)esize);
 		r = w->fn(w->ctx, rec, len);
 		if (r < 0)
 			return r;
@@ -236,7 +239,7 @@ static int page_records(const struct walk *w, const unsigned char *page)
  * @info: counts (zeroed first)
  *
  * Each record is a PERF_RECORD_SAMPLE of FTRACE_PAGES_SAMPLE_TYPE: the
- * header, the event's id, its time, then PERF_SAMPLE_RAW: a u32 size and
+ * header, the event's id, its ip, its time, then PERF_SAMPLE_RAW: a u32 size and
  * the event's bytes from common_type on (a multiple of 4, as the ring
  * stores them), zero-padded so that the size and the bytes fill whole
  * u64s. The record passed to @fn lives on the stack until @fn returns.

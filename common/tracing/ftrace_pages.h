@@ -15,12 +15,18 @@
 #include <stdint.h>
 
 /* The sample_type of the records ftrace_pages__records() makes. */
-#define FTRACE_PAGES_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
+#define FTRACE_PAGES_SAMPLE_TYPE \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
 
-/* A tracepoint the instance records: its common_type and its perf id. */
+/*
+ * A tracepoint the instance records: its common_type, its perf id, and
+ * the ip its samples carry (ftrace keeps none: the caller's choice, such
+ * as the tracepoint's own function, or 0).
+ */
 struct ftrace_pages_event {
 	uint16_t type;
 	uint64_t id;
+	uint64_t ip;
 };
 
 struct ftrace_pages_info {

@@ -25,6 +25,7 @@
 #include "ftrace_ring.h"
 #include "log.h"
 #include "monotonic.h"
+#include "procinfo.h"
 #include "snapshot.h"
 
 #define INSTANCE_PREFIX "perfsnapd"
@@ -96,6 +97,39 @@ static int cmp_type(const void *a, const void *b)
 	return x->type < y->type ? -1 : x->type > y->type;
 }
 
+/*
+ * Each tracepoint's samples carry the address of its __traceiter_ function
+ * as their ip, where perf's carry the tracepoint's caller: ftrace records
+ * no ip, and perf report then names the tracepoint rather than address 0.
+ * A syscalls: event is one of sys_enter's or sys_exit's. Where kallsyms
+ * hides the addresses, the ip is 0.
+ */
+static void set_ips(struct capture_tracefs *t)
+{
+	char **names = calloc(t->nr_events ? t->nr_events : 1, sizeof(*names));
+	uint64_t *addrs = calloc(t->nr_events ? t->nr_events : 1, sizeof(*addrs));
+
+	for (size_t i = 0; names && addrs && i < t->nr_events; i++) {
+		const char *event = strchr(t->names[i], ':') + 1;
+
+		if (!strncmp(t->names[i], "syscalls:", 9))
+			event = !strncmp(event, "sys_enter", 9) ? "sys_enter" : "sys_exit";
+		if (asprintf(&names[i], "__traceiter_%s", event) < 0)
+			names[i] = NULL;
+		if (!names[i])
+			goto out;
+	}
+	if (names && addrs &&
+	    procinfo__kernel_addrs((const char *const *)names, t->nr_events, addrs) == 0)
+		for (size_t i = 0; i < t->nr_events; i++)
+			t->types[i].ip = addrs[i];
+out:
+	for (size_t i = 0; names && i < t->nr_events; i++)
+		free(names[i]);
+	free(names);
+	free(addrs);
+}
+
 /* The events it takes: names, the attrs their samples describe, ids. */
 static int take_events(struct capture_tracefs *t, const struct perfsnapd_config *cfg)
 {
@@ -131,6 +165,7 @@ static int take_events(struct capture_tracefs *t, const struct perfsnapd_config 
 		t->nr_events++;
 	}
 	t->nr_types = t->nr_events;
+	set_ips(t);
 	/* The dump's marker: where an instance cannot say its type, no end is set. */
 	r = ftrace_instance__event_type("ftrace", "print");
 	if (r > 0)
@@ -412,11 +447,12 @@ struct put_ctx {
 static int put_record(void *ctx, const void *rec, size_t len)
 {
 	struct put_ctx *p = ctx;
-	const uint64_t *w = (const uint64_t *)rec; /* header, id, time: FTRACE_PAGES_SAMPLE_TYPE */
+	/* header, id, ip, time: FTRACE_PAGES_SAMPLE_TYPE */
+	const uint64_t *w = (const uint64_t *)rec;
 
-	if (len >= 24 && w[1] == MARK_ID) {
-		if (w[2] > p->mark_time)
-			p->mark_time = w[2];
+	if (len >= 32 && w[1] == MARK_ID) {
+		if (w[3] > p->mark_time)
+			p->mark_time = w[3];
 		return 0;
 	}
 	return byte_buffer__put(p->out, rec, len);

@@ -55,6 +55,11 @@ for cmd in "report --stdio" "sched timehist --no-call-graph"; do
 	perf $cmd -i "$file" >"$WORK/out.txt" 2>"$WORK/err.txt" || { cat "$WORK/err.txt" >&2; fail "perf $cmd"; }
 	no_stderr "perf $cmd" "$WORK/err.txt"
 done
+# ftrace keeps no ip: each sample names its tracepoint's function, as
+# perf's name the tracepoint's caller, never address 0.
+perf report --stdio --sort sym -i "$file" >"$WORK/sym.txt" 2>/dev/null || fail "perf report --sort sym"
+grep -qE '\[k\] __traceiter_sys_enter$' "$WORK/sym.txt" || { head -20 "$WORK/sym.txt"; fail "sys_enter's samples name no function"; }
+grep -qE '\[k\] 0+$' "$WORK/sym.txt" && { head -20 "$WORK/sym.txt"; fail "perf report names address 0"; }
 
 trace-cmd report -N -t "$stem.trace.dat" >"$WORK/report.txt" 2>"$WORK/report.err" ||
 	{ cat "$WORK/report.err" >&2; fail "trace-cmd report"; }

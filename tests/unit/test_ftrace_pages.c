@@ -65,6 +65,7 @@ static int collect(void *ctx, const void *rec, size_t len)
 struct sample {
 	uint16_t size;
 	uint64_t id;
+	uint64_t ip;
 	uint64_t time;
 	uint32_t raw_size;
 	const unsigned char *raw;
@@ -79,14 +80,15 @@ static size_t next_sample(const struct collected *c, size_t off, struct sample *
 	assert_int_equal(h.type, PERF_RECORD_SAMPLE);
 	assert_int_equal(h.misc, PERF_RECORD_MISC_KERNEL);
 	assert_int_equal(h.size % 8, 0);
-	assert_true(h.size >= 28 && off + h.size <= c->len);
+	assert_true(h.size >= 36 && off + h.size <= c->len);
 	memcpy(&s->id, c->data + off + 8, 8);
-	memcpy(&s->time, c->data + off + 16, 8);
-	memcpy(&s->raw_size, c->data + off + 24, 4);
+	memcpy(&s->ip, c->data + off + 16, 8);
+	memcpy(&s->time, c->data + off + 24, 8);
+	memcpy(&s->raw_size, c->data + off + 32, 4);
 	/* The raw part is all the record holds after its u32 size. */
-	assert_int_equal(28 + s->raw_size, h.size);
+	assert_int_equal(36 + s->raw_size, h.size);
 	s->size = h.size;
-	s->raw = c->data + off + 28;
+	s->raw = c->data + off + 36;
 	return off + h.size;
 }
 
@@ -175,7 +177,9 @@ struct expect {
 	uint64_t time;
 };
 
-static const struct ftrace_pages_event table[] = { { 7, 0x700 }, { 9, 0x900 }, { 12, 0xc00 } };
+static const struct ftrace_pages_event table[] = { { 7, 0x700, 0xffffffff81000700 },
+						   { 9, 0x900, 0 },
+						   { 12, 0xc00, 0xffffffff81000c00 } };
 
 /*
  * Three sub-buffers, oldest first: events of every size encoding, a
@@ -233,6 +237,10 @@ static void check_sample(const struct sample *s, const struct expect *e)
 	size_t padded = ((4 + e->len + 7) & ~(size_t)7) - 4;
 
 	assert_int_equal(s->id, (uint64_t)e->type << 8);
+	/* The ip the table gives the event's type: ftrace records none. */
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (table[i].type == e->type)
+			assert_int_equal(s->ip, table[i].ip);
 	assert_int_equal(s->time, e->time);
 	assert_int_equal(s->raw_size, padded);
 	event_bytes(ev, e->len, e->type, e->pid, e->fill);
@@ -272,7 +280,7 @@ static void test_synthetic_records(void **state)
 /* Events after @until and types not in the table are counted, not made. */
 static void test_until_and_unknown(void **state)
 {
-	static const struct ftrace_pages_event only7[] = { { 7, 0x700 } };
+	static const struct ftrace_pages_event only7[] = { { 7, 0x700, 0xffffffff81000700 } };
 	struct collected c = { 0 };
 	struct ftrace_pages_info info;
 	struct sample s;
