@@ -15,7 +15,10 @@
 #  - socket activation: a request on the socket unit's socket starts it;
 #  - `systemctl stop` exits 0, the service's result is success;
 #  - the unit's hardening (SystemCallFilter= and the rest) leaves every
-#    feature above working, with `systemd-analyze security` at most 2.5.
+#    feature above working, with `systemd-analyze security` at most 2.5;
+#  - with backend = auto and the host's tracefs in the container, the
+#    tracepoints go to perfsnapd's own instance (ReadWritePaths=), its
+#    snapshots hold them, and a stop removes the instance.
 # Every wait is bounded; the container is powered off (or killed) at the end.
 source "$(dirname "$0")/lib.sh"
 require_env
@@ -33,6 +36,7 @@ cat >"$DIR/perfsnapd.conf" <<CONF
 [capture]
 events = sched:sched_switch raw_syscalls:sys_enter
 buffer_size = 1M
+backend = auto
 [snapshot]
 directory = $DIR/out
 [control]
@@ -47,7 +51,10 @@ max_per_hour = 1
 CONF
 
 # Every capability, as a host has: the service gets what its unit grants.
-boot_container --volatile=yes --capability=all
+# The host's tracefs, as a host's systemd mounts it.
+[ -e /sys/kernel/tracing/instances ] || mount -t tracefs nodev /sys/kernel/tracing ||
+	prereq_missing "tracefs"
+boot_container --volatile=yes --capability=all --bind=/sys/kernel/tracing
 
 # The shipped units; a drop-in points ExecStart at the build, gives it the
 # snapshot directory, and makes the watchdog quick enough to test.
@@ -96,6 +103,10 @@ journal | grep -q 'trigger slow-pause: .* paired in the kernel by a BPF program'
 	{ journal | grep -i trigger >&2; fail "the paired trigger's BPF program did not load under the unit"; }
 main=$(prop MainPID)
 note "perfsnapd is pid $main in the container"
+inst=$(journal | sed -n 's/.*recorded in tracefs instance \(perfsnapd-[0-9.]*\).*/\1/p' | tail -n 1)
+[ -n "$inst" ] && [ -d "/sys/kernel/tracing/instances/$inst" ] ||
+	{ journal | grep -i 'backend\|tracefs' >&2; fail "backend auto did not record in a tracefs instance under the unit"; }
+note "tracepoints in tracefs instance $inst"
 
 # 2. SIGUSR2 and reload.
 in_ct kill -USR2 "$main"
@@ -145,6 +156,11 @@ timeout 60 nsenter -t "$INIT" -a systemctl stop perfsnapd.service ||
 	{ journal | tail -20 >&2; fail "systemctl stop failed"; }
 [ "$(prop Result)" = success ] || fail "result after stop: $(prop Result)"
 [ "$(prop ExecMainStatus)" = 0 ] || fail "perfsnapd exited $(prop ExecMainStatus) on stop"
+# The watchdog's restart made an instance of its own; every one is gone.
+ls /sys/kernel/tracing/instances | grep -q "^$inst\$" && fail "instance $inst left after the stop"
+n=$(perf script -i "$(find "$DIR/out" -name '*.perf.data' | sort | head -n 1)" -F event 2>/dev/null |
+	grep -c 'sched:sched_switch' || true)
+[ "$n" -gt 0 ] || fail "no sched_switch from the instance in the first snapshot"
 
 # 6. Socket activation: the first request starts perfsnapd on systemd's socket.
 timeout 30 nsenter -t "$INIT" -a systemctl start perfsnapd.socket || fail "cannot start perfsnapd.socket"
@@ -166,4 +182,4 @@ timeout 60 nsenter -t "$INIT" -a systemctl stop perfsnapd.service perfsnapd.sock
 in_ct journalctl --no-pager -o cat -u perfsnapd.service | grep -E 'status=31/SYS|SIGSYS' &&
 	fail "a system call outside SystemCallFilter= killed perfsnapd"
 for f in "$DIR"/out/*.perf.data; do perf_script_complete "$f"; done
-echo "PASS: under systemd (container): notify start, USR2, reload, journal fields, paired trigger (BPF), watchdog restart, socket activation, clean stop; exposure $score"
+echo "PASS: under systemd (container): notify start, USR2, reload, journal fields, paired trigger (BPF), watchdog restart, socket activation, clean stop, tracefs instance $inst; exposure $score"
