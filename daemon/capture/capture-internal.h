@@ -147,6 +147,8 @@ int capture_cpu__down(struct capture *c, int cpu, uint64_t now, uint64_t now_mon
 int capture_cpu__up(struct capture *c, int cpu, uint64_t now);
 int capture_window__resize(struct capture *c, int cpu, unsigned int pages, uint64_t now);
 void capture_window__look(struct capture *c, uint64_t now);
+/* Every backend with a take takes its rings (capture_backend.c). Returns 0 or -errno. */
+int capture__take(struct capture *c);
 bool capture_window__cpu(const struct capture *c, int cpu, uint64_t now,
 			 struct capture_window_info *ret);
 

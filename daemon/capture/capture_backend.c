@@ -7,6 +7,7 @@
 
 #include "capture-internal.h"
 #include "capture_backend.h"
+#include "capture_copy.h"
 #include "capture_tracefs.h"
 
 size_t capture__backends(const struct capture *c, const struct capture_backend **ret)
@@ -55,21 +56,35 @@ int capture__declare(const struct capture *c, struct snapshot *s)
  * @spill_dir: where an unnamed spill file may go
  * @f: the dump's figures
  *
- * A backend that copies all its rings at one instant takes them first
- * (copied aside, to end at that instant), so that the instant comes just
- * before the others' pauses. Then each backend puts its rings into @s, in
- * order. Returns 0 or the first -errno.
+ * A backend that copies all its rings at one instant takes them (marks
+ * that instant) just before perf's rings pause (capture_copy.c), or
+ * before its own copy where perf has no ring to copy. Then each backend
+ * puts its rings into @s, in order. Returns 0 or the first -errno.
  */
 int capture__copy(struct capture *c, struct capture_copy *cc, struct snapshot *s,
 		  const char *spill_dir, struct dump_figures *f)
 {
 	int r = 0;
 
+	cc->taken = false;
+	for (size_t i = 0; r == 0 && i < c->nr_backends; i++) {
+		if (c->backends[i].ops->take && !cc->taken) {
+			cc->taken = true;
+			r = capture__take(c);
+		}
+		if (r == 0)
+			r = c->backends[i].ops->copy(c->backends[i].impl, cc, s, spill_dir, f);
+	}
+	return r;
+}
+
+int capture__take(struct capture *c)
+{
+	int r = 0;
+
 	for (size_t i = 0; r == 0 && i < c->nr_backends; i++)
 		if (c->backends[i].ops->take)
 			r = c->backends[i].ops->take(c->backends[i].impl);
-	for (size_t i = 0; r == 0 && i < c->nr_backends; i++)
-		r = c->backends[i].ops->copy(c->backends[i].impl, cc, s, spill_dir, f);
 	return r;
 }
 

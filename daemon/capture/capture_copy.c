@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "capture-internal.h"
 #include "capture.h"
 #include "capture_copy.h"
 #include "dump_figures.h"
@@ -221,6 +222,11 @@ static int add_kept(struct capture_copy *c, struct snapshot *s, struct dump_figu
  *
  * Returns 0 or -errno; on failure f->files.failed names the step.
  */
+static int take(void *cap)
+{
+	return capture__take(cap);
+}
+
 int capture_copy__run(struct capture_copy *c, struct snapshot *s, const char *spill_dir,
 		      struct dump_figures *f)
 {
@@ -251,9 +257,18 @@ int capture_copy__run(struct capture_copy *c, struct snapshot *s, const char *sp
 		step = "a memory file for a ring's copy";
 		in_dir = NULL;
 		r = map_files(c, items + first, n);
+		/* The other backends' instant: on the copier that pauses these rings, just before. */
+		if (r == 0 && !c->taken) {
+			c->taken = true;
+			ring_copy_pool__before_pause(c->copiers, take, c->cap);
+		}
 		if (r == 0) {
 			step = "the copy of the rings";
 			r = ring_copy__round(c->copiers, items + first, n, &st);
+			if (r == 0 && st.before_error) {
+				step = "the tracefs instance's marker";
+				r = st.before_error;
+			}
 			/* The copy thread's real-time start was for the first pause. */
 			if (first == 0)
 				ring_copy__leave_realtime();

@@ -39,6 +39,7 @@ struct capture_copy {
 	bool mem_owned; /* taken for this dump (unmapped by capture_copy__fini()) */
 	void **held;	/* other backends' copies the snapshot points into (malloc'ed) */
 	size_t nr_held;
+	bool taken; /* the backends with a take took their rings (capture__copy()) */
 };
 
 /*

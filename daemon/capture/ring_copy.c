@@ -66,10 +66,13 @@ struct ring_copy_pool {
 	size_t nr_slots;
 	struct ring_copy_item *items;
 	size_t nr_items;
-	int nr_active;	   /* copiers with rings in it */
-	_Atomic int ready; /* copiers waiting for go */
-	_Atomic int go;	   /* futex word: 1 once every ring is paused */
-	_Atomic int done;  /* futex word: copiers through their copies */
+	int nr_active;		  /* copiers with rings in it */
+	_Atomic int ready;	  /* copiers waiting for go */
+	_Atomic int go;		  /* futex word: 1 once every ring is paused */
+	_Atomic int done;	  /* futex word: copiers through their copies */
+	int (*before)(void *arg); /* ring_copy_pool__before_pause(), for the round in flight */
+	void *before_arg;
+	int before_error;
 };
 
 static void futex_wait(void *word, int val)
@@ -446,6 +449,8 @@ static void touch_stack(void)
  */
 static void pause_all(struct ring_copy_pool *pool)
 {
+	if (pool->before)
+		pool->before_error = pool->before(pool->before_arg);
 	for (size_t i = 0; i < pool->nr_items; i++) {
 		struct ring_copy_item *it = &pool->items[i];
 
@@ -624,6 +629,12 @@ void ring_copy_pool__delete(struct ring_copy_pool *pool)
 	free(pool);
 }
 
+void ring_copy_pool__before_pause(struct ring_copy_pool *pool, int (*fn)(void *arg), void *arg)
+{
+	pool->before = fn;
+	pool->before_arg = arg;
+}
+
 /**
  * ring_copy__round - pause rings at one instant, copy them in parallel
  * @pool: the copy threads
@@ -641,11 +652,14 @@ int ring_copy__round(struct ring_copy_pool *pool, struct ring_copy_item *items, 
 	int n, active = 0;
 
 	memset(ret, 0, sizeof(*ret));
+	pool->before_error = 0;
 	if (nr > pool->nr_slots) {
 		struct ring_copy_item **slots = realloc(pool->slots, nr * sizeof(*slots));
 
-		if (!slots)
+		if (!slots) {
+			pool->before = NULL;
 			return -ENOMEM;
+		}
 		pool->slots = slots;
 		pool->nr_slots = nr;
 	}
@@ -694,5 +708,10 @@ int ring_copy__round(struct ring_copy_pool *pool, struct ring_copy_item *items, 
 		if (!first || (items[i].paused_ns && items[i].paused_ns < first))
 			first = items[i].paused_ns;
 	ret->prepare_ns = first > t0 ? first - t0 : 0;
+	/* A round with no ring to pause calls it here. */
+	if (pool->before && !active)
+		pool->before_error = pool->before(pool->before_arg);
+	ret->before_error = pool->before_error;
+	pool->before = NULL;
 	return 0;
 }

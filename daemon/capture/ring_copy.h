@@ -56,12 +56,20 @@ struct ring_copy_stats {
 	int rt_error; /* the section did not run at SCHED_FIFO: why (-EPERM, ...), else 0 */
 	uint64_t
 		prepare_ns; /* copiers woken, the paused parts faulted in: before the first pause */
+	int before_error;   /* what the round's before-pause call returned */
 };
 
 /* Starts the copy threads; 0 or -errno. */
 int ring_copy_pool__new(struct ring_copy_pool **ret);
 /* Stops and joins them; no round may be in flight. NULL is a no-op. */
 void ring_copy_pool__delete(struct ring_copy_pool *pool);
+
+/*
+ * The next round's copier that pauses its rings calls @fn(@arg) just
+ * before, on its thread: another recorder's instant marked at the pause's
+ * (its result in the round's before_error). For that round only.
+ */
+void ring_copy_pool__before_pause(struct ring_copy_pool *pool, int (*fn)(void *arg), void *arg);
 
 /*
  * Pauses @items' rings back to back, copies and resumes them, on @pool's
