@@ -80,9 +80,10 @@ good=$(tp_query "$stem.pftrace" "select count(*) from ftrace_event e
 kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=
 [ -d "$INSTANCES/$instance" ] || fail "$instance went with the killed daemon"
 start_daemon "$WORK/d.conf"
+[ -d "$INSTANCES/$instance" ] && { cat "$WORK/daemon.log" >&2; fail "$instance is still there"; }
+# Another perfsnapd starting meanwhile (a test beside this one) may have removed it first.
 log_has "removed 1 tracefs instance left by a perfsnapd that was killed" ||
-	{ cat "$WORK/daemon.log" >&2; fail "the leftover instance was not removed"; }
-[ -d "$INSTANCES/$instance" ] && fail "$instance is still there"
+	note "the leftover was gone before this start: another perfsnapd removed it"
 instance=perfsnapd-$DAEMON_PID
 kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID"; DAEMON_PID=
 [ -d "$INSTANCES/$instance" ] && fail "a clean stop left $instance"

@@ -8,6 +8,8 @@
 # sidecar says the section ran at SCHED_FIFO.
 source "$(dirname "$0")/lib.sh"
 require_env
+# About perf's rings: their copiers' scheduling: on perf whatever PERFSNAP_BACKEND says.
+unset PERFSNAP_BACKEND
 command -v prlimit >/dev/null || prereq_missing "prlimit (util-linux)"
 command -v setpriv >/dev/null || prereq_missing "setpriv (util-linux)"
 CTL=${PERFSNAPCTL:?set PERFSNAPCTL}

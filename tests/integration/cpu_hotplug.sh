@@ -13,6 +13,8 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/perfetto_lib.sh"
 source "$(dirname "$0")/hotplug_lib.sh"
 require_env
+# About perf's rings: closed with their CPU and opened anew: on perf whatever PERFSNAP_BACKEND says.
+unset PERFSNAP_BACKEND
 require_hotplug
 # Real loss: what the kernel dropped while an earlier dump paused the rings
 # comes back as LOST records in the later ones (the sidecar's lost_events),

@@ -8,6 +8,8 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/hotplug_lib.sh"
 require_env
+# About perf's rings: opened for a CPU that comes online: on perf whatever PERFSNAP_BACKEND says.
+unset PERFSNAP_BACKEND
 require_hotplug
 
 FORMATS="perf.data trace.dat" write_config "$WORK/p.conf" "cpu-clock sched:sched_switch" 1M

@@ -7,6 +7,8 @@
 # dump is whole.
 source "$(dirname "$0")/lib.sh"
 require_env
+# About perf's rings: their copy's memory files: on perf whatever PERFSNAP_BACKEND says.
+unset PERFSNAP_BACKEND
 command -v prlimit >/dev/null || prereq_missing "prlimit (util-linux)"
 
 write_config "$WORK/p.conf" "sched:sched_switch" 1M

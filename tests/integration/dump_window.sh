@@ -158,7 +158,7 @@ while read -r f; do
 done <"$WORK/dump.out"
 stem=$(grep '\.json$' "$WORK/dump.out")
 perf_script_complete "${stem%.json}.perf.data"
-python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); w=j["window"]; assert w["max_size_cut"] and j["last_time"] >= max(r["held_last_time"] for r in j["rings"] if r["kind"]=="overwrite") - 10**7, w' \
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); w=j["window"]; assert w["max_size_cut"] and j["last_time"] >= max(r["held_last_time"] for r in j["rings"] if r["kind"] in ("overwrite", "tracefs")) - 10**7, w' \
 	"$stem" || fail "--max-size: not the newest records"
 
 # Bad input: a clear message, a non-zero exit, nothing written.

@@ -9,6 +9,8 @@
 # smallest rings fit, it exits 69 with one error naming the fix.
 source "$(dirname "$0")/lib.sh"
 require_env
+# About perf's rings: their locked memory: on perf whatever PERFSNAP_BACKEND says.
+unset PERFSNAP_BACKEND
 CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
 command -v capsh >/dev/null || prereq_missing "capsh (libcap2-bin)"
 [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 0 ] ||

@@ -39,13 +39,14 @@ kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID"; DAEMON_PID=
 # would fail here even if monotonic happened to be close to perf's clock.
 # The kernel refuses it for tracepoints (the config says so, exit 78), so a
 # software event samples the marker.
-write_config "$WORK/bad.conf" "raw_syscalls:sys_enter" 1M "" "clock = realtime"
+# perf's: a tracefs backend is refused with realtime at its own line.
+PERFSNAP_BACKEND=perf write_config "$WORK/bad.conf" "raw_syscalls:sys_enter" 1M "" "clock = realtime"
 "$PERFSNAPD" --config "$WORK/bad.conf" --check-config >/dev/null 2>"$WORK/bad.err"
 [ $? = 78 ] || fail "clock = realtime with a tracepoint accepted"
 grep -q "bad.conf:[0-9]*: \[capture\] clock: 'realtime' cannot stamp tracepoints" "$WORK/bad.err" ||
 	{ cat "$WORK/bad.err"; fail "no clear realtime error"; }
 rm -f "$WORK/out"/*
-write_config "$WORK/r.conf" "task-clock/freq=20000/" 16M "" "clock = realtime"
+PERFSNAP_BACKEND=perf write_config "$WORK/r.conf" "task-clock/freq=20000/" 16M "" "clock = realtime"
 start_daemon "$WORK/r.conf"
 before=$(snapshot_count)
 "$PROGS/marker" psnap_clock 3000000 exit 0 "$DAEMON_PID" >"$WORK/m.out"

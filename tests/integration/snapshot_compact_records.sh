@@ -68,9 +68,9 @@ good=$(tp_query "$stem.pftrace" "select count(*) from ftrace_event e
 [ "$good" = "$MARKS" ] || fail "Perfetto: $good of $MARKS marks on CPU $CPU by psnap_thread $pid/$tid"
 kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID"; DAEMON_PID=
 
-# The ring's own record size: a ring of sys_enter alone, as the sidecar counts it.
+# The ring's own record size: a perf ring of sys_enter alone, as the sidecar counts it.
 rm -f "$WORK/out"/*
-write_config "$WORK/s.conf" "raw_syscalls:sys_enter" 64K
+PERFSNAP_BACKEND=perf write_config "$WORK/s.conf" "raw_syscalls:sys_enter" 64K
 start_daemon "$WORK/s.conf"
 "$PROGS/marker" psnap_load 20000 exit 0 >/dev/null
 file=$(dump_and_wait)

@@ -7,6 +7,8 @@
 # With the default budget everything stays in memory, nothing spilled.
 source "$(dirname "$0")/lib.sh"
 require_env
+# About perf's rings: their copy in rounds and its spill file: on perf whatever PERFSNAP_BACKEND says.
+unset PERFSNAP_BACKEND
 CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
 [ "$(nproc)" -ge 2 ] || prereq_missing "two CPUs (two rings)"
 command -v chrt >/dev/null || prereq_missing "chrt (util-linux)"

@@ -8,6 +8,8 @@
 # open them, the loop answers and a second reload is told to wait.
 source "$(dirname "$0")/lib.sh"
 require_env
+# About perf's rings: a reload that opens perf tracepoint events: on perf whatever PERFSNAP_BACKEND says.
+unset PERFSNAP_BACKEND
 command -v strace >/dev/null || prereq_missing "strace"
 CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
 # The loop answers a status in well under a millisecond; generous against a

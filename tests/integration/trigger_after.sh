@@ -30,7 +30,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 t = j["trigger"]
 assert t["name"] == "abort" and t["pid"] == int(sys.argv[2]), t
-end = max(r["last_time"] for r in j["rings"] if r["kind"] == "overwrite")
+end = max(r["last_time"] for r in j["rings"] if r["kind"] in ("overwrite", "tracefs"))
 print("# match at %d, rings end %.1f ms later" % (t["time"], (end - t["time"]) / 1e6))
 assert end >= t["time"] + 190 * 1000 * 1000, (end - t["time"])
 PY
