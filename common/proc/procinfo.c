@@ -449,41 +449,6 @@ struct kernel_syms {
 	uint64_t text, stext, etext, edata;
 };
 
-static int read_kernel_syms(struct kernel_syms *ks)
-{
-	char *line = NULL;
-	size_t cap = 0;
-	char type, name[64];
-	uint64_t addr;
-	FILE *f;
-	int r = 0;
-
-	memset(ks, 0, sizeof(*ks));
-	f = fopen("/proc/kallsyms", "re");
-	if (!f)
-		return -errno;
-	while (getline(&line, &cap, f) > 0) {
-		/* Module symbols ("name\t[mod]") come after all core ones. */
-		if (strchr(line, '\t'))
-			break;
-		if (sscanf(line, "%" SCNx64 " %c %63s", &addr, &type, name) != 3)
-			continue;
-		if (!strcmp(name, "_text") && (type == 'T' || type == 't'))
-			ks->text = addr;
-		else if (!strcmp(name, "_stext") && (type == 'T' || type == 't'))
-			ks->stext = addr;
-		else if (!strcmp(name, "_etext"))
-			ks->etext = addr;
-		else if (!strcmp(name, "_edata"))
-			ks->edata = addr;
-	}
-	if (ferror(f))
-		r = -EIO;
-	free(line);
-	fclose(f);
-	return r;
-}
-
 /**
  * procinfo__kernel_addrs - the addresses of core kernel symbols by name
  * @names: symbol names
@@ -520,6 +485,16 @@ int procinfo__kernel_addrs(const char *const *names, size_t nr, uint64_t *addrs)
 		r = -EIO;
 	free(line);
 	fclose(f);
+	return r;
+}
+
+static int read_kernel_syms(struct kernel_syms *ks)
+{
+	static const char *const names[] = { "_text", "_stext", "_etext", "_edata" };
+	uint64_t addrs[4];
+	int r = procinfo__kernel_addrs(names, 4, addrs);
+
+	*ks = (struct kernel_syms){ addrs[0], addrs[1], addrs[2], addrs[3] };
 	return r;
 }
 

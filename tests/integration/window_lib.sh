@@ -65,3 +65,18 @@ for cpu, (r, oldest) in sorted(cpus.items()):
           str(oldest["older_data_overwritten"]).lower())
 PY
 }
+
+# check_reaches LABEL SIDE FILE WINDOW_NS: each ring of sidecar_reach's
+# SIDE is for the window, not short, and where it had wrapped reaches the
+# window, as far back as file_reach's FILE says its records go.
+check_reaches() {
+	local label=$1 side=$2 file=$3 window_ns=$4 cpu reach window short cut got
+	while read -r cpu reach window short cut; do
+		[ "$window" = "$window_ns" ] || fail "$label: cpu$cpu window_ns $window"
+		[ "$short" = false ] || fail "$label: cpu$cpu said short at $reach ns"
+		[ "$cut" = false ] && continue
+		[ "$reach" -ge "$window_ns" ] || fail "$label: cpu$cpu's ring reaches $reach ns, under $window_ns"
+		got=$(gawk -v c="$cpu" '$1 == c { print $2 }' "$file")
+		[ "$got" = "$reach" ] || fail "$label: cpu$cpu's records reach $got ns back, the sidecar says $reach"
+	done <"$side"
+}

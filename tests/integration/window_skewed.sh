@@ -86,14 +86,7 @@ for i in $(seq 1 "$DUMPS"); do
 		grep -q "^$cpu " "$WORK/file.$i" || fail "dump $i: no records of cpu$cpu"
 	done
 	# A ring that never wrapped holds all since it opened, however recent its oldest record.
-	while read -r cpu reach window short cut; do
-		[ "$window" = "$WINDOW_NS" ] || fail "dump $i: cpu$cpu window_ns $window"
-		[ "$short" = false ] || fail "dump $i: cpu$cpu said short at $reach ns"
-		[ "$cut" = false ] && continue
-		[ "$reach" -ge "$WINDOW_NS" ] || fail "dump $i: cpu$cpu's ring reaches $reach ns, under 5 s"
-		file=$(gawk -v c="$cpu" '$1 == c { print $2 }' "$WORK/file.$i")
-		[ "$file" = "$reach" ] || fail "dump $i: cpu$cpu's records reach $file ns back, the sidecar says $reach"
-	done <"$WORK/side.$i"
+	check_reaches "dump $i" "$WORK/side.$i" "$WORK/file.$i" "$WINDOW_NS"
 	grep -q ' true$' "$WORK/side.$i" && wrapped=$((wrapped + 1))
 	sleep "$EVERY" # the dumps' spacing (WINDOW_EVERY): time that must pass
 done

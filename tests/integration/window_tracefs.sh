@@ -61,13 +61,6 @@ note "settled: sidecar $(tr '\n' ' ' <"$WORK/side")| file $(tr '\n' ' ' <"$WORK/
 for cpu in 0 1; do
 	grep -q "^$cpu " "$WORK/side" || fail "no instance ring of cpu$cpu in the sidecar"
 done
-while read -r cpu reach window short cut; do
-	[ "$window" = "$WINDOW_NS" ] || fail "cpu$cpu window_ns $window"
-	[ "$short" = false ] || fail "cpu$cpu said short at $reach ns"
-	[ "$cut" = false ] && continue
-	[ "$reach" -ge "$WINDOW_NS" ] || fail "cpu$cpu's ring reaches $reach ns, under 10 s"
-	got=$(gawk -v c="$cpu" '$1 == c { print $2 }' "$WORK/file")
-	[ "$got" = "$reach" ] || fail "cpu$cpu's records reach $got ns back, the sidecar says $reach"
-done <"$WORK/side"
+check_reaches settled "$WORK/side" "$WORK/file" "$WINDOW_NS"
 grep -q '^1 .* true$' "$WORK/side" || fail "cpu1's ring never wrapped: its reach was not tested"
 echo "PASS: instance rings sized for the window: $(tr '\n' ' ' <"$WORK/side")"
