@@ -176,6 +176,16 @@ void dump_range__place(struct dump_job *job)
 	uint64_t now = job->at_clock + (paused - job->at_mono);
 	int64_t since, until;
 
+	/*
+	 * A backend's end instant, stamped in the events' own clock (the
+	 * tracefs marker), is the dump's "now" to the nanosecond: a window
+	 * relative to now ends there, whole, rather than cut at the crop.
+	 */
+	if (job->fig.end_time && job->fig.end_time < now) {
+		now_rt -= (int64_t)(now - job->fig.end_time);
+		now = job->fig.end_time;
+	}
+
 	if (w->since.set) {
 		since = w->since.relative ? now_rt + w->since.ns : w->since.ns;
 		out->from_ns = clock_at(job, since);
