@@ -22,6 +22,7 @@
 #include "pb.h"
 #include "perfetto_packet.h"
 #include "perfetto_ftrace.h"
+#include "perfetto_ftrace_formats.h"
 #include "pftrace_out.h"
 #include "snapshot.h"
 #include "tracing_meta.h"
@@ -44,6 +45,7 @@
 #define EVENT_PID	2
 #define EVENT_GENERIC	327
 #define EVENT_SYS_ENTER 329
+#define EVENT_SYS_EXIT	330
 #define EVENT_SWITCH	4
 #define EVENT_WAKING	20
 #define GENERIC_NAME	1
@@ -77,7 +79,8 @@ struct tp {
 	struct tep_format_field *col[4]; /* TP_SWITCH, TP_WAKING: the compact columns */
 	struct tp_field *fields;
 	size_t nr_fields;
-	struct tep_format_field *args; /* sys_enter */
+	struct tep_format_field *args;	    /* raw_syscalls:sys_enter */
+	struct tep_format_field *first_arg; /* syscalls:sys_enter_NAME */
 };
 
 struct bundle {
@@ -156,103 +159,6 @@ void perfetto_ftrace__delete(struct perfetto_ftrace *fc)
 	free(fc);
 }
 
-static bool digits(const char **p, const char *end)
-{
-	const char *q = *p;
-
-	while (q < end && *q >= '0' && *q <= '9')
-		q++;
-	if (q == *p)
-		return false;
-	*p = q;
-	return true;
-}
-
-static bool take(const char **p, const char *end, const char *word)
-{
-	size_t n = strlen(word);
-
-	if ((size_t)(end - *p) < n || memcmp(*p, word, n))
-		return false;
-	*p += n;
-	return true;
-}
-
-/* "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:N;", DECL of what kernels write there: [A-Za-z0-9_ *[]]. */
-static bool field_line(const char *p, const char *end)
-{
-	const char *decl = p + 7;
-
-	if (!take(&p, end, "\tfield:"))
-		return false;
-	while (p < end && *p != ';' &&
-	       ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		(*p && strchr("_ *[]", *p))))
-		p++;
-	return p > decl && take(&p, end, ";\toffset:") && digits(&p, end) &&
-	       take(&p, end, ";\tsize:") && digits(&p, end) && take(&p, end, ";\tsigned:") &&
-	       digits(&p, end) && take(&p, end, ";") && p == end;
-}
-
-/*
- * Whether the lines before "print fmt:" are what the kernel writes (name,
- * ID, format, field lines). libtraceevent 1.7 leaks on some malformed
- * field lines, so a damaged format never reaches it: its events are left
- * undecoded and counted.
- */
-static bool well_formed(const char *text, size_t size)
-{
-	const char *p = text, *end = text + size;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p)), *q = p;
-
-		if (!nl)
-			nl = end;
-		if (take(&q, nl, "print fmt:"))
-			return true;
-		if (!(nl == p || take(&q, nl, "format:") || field_line(p, nl) ||
-		      (take(&q, nl, "ID: ") && digits(&q, nl) && q == nl) ||
-		      (take(&q, nl, "name: ") && q < nl)))
-			return false;
-		p = nl + 1;
-	}
-	return true;
-}
-
-/*
- * Only the fields are needed, never the print format: it goes to
- * libtraceevent as an empty one, which also keeps a damaged one (a field
- * it names that the event lacks crashes libtraceevent 1.7) out of it.
- */
-static int add_format(struct perfetto_ftrace *fc, const char *system, const char *text, size_t size)
-{
-	static const char empty_print[] = "print fmt: \"\"\n";
-	const char *print = NULL;
-	size_t keep = size;
-	char *copy;
-	int r = 0;
-
-	for (size_t i = 0; i + 10 <= size && !print; i++)
-		if ((i == 0 || text[i - 1] == '\n') && !memcmp(text + i, "print fmt:", 10))
-			print = text + i;
-	if (print)
-		keep = (size_t)(print - text);
-	if (!well_formed(text, keep))
-		return 0;
-	copy = malloc(keep + sizeof(empty_print));
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, text, keep);
-	memcpy(copy + keep, empty_print, sizeof(empty_print));
-	/* A format libtraceevent cannot parse leaves its events undecoded (counted). */
-	if (tep_parse_event(fc->tep, copy, keep + sizeof(empty_print) - 1, system) ==
-	    TEP_ERRNO__MEM_ALLOC_FAILED)
-		r = -ENOMEM;
-	free(copy);
-	return r;
-}
-
 static int schema_cmp(const void *key, const void *elem)
 {
 	return strcmp(key, ((const struct ftrace_schema_event *)elem)->name);
@@ -294,6 +200,35 @@ static bool fits(const struct tep_format_field *f, enum ftrace_schema_type t)
 	return is_number(f);
 }
 
+/*
+ * syscalls:sys_enter_NAME and sys_exit_NAME, a tracepoint per system call
+ * (far cheaper to record than raw_syscalls: docs/decisions.md), as the
+ * typed sys_enter and sys_exit the importer makes syscall slices of, as
+ * from raw_syscalls: the id from __syscall_nr, an enter's arguments from
+ * the fields after it, an exit's return value.
+ */
+static int resolve_syscall(struct tp *tp)
+{
+	struct tep_event *e = tp->e;
+	struct tep_format_field *nr = tep_find_field(e, "__syscall_nr");
+	bool enter = !strncmp(e->name, "sys_enter_", 10);
+	struct tep_format_field *ret = enter ? NULL : tep_find_field(e, "ret");
+
+	if (strcmp(e->system, "syscalls") || !nr || !is_number(nr) ||
+	    (!enter && (strncmp(e->name, "sys_exit_", 9) || !ret || !is_number(ret))))
+		return 0;
+	tp->fields = calloc(2, sizeof(*tp->fields));
+	if (!tp->fields)
+		return -ENOMEM;
+	tp->kind = TP_TYPED;
+	tp->proto = enter ? EVENT_SYS_ENTER : EVENT_SYS_EXIT;
+	tp->fields[tp->nr_fields++] = (struct tp_field){ nr, 1, FTRACE_SCHEMA_INT64 };
+	if (ret)
+		tp->fields[tp->nr_fields++] = (struct tp_field){ ret, 2, FTRACE_SCHEMA_INT64 };
+	tp->first_arg = enter ? nr->next : NULL;
+	return 0;
+}
+
 static int resolve(struct tp *tp, struct tep_event **events)
 {
 	struct tep_event *e = tp->e;
@@ -302,7 +237,7 @@ static int resolve(struct tp *tp, struct tep_event **events)
 
 	tp->kind = TP_GENERIC;
 	if (!se)
-		return 0;
+		return resolve_syscall(tp);
 	tp->fields = calloc(se->nr_fields ? se->nr_fields : 1, sizeof(*tp->fields));
 	if (!tp->fields)
 		return -ENOMEM;
@@ -360,6 +295,32 @@ static const struct {
 	{ "vmscan", "mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end" },
 };
 
+/*
+ * A per-call enter is a slice's begin too; it goes in generic where its
+ * exit is not recorded. Where raw_syscalls:sys_enter makes the slices,
+ * per-call enters and exits go in generic, so each call is one slice.
+ */
+static void syscall_begins(struct perfetto_ftrace *fc, const struct snapshot *s)
+{
+	bool raw = recorded(s, tep_find_event_by_name(fc->tep, "raw_syscalls", "sys_enter"));
+	char name[128];
+
+	for (size_t i = 0; i < snapshot__nr_events(s); i++) {
+		const struct perf_event_attr *a = &snapshot__event(s, i)->attr;
+		struct tp *tp = a->type == PERF_TYPE_TRACEPOINT && a->config <= 65535 ?
+					fc->by_type[a->config] :
+					NULL;
+
+		if (!tp || tp->kind != TP_TYPED || strcmp(tp->e->system, "syscalls"))
+			continue;
+		if (tp->proto == EVENT_SYS_ENTER) /* resolve_syscall(): "sys_enter_" */
+			snprintf(name, sizeof(name), "sys_exit_%s", tp->e->name + 10);
+		if (raw || (tp->proto == EVENT_SYS_ENTER &&
+			    !recorded(s, tep_find_event_by_name(fc->tep, "syscalls", name))))
+			tp->kind = TP_GENERIC, tp->proto = 0;
+	}
+}
+
 static void begins_without_end(struct perfetto_ftrace *fc, const struct snapshot *s)
 {
 	for (size_t i = 0; i < sizeof(slice_pairs) / sizeof(slice_pairs[0]); i++) {
@@ -374,6 +335,7 @@ static void begins_without_end(struct perfetto_ftrace *fc, const struct snapshot
 		if (tp && tp->kind == TP_TYPED && !recorded(s, end))
 			tp->kind = TP_GENERIC, tp->proto = 0;
 	}
+	syscall_begins(fc, s);
 }
 
 int perfetto_ftrace__new(const struct snapshot *s, struct perfetto_ftrace **ret)
@@ -394,11 +356,11 @@ int perfetto_ftrace__new(const struct snapshot *s, struct perfetto_ftrace **ret)
 	if (t) {
 		tep_set_long_size(fc->tep, t->long_size ? (int)t->long_size : (int)sizeof(long));
 		for (size_t i = 0; i < t->nr_ftrace && !r; i++)
-			r = add_format(fc, t->ftrace[i].system, t->ftrace[i].text,
-				       t->ftrace[i].size);
+			r = perfetto_ftrace__add_format(fc->tep, t->ftrace[i].system,
+							t->ftrace[i].text, t->ftrace[i].size);
 		for (size_t i = 0; i < t->nr_events && !r; i++)
-			r = add_format(fc, t->events[i].system, t->events[i].text,
-				       t->events[i].size);
+			r = perfetto_ftrace__add_format(fc->tep, t->events[i].system,
+							t->events[i].text, t->events[i].size);
 	}
 	for (size_t i = 0; !t && i < snapshot__nr_events(s) && !r; i++)
 		if (snapshot__event(s, i)->attr.type == PERF_TYPE_TRACEPOINT)
@@ -685,6 +647,11 @@ static void typed(struct perfetto_ftrace *fc, struct pb_buf *ev, const struct tp
 			for (size_t at = 0; at + tp->args->elementsize <= len;
 			     at += tp->args->elementsize)
 				pb__varint(ev, 2, read_host(p + at, (int)tp->args->elementsize));
+		for (struct tep_format_field *f = tp->first_arg; f; f = f->next)
+			pb__varint(ev, 2,
+				   is_number(f) && field_bytes(f, d, info->raw_size, &p, &len) ?
+					   number(fc, f, p) :
+					   0);
 	}
 	pb__end(ev, n);
 }

@@ -268,7 +268,7 @@ static void test_schema_table(void **state)
 	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
 	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 
-enum { ID_ENTRY = 100, ID_EXIT, ID_PRINT, ID_FOO, ID_SWITCH };
+enum { ID_ENTRY = 100, ID_EXIT, ID_PRINT, ID_FOO, ID_SWITCH, ID_READ, ID_READ_EXIT, ID_WRITE };
 
 static const struct {
 	const char *path, *text;
@@ -298,6 +298,20 @@ static const struct {
 				"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
 				"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
 				"print fmt: \"prev_comm=%s\", REC->prev_comm\n" },
+	{ "syscalls/sys_enter_read", "name: sys_enter_read\nID: 105\n" COMMON
+				     "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+				     "\tfield:unsigned int fd;\toffset:16;\tsize:8;\tsigned:0;\n"
+				     "\tfield:char * buf;\toffset:24;\tsize:8;\tsigned:0;\n"
+				     "\tfield:size_t count;\toffset:32;\tsize:8;\tsigned:0;\n\n"
+				     "print fmt: \"fd: 0x%08lx\", ((unsigned long)(REC->fd))\n" },
+	{ "syscalls/sys_exit_read", "name: sys_exit_read\nID: 106\n" COMMON
+				    "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+				    "\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
+				    "print fmt: \"0x%lx\", REC->ret\n" },
+	{ "syscalls/sys_enter_write", "name: sys_enter_write\nID: 107\n" COMMON
+				      "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+				      "\tfield:unsigned int fd;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+				      "print fmt: \"fd: 0x%08lx\", ((unsigned long)(REC->fd))\n" },
 };
 
 #define TP_TYPE                                                                          \
@@ -644,6 +658,86 @@ static void test_begin_without_end(void **state)
 	test_records__fini(&rec);
 }
 
+/*
+ * syscalls:sys_enter_read and sys_exit_read as the typed sys_enter (id,
+ * then each argument) and sys_exit (id, ret) Perfetto makes slices of;
+ * sys_enter_write, recorded without its exit, stays generic.
+ */
+static void test_syscall_events(void **state)
+{
+	static const char *const names[] = { "syscalls:sys_enter_read", "syscalls:sys_exit_read",
+					     "syscalls:sys_enter_write" };
+	struct perfetto_meta meta = { .compression = PFTRACE_COMPRESS_NONE };
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT,
+				     .size = sizeof(a),
+				     .sample_type = TP_TYPE,
+				     .sample_id_all = 1 };
+	uint64_t enter[4] = { 0, 3, 0x7ffd0000, 4096 }, exit_[2] = { 0, (uint64_t)-11 };
+	uint64_t want_args[] = { 3, 0x7ffd0000, 4096 }, v;
+	struct snapshot *s = snapshot__new();
+	struct tracing_meta *m = NULL;
+	struct perfetto_result res;
+	struct test_records rec;
+	uint8_t trace[4096];
+	const uint8_t *d, *p, *end;
+	bool cpu_1024 = false;
+	size_t len, nargs = 0;
+	struct ev evs[4];
+	struct raw r[3];
+	uint32_t f;
+	ssize_t got;
+	int fd;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(tracing_meta__read(tp_dir, names, 3, &m), 0);
+	snapshot__set_tracing(s, m);
+	tracing_meta__put(m);
+	for (uint64_t id = ID_READ; id <= ID_WRITE; id++) {
+		a.config = id;
+		assert_int_equal(snapshot__add_event(s, &a, names[id - ID_READ], &id, 1), 0);
+	}
+	r[0] = raw_of(ID_READ, 7, enter, sizeof(enter));
+	r[1] = raw_of(ID_READ_EXIT, 7, exit_, sizeof(exit_));
+	r[2] = raw_of(ID_WRITE, 7, enter, 16);
+	test_records__init(&rec, TP_TYPE);
+	for (int i = 0; i < 3; i++)
+		test_records__sample(&rec, &(struct test_sample){ .id = (uint64_t)(ID_READ + i),
+								  .pid = 7,
+								  .tid = 7,
+								  .time = 1000 + (uint64_t)i,
+								  .raw = r[i].b,
+								  .raw_size = r[i].size });
+	assert_int_equal(snapshot__add_chunk_memory(s, 0, false, rec.data, rec.len, false), 0);
+	assert_int_equal(snapshot__seal(s), 0);
+	fd = memfd_create("pftrace", 0);
+	assert_true(fd >= 0);
+	assert_int_equal(snapshot_perfetto__write(s, fd, &meta, &res), 0);
+	got = pread(fd, trace, sizeof(trace), 0);
+	assert_true(got > 0 && (size_t)got < sizeof(trace));
+	assert_int_equal(events_of(trace, (size_t)got, evs, 4, &cpu_1024), 3);
+	/* SysEnterFtraceEvent: id (read is 0), then the arguments in order. */
+	assert_int_equal(evs[0].number, 329);
+	assert_true(pb_find(evs[0].msg, evs[0].len, 1, &v, &d, &len));
+	assert_int_equal(v, 0);
+	p = evs[0].msg, end = evs[0].msg + evs[0].len;
+	while (p < end && pb_next(&p, end, &f, &v, &d, &len)) {
+		if (f != 2)
+			continue;
+		assert_true(nargs < 3);
+		assert_true(v == want_args[nargs++]);
+	}
+	assert_int_equal(nargs, 3);
+	/* SysExitFtraceEvent: id 1, ret 2 (negative: a 64-bit varint). */
+	assert_int_equal(evs[1].number, 330);
+	assert_true(pb_find(evs[1].msg, evs[1].len, 2, &v, &d, &len));
+	assert_int_equal((int64_t)v, -11);
+	assert_int_equal(evs[2].number, 327);
+	close(fd);
+	snapshot__delete(s);
+	test_records__fini(&rec);
+}
+
 /* A protobuf field of a message: its number, and its varint or bytes. */
 struct pb_field {
 	uint32_t num;
@@ -951,6 +1045,7 @@ int main(void)
 		cmocka_unit_test(test_schema_table),
 		cmocka_unit_test_setup_teardown(test_typed_events, tp_setup, tp_teardown),
 		cmocka_unit_test_setup_teardown(test_begin_without_end, tp_setup, tp_teardown),
+		cmocka_unit_test_setup_teardown(test_syscall_events, tp_setup, tp_teardown),
 		cmocka_unit_test(test_perf_sample),
 		cmocka_unit_test(test_stack_sample),
 		cmocka_unit_test(test_sample_loss),
