@@ -22,7 +22,9 @@ CTL=${PERFSNAPCTL:?set PERFSNAPCTL}
 MARKS=400
 CPU=$(($(nproc) - 1))
 INSTANCES=/sys/kernel/tracing/instances
-DEFAULT_EVENTS=$(shipped_events)
+# The shipped events, and every system call: the marks are calls of a
+# number of their own, which only raw_syscalls records.
+DEFAULT_EVENTS="$(shipped_events) raw_syscalls:sys_enter raw_syscalls:sys_exit"
 [ -d "$INSTANCES" ] || prereq_missing "tracefs instances"
 
 FORMATS="perf.data trace.dat perfetto" write_config "$WORK/d.conf" "$DEFAULT_EVENTS" 8M \

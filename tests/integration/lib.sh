@@ -110,10 +110,13 @@ no_stderr() {
 # FORMATS (default perf.data) and CONTROL_SOCKET may be set by the caller;
 # PERFSNAP_BACKEND (perf, tracefs, auto) sets [capture] backend.
 write_config() {
+	local events
 	mkdir -p "$WORK/out"
+	# Four events a line: a config line holds at most 197 characters.
+	events=$(xargs -n 4 <<<"$2" | sed '2,$s/^/\t/')
 	cat >"$1" <<CONF
 [capture]
-events = $2
+events = $events
 buffer_size = $3
 cpus = all
 ${PERFSNAP_BACKEND:+backend = $PERFSNAP_BACKEND}

@@ -7,9 +7,11 @@
 # default configuration's raw_syscalls:sys_enter alone, no syscall slice
 # (nothing would close them: they used to stack up past the importer's
 # depth limit, an error), the enters in the raw table instead; with
-# sys_exit beside it, closed syscall slices, none nested. The shipped
-# configuration gives Runnable spans with their wakers, syscall slices and
-# threads' start and end times.
+# sys_exit beside it, closed syscall slices, none nested; the same from
+# the per-call events (syscalls:sys_enter_read and sys_exit_read), and
+# an enter without its exit in the raw table. The shipped configuration
+# gives Runnable spans with their wakers, slices of the system calls it
+# records and threads' start and end times.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/perfetto_lib.sh"
 require_env
@@ -53,18 +55,30 @@ read -r n depth <<<"$(tp_query "$pf" "select count(*), ifnull(max(depth), -1) fr
 [ "$n" -gt 1000 ] || fail "only $n syscall slices with sys_exit recorded"
 [ "$depth" -lt 4 ] || fail "syscall slices nest $depth deep"
 note "sys_enter and sys_exit: $n slices, depth at most $depth"
-# The shipped configuration's events (in 64M rings: under scripts/test
-# --stress 4M hold some 20 ms), under wakeups and system calls:
-# Runnable spans before the switch-ins (sched_waking), closed syscall slices.
+
+snap "sched:sched_switch syscalls:sys_enter_read syscalls:sys_exit_read syscalls:sys_enter_write"
+pf=$STEM.pftrace
+tp_no_errors "$pf"
+read -r n other depth <<<"$(tp_query "$pf" "select count(*) filter (where name = 'sys_read'),
+	count(*) filter (where name != 'sys_read'), ifnull(max(depth), -1) from slice" | tr ',' ' ')"
+[ "$n" -gt 1000 ] && [ "$other" = 0 ] && [ "$depth" -lt 4 ] ||
+	fail "per-call events: $n sys_read slices, $other others, depth $depth"
+enters=$(tp_query "$pf" "select count(*) from ftrace_event where name = 'sys_enter_write'")
+[ "$enters" -gt 1000 ] || fail "only $enters sys_enter_write rows (an enter without its exit)"
+note "per-call events: $n sys_read slices, depth at most $depth; $enters write enters in the raw table"
+# The shipped configuration's events in 8M rings (not its window: a ring
+# must wrap), under wakeups: Runnable spans before the switch-ins
+# (sched_waking), then closed slices of the system calls it records.
 # Threads (-T), not processes: one pid, so the cleanup stops all of it.
 start_prog /dev/null perf bench sched pipe -T -l 100000000
 BENCH=$LAST_PID
 sed -e "s|^directory *=.*|directory = $WORK/out|" -e "s|^socket *=.*|socket = $WORK/control.sock|" \
 	-e "s|^formats *=.*|formats = perf.data perfetto|" -e "s|^compression *=.*|compression = none|" \
-	-e "s|^buffer_size *=.*|buffer_size = 64M|" "$SOURCE_DIR/conf/perfsnapd.conf" >"$WORK/default.conf"
+	-e "s|^window *=.*|buffer_size = 8M|" -e "/^memory *=/d" "$SOURCE_DIR/conf/perfsnapd.conf" >"$WORK/default.conf"
 start_daemon "$WORK/default.conf"
 # A ring wrapped (where the importer learns the data's start): 400,000 reads
-# and writes each, some 130 MiB of records, more than two rings hold.
+# and writes each, some 50 MiB of the pipe's switches and wakeups, more
+# than two rings hold.
 wait_work io 400000 "$DD" "$BENCH"
 # Then quiet (the loads' records stay in the rings): a task born and
 # reaped, and freed, which the kernel does after an RCU grace period
@@ -75,6 +89,9 @@ CHILD_PIDS=()
 /bin/true &
 brief=$!
 wait "$brief"
+# System calls of the shipped set: a shell starts 100 tasks and waits for
+# each (execve, wait4).
+for _ in $(seq 1 100); do /bin/true; done
 # The free comes when the grace period ends, which a loaded machine can
 # delay past any fixed sleep: dump again until the perf.data holds it.
 for _ in $(seq 1 20); do
@@ -97,9 +114,10 @@ read -r running from_sleep woken <<<"$(tp_query "$pf" "
 [ "$woken" -gt 50 ] || fail "default config: $woken Runnable spans with a waker (sched_waking not recorded?)"
 [ $((from_sleep * 100)) -le "$running" ] ||
 	fail "default config: $from_sleep of $running switch-ins straight from sleeping to running"
-read -r n depth <<<"$(tp_query "$pf" "select count(*), ifnull(max(depth), -1) from slice" | tr ',' ' ')"
-[ "$n" -gt 1000 ] && [ "$depth" -lt 4 ] || fail "default config: $n syscall slices, depth $depth"
+read -r n depth <<<"$(tp_query "$pf" "select count(*) filter (where name in ('sys_execve', 'sys_wait4')),
+	ifnull(max(depth), -1) from slice" | tr ',' ' ')"
+[ "$n" -ge 200 ] && [ "$depth" -lt 4 ] || fail "default config: $n execve and wait4 slices, depth $depth"
 [ -n "$(tp_query "$pf" "select int_value from metadata where name = 'ftrace_latest_data_start_ns'")" ] ||
 	fail "default config: the importer does not know where the CPUs' data starts"
-note "default config: $running switch-ins, $from_sleep from sleep, $woken woken Runnable spans, $n syscall slices"
-echo "PASS: wrapped rings are no loss and say where their data starts; sys_enter alone makes no slice, with sys_exit closed ones; the default config shows wakeups and syscalls"
+note "default config: $running switch-ins, $from_sleep from sleep, $woken woken Runnable spans, $n execve and wait4 slices"
+echo "PASS: wrapped rings are no loss and say where their data starts; sys_enter alone makes no slice, with sys_exit closed ones, per-call events too; the default config shows wakeups and syscalls"

@@ -16,7 +16,9 @@ command -v jq >/dev/null || prereq_missing "jq"
 find_trace_processor
 MARKS=400
 CPU=$(($(nproc) - 1))
-DEFAULT_EVENTS=$(shipped_events)
+# The shipped events, and every system call: the marks are calls of a
+# number of their own, which only raw_syscalls records.
+DEFAULT_EVENTS="$(shipped_events) raw_syscalls:sys_enter raw_syscalls:sys_exit"
 
 FORMATS="perf.data trace.dat perfetto" write_config "$WORK/d.conf" "$DEFAULT_EVENTS" 4M \
 	"compression = none"
