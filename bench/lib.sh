@@ -168,6 +168,37 @@ bench_build() {
 bench_bin=$top/build/bench/bench
 bench_helpers() { bench_build "$top/build/bench" "$@"; }
 
+# bench_shipped_events: the events of conf/perfsnapd.conf, on one line.
+bench_shipped_events() {
+	awk '/^events *=/ { on = 1; sub(/^events *=/, ""); print; next }
+		on && /^[ \t]/ { print; next } { on = 0 }' "$top/conf/perfsnapd.conf" | xargs
+}
+
+# bench_tracepoints EVENTS: the tracepoints among EVENTS (terms dropped),
+# globs expanded against tracefs's available_events, each once, one a
+# line: set_event takes no glob within a name (syscalls:sys_*_fsync).
+bench_tracepoints() {
+	local ev name avail
+	local -A seen=()
+	for ev in $1; do
+		name=${ev%%/*}
+		[[ $name == *:* ]] || continue
+		while read -r avail; do
+			# shellcheck disable=SC2053 # name is a glob
+			[[ $avail == $name && -z ${seen[$avail]:-} ]] || continue
+			seen[$avail]=1
+			echo "$avail"
+		done </sys/kernel/tracing/available_events
+	done
+}
+
+# bench_conf_events EVENTS: the events = line of a configuration, four
+# events a line, the rest indented by spaces (a line holds at most 197
+# characters; <<- here-documents strip tabs).
+bench_conf_events() {
+	echo "events = $(xargs -n 4 <<<"$1" | sed '2,$s/^/  /')"
+}
+
 # median [NONE]: the median of the numbers on stdin, one a line (its first
 # field; a line without a number does not count): the middle one as it is
 # written or, of an even count, the mean of the two middle ones; NONE

@@ -6,7 +6,12 @@
  * raw_syscalls records a turn, so the tracer's cost per event dominates
  * the loop's own.
  *
- * usage: syscall-loop SECONDS [PER_SECOND]
+ * With -s each turn is instead a byte sent to a child process and back
+ * through two pipes: pinned to one CPU (taskset), both switch at every
+ * turn, so sched_switch and sched_waking (the shipped events) dominate
+ * its records.
+ *
+ * usage: syscall-loop [-s] SECONDS [PER_SECOND]
  *   Without PER_SECOND it loops as fast as it can for SECONDS, and its
  *   speed is the measure; with it, it makes that many turns a second, in
  *   a burst each millisecond and sleeping 1 ms between them, a light
@@ -16,11 +21,14 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 static int fd;
+static int ping[2] = { -1, -1 }, pong[2] = { -1, -1 };
 
 static double now(void)
 {
@@ -32,20 +40,55 @@ static double now(void)
 
 static int turn(void)
 {
+	char c;
+
+	if (ping[1] >= 0)
+		return write(ping[1], "", 1) == 1 && read(pong[0], &c, 1) == 1 ? 0 : -1;
 	syscall(SYS_getpid);
 	return write(fd, "", 1) == 1 ? 0 : -1;
+}
+
+/* The child of -s: sends back each byte until the pipe closes. */
+static int echo_child(void)
+{
+	pid_t pid;
+	char c;
+
+	if (pipe(ping) || pipe(pong)) {
+		perror("pipe");
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return -1;
+	}
+	if (pid == 0) {
+		close(ping[1]);
+		close(pong[0]);
+		while (read(ping[0], &c, 1) == 1 && write(pong[1], &c, 1) == 1)
+			;
+		_exit(0);
+	}
+	close(ping[0]);
+	close(pong[1]);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	double seconds, rate = 0, start, end;
 	unsigned long turns = 0;
+	int sw = argc > 1 && !strcmp(argv[1], "-s");
 
+	argc -= sw, argv += sw;
 	if (argc < 2 || argc > 3 || (seconds = atof(argv[1])) <= 0 ||
 	    (argc == 3 && (rate = atof(argv[2])) <= 0)) {
-		fprintf(stderr, "usage: syscall-loop SECONDS [PER_SECOND]\n");
+		fprintf(stderr, "usage: syscall-loop [-s] SECONDS [PER_SECOND]\n");
 		return 2;
 	}
+	if (sw && echo_child())
+		return 1;
 	fd = open("/dev/null", O_WRONLY);
 	if (fd < 0) {
 		perror("/dev/null");
@@ -75,5 +118,9 @@ int main(int argc, char **argv)
 		} while (now() < end);
 	}
 	printf("%.0f\n", turns / (now() - start));
+	if (sw) {
+		close(ping[1]);
+		wait(NULL);
+	}
 	return 0;
 }
