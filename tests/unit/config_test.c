@@ -263,6 +263,11 @@ void check_new_defaults(const struct perfsnapd_config *cfg)
 	assert_string_equal(trace_clock_of(cfg), "local");
 	for (i = 0; i < cfg->nr_events; i++)
 		assert_int_equal(cfg->events[i].attr.use_clockid, 0);
+	check_defaults_but_clock(cfg);
+}
+
+void check_defaults_but_clock(const struct perfsnapd_config *cfg)
+{
 	assert_int_equal(cfg->history_size, 16 << 20);
 	assert_true(cfg->sideband);
 	assert_int_equal(cfg->max_tasks, 65536);

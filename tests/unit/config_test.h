@@ -50,6 +50,8 @@ void check_common_attr(const struct event_spec *e);
 void check_tracepoint(const struct event_spec *e, const char *sys, const char *event);
 int line_of(const char *path, const char *prefix);
 void check_new_defaults(const struct perfsnapd_config *cfg);
+/* The keys' defaults that the shipped configuration keeps: all but the clock. */
+void check_defaults_but_clock(const struct perfsnapd_config *cfg);
 char *print_config(const struct perfsnapd_config *cfg);
 void expect_bad_value(const char *section, const char *key, const char *value, const char *needle);
 int group_setup(void **state);

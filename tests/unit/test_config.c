@@ -80,7 +80,14 @@ static void test_default_conf(void **state)
 	assert_null(cfg->cpus);
 	assert_string_equal(cfg->directory, tmpdir);
 	assert_int_equal(cfg->formats, FORMAT(PERFDATA) | FORMAT(TRACEDAT));
-	check_new_defaults(cfg);
+	/* CLOCK_MONOTONIC: ftrace's "mono", perf's clockid. */
+	assert_int_equal(cfg->clock, CONFIG_CLOCK_MONOTONIC);
+	assert_string_equal(trace_clock_of(cfg), "mono");
+	for (i = 0; i < cfg->nr_events; i++) {
+		assert_int_equal(cfg->events[i].attr.use_clockid, 1);
+		assert_int_equal(cfg->events[i].attr.clockid, CLOCK_MONOTONIC);
+	}
+	check_defaults_but_clock(cfg);
 	config__put(cfg);
 	free(path);
 }
