@@ -475,19 +475,38 @@ static size_t events_of(const uint8_t *trace, size_t size, struct ev *evs, size_
 	return n;
 }
 
+/*
+ * A snapshot of the tracepoints @names (formats from tp_dir), each its
+ * own id from @first_id on (their IDs in tp_dir, in order).
+ */
+static struct snapshot *tp_snapshot(const char *const *names, size_t nr, uint64_t first_id)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT,
+				     .size = sizeof(a),
+				     .sample_type = TP_TYPE,
+				     .sample_id_all = 1 };
+	struct snapshot *s = snapshot__new();
+	struct tracing_meta *m = NULL;
+
+	assert_non_null(s);
+	assert_int_equal(tracing_meta__read(tp_dir, names, nr, &m), 0);
+	snapshot__set_tracing(s, m);
+	tracing_meta__put(m);
+	for (uint64_t id = first_id; id < first_id + nr; id++) {
+		a.config = id;
+		assert_int_equal(snapshot__add_event(s, &a, names[id - first_id], &id, 1), 0);
+	}
+	return s;
+}
+
 static void test_typed_events(void **state)
 {
 	static const char *const names[] = { "irq:irq_handler_entry", "irq:irq_handler_exit",
 					     "ftrace:print", "foo:foo_event",
 					     "sched:sched_switch" };
 	struct perfetto_meta meta = { .compression = PFTRACE_COMPRESS_NONE };
-	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT,
-				     .size = sizeof(a),
-				     .sample_type = TP_TYPE,
-				     .sample_id_all = 1 };
 	uint8_t entry[8], exit_[8], print[8 + 6], foo[4], sw[32];
-	struct snapshot *s = snapshot__new();
-	struct tracing_meta *m = NULL;
+	struct snapshot *s = tp_snapshot(names, 5, ID_ENTRY);
 	struct perfetto_result res;
 	struct test_records rec;
 	uint8_t trace[8192];
@@ -502,14 +521,6 @@ static void test_typed_events(void **state)
 	int fd;
 
 	(void)state;
-	assert_non_null(s);
-	assert_int_equal(tracing_meta__read(tp_dir, names, 5, &m), 0);
-	snapshot__set_tracing(s, m);
-	tracing_meta__put(m);
-	for (uint64_t id = ID_ENTRY; id <= ID_SWITCH; id++) {
-		a.config = id;
-		assert_int_equal(snapshot__add_event(s, &a, names[id - ID_ENTRY], &id, 1), 0);
-	}
 	test_records__init(&rec, TP_TYPE);
 	memcpy(entry, &irq, 4);
 	memcpy(entry + 4, &loc, 4);
@@ -602,37 +613,49 @@ static void test_typed_events(void **state)
 }
 
 /*
+ * @rec's records as CPU 0's chunk of @s, sealed and written as a .pftrace
+ * into @trace (@size bytes): its first @max ftrace events in @evs, and
+ * how many there are.
+ */
+static size_t convert(struct snapshot *s, const struct test_records *rec, uint8_t *trace,
+		      size_t size, struct ev *evs, size_t max)
+{
+	struct perfetto_meta meta = { .compression = PFTRACE_COMPRESS_NONE };
+	struct perfetto_result res;
+	bool cpu_1024 = false;
+	ssize_t got;
+	size_t n;
+	int fd;
+
+	assert_int_equal(snapshot__add_chunk_memory(s, 0, false, rec->data, rec->len, false), 0);
+	assert_int_equal(snapshot__seal(s), 0);
+	fd = memfd_create("pftrace", 0);
+	assert_true(fd >= 0);
+	assert_int_equal(snapshot_perfetto__write(s, fd, &meta, &res), 0);
+	got = pread(fd, trace, size, 0);
+	assert_true(got > 0 && (size_t)got < size);
+	n = events_of(trace, (size_t)got, evs, max, &cpu_1024);
+	assert_false(cpu_1024);
+	close(fd);
+	return n;
+}
+
+/*
  * irq_handler_entry without irq_handler_exit recorded: the importer would
  * open irq slices nothing closes, so the entries stay generic.
  */
 static void test_begin_without_end(void **state)
 {
 	static const char *const names[] = { "irq:irq_handler_entry" };
-	struct perfetto_meta meta = { .compression = PFTRACE_COMPRESS_NONE };
-	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT,
-				     .config = ID_ENTRY,
-				     .size = sizeof(a),
-				     .sample_type = TP_TYPE,
-				     .sample_id_all = 1 };
 	uint32_t loc = (uint32_t)6 << 16 | 16;
-	struct snapshot *s = snapshot__new();
-	struct tracing_meta *m = NULL;
-	struct perfetto_result res;
+	struct snapshot *s = tp_snapshot(names, 1, ID_ENTRY);
 	struct test_records rec;
 	uint64_t id = ID_ENTRY;
 	uint8_t body[16] = { 19 }, trace[4096];
-	bool cpu_1024 = false;
 	struct ev evs[4];
 	struct raw r;
-	ssize_t got;
-	int fd;
 
 	(void)state;
-	assert_non_null(s);
-	assert_int_equal(tracing_meta__read(tp_dir, names, 1, &m), 0);
-	snapshot__set_tracing(s, m);
-	tracing_meta__put(m);
-	assert_int_equal(snapshot__add_event(s, &a, names[0], &id, 1), 0);
 	memcpy(body + 4, &loc, 4);
 	memcpy(body + 8, "eth0", 4);
 	r = raw_of(ID_ENTRY, 7, body, sizeof(body));
@@ -644,16 +667,8 @@ static void test_begin_without_end(void **state)
 							  .cpu = 0,
 							  .raw = r.b,
 							  .raw_size = r.size });
-	assert_int_equal(snapshot__add_chunk_memory(s, 0, false, rec.data, rec.len, false), 0);
-	assert_int_equal(snapshot__seal(s), 0);
-	fd = memfd_create("pftrace", 0);
-	assert_true(fd >= 0);
-	assert_int_equal(snapshot_perfetto__write(s, fd, &meta, &res), 0);
-	got = pread(fd, trace, sizeof(trace), 0);
-	assert_true(got > 0 && (size_t)got < sizeof(trace));
-	assert_int_equal(events_of(trace, (size_t)got, evs, 4, &cpu_1024), 1);
+	assert_int_equal(convert(s, &rec, trace, sizeof(trace), evs, 4), 1);
 	assert_int_equal(evs[0].number, 327);
-	close(fd);
 	snapshot__delete(s);
 	test_records__fini(&rec);
 }
@@ -667,36 +682,18 @@ static void test_syscall_events(void **state)
 {
 	static const char *const names[] = { "syscalls:sys_enter_read", "syscalls:sys_exit_read",
 					     "syscalls:sys_enter_write" };
-	struct perfetto_meta meta = { .compression = PFTRACE_COMPRESS_NONE };
-	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT,
-				     .size = sizeof(a),
-				     .sample_type = TP_TYPE,
-				     .sample_id_all = 1 };
 	uint64_t enter[4] = { 0, 3, 0x7ffd0000, 4096 }, exit_[2] = { 0, (uint64_t)-11 };
 	uint64_t want_args[] = { 3, 0x7ffd0000, 4096 }, v;
-	struct snapshot *s = snapshot__new();
-	struct tracing_meta *m = NULL;
-	struct perfetto_result res;
+	struct snapshot *s = tp_snapshot(names, 3, ID_READ);
 	struct test_records rec;
 	uint8_t trace[4096];
 	const uint8_t *d, *p, *end;
-	bool cpu_1024 = false;
 	size_t len, nargs = 0;
 	struct ev evs[4];
 	struct raw r[3];
 	uint32_t f;
-	ssize_t got;
-	int fd;
 
 	(void)state;
-	assert_non_null(s);
-	assert_int_equal(tracing_meta__read(tp_dir, names, 3, &m), 0);
-	snapshot__set_tracing(s, m);
-	tracing_meta__put(m);
-	for (uint64_t id = ID_READ; id <= ID_WRITE; id++) {
-		a.config = id;
-		assert_int_equal(snapshot__add_event(s, &a, names[id - ID_READ], &id, 1), 0);
-	}
 	r[0] = raw_of(ID_READ, 7, enter, sizeof(enter));
 	r[1] = raw_of(ID_READ_EXIT, 7, exit_, sizeof(exit_));
 	r[2] = raw_of(ID_WRITE, 7, enter, 16);
@@ -708,14 +705,7 @@ static void test_syscall_events(void **state)
 								  .time = 1000 + (uint64_t)i,
 								  .raw = r[i].b,
 								  .raw_size = r[i].size });
-	assert_int_equal(snapshot__add_chunk_memory(s, 0, false, rec.data, rec.len, false), 0);
-	assert_int_equal(snapshot__seal(s), 0);
-	fd = memfd_create("pftrace", 0);
-	assert_true(fd >= 0);
-	assert_int_equal(snapshot_perfetto__write(s, fd, &meta, &res), 0);
-	got = pread(fd, trace, sizeof(trace), 0);
-	assert_true(got > 0 && (size_t)got < sizeof(trace));
-	assert_int_equal(events_of(trace, (size_t)got, evs, 4, &cpu_1024), 3);
+	assert_int_equal(convert(s, &rec, trace, sizeof(trace), evs, 4), 3);
 	/* SysEnterFtraceEvent: id (read is 0), then the arguments in order. */
 	assert_int_equal(evs[0].number, 329);
 	assert_true(pb_find(evs[0].msg, evs[0].len, 1, &v, &d, &len));
@@ -733,7 +723,6 @@ static void test_syscall_events(void **state)
 	assert_true(pb_find(evs[1].msg, evs[1].len, 2, &v, &d, &len));
 	assert_int_equal((int64_t)v, -11);
 	assert_int_equal(evs[2].number, 327);
-	close(fd);
 	snapshot__delete(s);
 	test_records__fini(&rec);
 }
