@@ -295,6 +295,16 @@ static const struct {
 	{ "vmscan", "mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end" },
 };
 
+/* Whether the exit of @enter's call is recorded (resolve_syscall() saw "sys_enter_"). */
+static bool exit_recorded(struct perfetto_ftrace *fc, const struct snapshot *s,
+			  const struct tp *enter)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "sys_exit_%s", enter->e->name + 10);
+	return recorded(s, tep_find_event_by_name(fc->tep, "syscalls", name));
+}
+
 /*
  * A per-call enter is a slice's begin too; it goes in generic where its
  * exit is not recorded. Where raw_syscalls:sys_enter makes the slices,
@@ -303,7 +313,6 @@ static const struct {
 static void syscall_begins(struct perfetto_ftrace *fc, const struct snapshot *s)
 {
 	bool raw = recorded(s, tep_find_event_by_name(fc->tep, "raw_syscalls", "sys_enter"));
-	char name[128];
 
 	for (size_t i = 0; i < snapshot__nr_events(s); i++) {
 		const struct perf_event_attr *a = &snapshot__event(s, i)->attr;
@@ -313,10 +322,7 @@ static void syscall_begins(struct perfetto_ftrace *fc, const struct snapshot *s)
 
 		if (!tp || tp->kind != TP_TYPED || strcmp(tp->e->system, "syscalls"))
 			continue;
-		if (tp->proto == EVENT_SYS_ENTER) /* resolve_syscall(): "sys_enter_" */
-			snprintf(name, sizeof(name), "sys_exit_%s", tp->e->name + 10);
-		if (raw || (tp->proto == EVENT_SYS_ENTER &&
-			    !recorded(s, tep_find_event_by_name(fc->tep, "syscalls", name))))
+		if (raw || (tp->proto == EVENT_SYS_ENTER && !exit_recorded(fc, s, tp)))
 			tp->kind = TP_GENERIC, tp->proto = 0;
 	}
 }
