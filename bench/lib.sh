@@ -168,10 +168,11 @@ bench_build() {
 bench_bin=$top/build/bench/bench
 bench_helpers() { bench_build "$top/build/bench" "$@"; }
 
-# bench_shipped_events: the events of conf/perfsnapd.conf, on one line.
+# bench_shipped_events [CONF]: the events of CONF (conf/perfsnapd.conf),
+# on one line.
 bench_shipped_events() {
 	awk '/^events *=/ { on = 1; sub(/^events *=/, ""); print; next }
-		on && /^[ \t]/ { print; next } { on = 0 }' "$top/conf/perfsnapd.conf" | xargs
+		on && /^[ \t]/ { print; next } { on = 0 }' "${1:-$top/conf/perfsnapd.conf}" | xargs
 }
 
 # bench_tracepoints EVENTS: the tracepoints among EVENTS (terms dropped),
