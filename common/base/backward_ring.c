@@ -80,13 +80,28 @@ static size_t piece(size_t data_size, uint64_t head, size_t from, size_t to, siz
 void backward_ring__copy_range(void *dst, const void *data, size_t data_size, uint64_t head,
 			       size_t from, size_t to)
 {
+	backward_ring__copy_out((char *)dst + from, data, data_size, head, from, to);
+}
+
+/**
+ * backward_ring__copy_out - copy part of a ring's linearised copy apart
+ * @dst: where byte @from of the linearised copy goes; @to - @from bytes
+ * @data: the ring's data area
+ * @data_size: its size, a power of two
+ * @head: data_head, read after pausing the ring
+ * @from: first byte of the part, in the linearised copy
+ * @to: end of the part, at most backward_ring__len()
+ */
+void backward_ring__copy_out(void *dst, const void *data, size_t data_size, uint64_t head,
+			     size_t from, size_t to)
+{
 	size_t start, first = piece(data_size, head, from, to, &start);
 
 	if (!first)
 		return;
-	memcpy((char *)dst + from, (const char *)data + start, first);
+	memcpy(dst, (const char *)data + start, first);
 	if (to - from > first)
-		memcpy((char *)dst + from + first, data, to - from - first);
+		memcpy((char *)dst + first, data, to - from - first);
 }
 
 /**

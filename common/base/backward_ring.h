@@ -37,6 +37,14 @@ void backward_ring__copy_range(void *dst, const void *data, size_t data_size, ui
 			       size_t from, size_t to);
 
 /*
+ * backward_ring__copy_range() to a buffer of its own: byte @from of the
+ * linearised copy lands at @dst[0], so that a part can be held apart from
+ * the copy it belongs to (a staging buffer kept between dumps).
+ */
+void backward_ring__copy_out(void *dst, const void *data, size_t data_size, uint64_t head,
+			     size_t from, size_t to);
+
+/*
  * backward_ring__copy_range() into a file: bytes [@from, @to) of the
  * linearised copy to the same offsets of @fd, by pwrite(), so that the
  * kernel copies them (see ring_copy__map_file()). Returns 0 or -errno.

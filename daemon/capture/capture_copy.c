@@ -26,6 +26,27 @@ uint64_t capture_copy__rings_bytes(const struct capture *cap)
 	return sum;
 }
 
+/**
+ * capture_copy__stage_bytes - each copier's staging for the paused parts
+ * @cap: the capture
+ *
+ * A ring's paused part at the largest, as each copier copies the rings of
+ * its own CPU: one each where the daemon may run on every CPU (a copier
+ * whose round holds more grows its staging then). 0 without rings.
+ */
+size_t capture_copy__stage_bytes(const struct capture *cap)
+{
+	size_t largest = 0;
+
+	for (int i = 0; i < capture__nr_rings(cap, true); i++) {
+		size_t n = ring_copy__paused_bytes(capture__ring(cap, true, i)->data_size);
+
+		if (n > largest)
+			largest = n;
+	}
+	return largest;
+}
+
 /* The rings of the round that starts at ring @first: as many as @budget holds, at least one. */
 static size_t round_size(const struct capture *cap, size_t first, size_t nr, uint64_t budget,
 			 uint64_t *ret_bytes)
@@ -314,7 +335,7 @@ int capture_copy__run(struct capture_copy *c, struct snapshot *s, const char *sp
 	return r;
 }
 
-/* One ring's worth of the paused part and its growth (ring_copy.c). */
+/* One copy file's first MiBs: the kernel's paths for them run before the first dump. */
 #define REHEARSAL_BYTES (2u << 20)
 
 void capture_copy__rehearse(void)

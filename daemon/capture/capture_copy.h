@@ -65,6 +65,8 @@ void capture_copy__rehearse(void);
 
 /* Bytes of every overwrite ring of @cap. */
 uint64_t capture_copy__rings_bytes(const struct capture *cap);
+/* Each copier's staging for the paused parts of copy files: the largest ring's. */
+size_t capture_copy__stage_bytes(const struct capture *cap);
 /*
  * copy_memory_resident = yes: memory for the largest round within
  * @budget, faulted in now and held by the caller between dumps, so no

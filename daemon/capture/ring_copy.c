@@ -52,12 +52,15 @@ struct copier {
 	size_t nr;
 	_Atomic unsigned int gen; /* futex word: a round for it, or stop */
 	int rt_error;		  /* SCHED_FIFO refused at its start: -errno */
+	uint8_t *stage;		  /* resident: its rings' paused parts (stage_for()) */
+	size_t stage_size;
 };
 
 struct ring_copy_pool {
 	struct copier *cps;
 	size_t nr_cps, nr_started;
 	short by_cpu[CPU_SETSIZE]; /* the copier pinned to a CPU + 1, or 0 */
+	size_t stage_bytes;	   /* each copier's staging at its start */
 	_Atomic int started;	   /* futex word: copiers through their start */
 	bool stop;
 
@@ -241,19 +244,6 @@ int ring_copy__map_file(void *at, size_t size)
 	return fd;
 }
 
-/* Writes zeros over [@from, @to) of a copy file, so that its pages exist and are backed. */
-static int prewrite(int fd, size_t from, size_t to)
-{
-	static const char zeros[64 << 10];
-	int r = 0;
-
-	for (size_t n; r == 0 && from < to; from += n) {
-		n = to - from < sizeof(zeros) ? to - from : sizeof(zeros);
-		r = file_output__write_at(fd, from, zeros, n);
-	}
-	return r;
-}
-
 /*
  * Once the ring runs again, the copier sleeps for RUNNING_BREAK_NS before
  * each piece of the rest, and whatever shares its CPU runs: the task the
@@ -272,39 +262,6 @@ static void running_break(void)
 	(void)nanosleep(&t, NULL);
 }
 
-/*
- * Maps [@from, @to) of a copy file's view for writing, its pages taken and
- * written by the kernel in one call: the paused part is then a memcpy into
- * the view, where a pwrite of it pays the page cache's bookkeeping for
- * every page, though the mapping costs more than writing zeros would. In
- * pieces of PREPARE_PIECE with a break (running_break()) between each two:
- * the copier runs this at SCHED_FIFO, and a busy CPU's own task would
- * otherwise stand still for all of it on top of the pause; at nice -10
- * instead, the rings would be paused later after the trigger
- * (docs/decisions.md).
- * Returns 0, or -errno where the kernel cannot (before 5.14: -EINVAL);
- * what was mapped until then is used all the same.
- */
-#define PREPARE_PIECE (512u << 10)
-
-static int populate_view(struct ring_copy_item *it, size_t from, size_t to)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-
-	from &= ~(page - 1);
-	to = (to + page - 1) & ~(page - 1);
-	it->mapped_from = it->mapped_to = from;
-	for (size_t n; it->mapped_to < to; it->mapped_to += n) {
-		n = to - it->mapped_to > PREPARE_PIECE ? PREPARE_PIECE : to - it->mapped_to;
-		/* None before the first: the copier has only just taken the CPU. */
-		if (it->mapped_to > from)
-			running_break();
-		if (madvise((uint8_t *)it->buf + it->mapped_to, n, MADV_POPULATE_WRITE) < 0)
-			return -errno;
-	}
-	return 0;
-}
-
 /* The bytes of a ring of @len bytes copied paused: its oldest PAUSED_BYTES. */
 static size_t paused_share(size_t len)
 {
@@ -312,12 +269,10 @@ static size_t paused_share(size_t len)
 }
 
 /*
- * Before the pause, only where the paused part will land: the last
+ * Before the pause, a resident copy's paused part faulted in: the last
  * paused_share() bytes of the copy as long as it is now, and as long as it
- * may grow until the pause (a ring not yet wrapped) by as much again.
- * In a copy file they are mapped, or else written once, so that the copy
- * under pause neither allocates nor waits for the hypervisor; resident
- * memory is faulted in already.
+ * may grow until the pause (a ring not yet wrapped) by as much again. A
+ * copy file's paused part goes to the copier's staging, resident already.
  */
 static void prepare_paused(struct ring_copy_item *it)
 {
@@ -328,34 +283,6 @@ static void prepare_paused(struct ring_copy_item *it)
 
 	if (it->fd < 0)
 		populate(it->buf, from, to);
-	else if (populate_view(it, from, to) < 0)
-		it->copy_error = prewrite(it->fd, from, to);
-}
-
-/*
- * [@from, @to) of the copy into a copy file, under pause: a memcpy where
- * the view was mapped for it, a write for anything outside (a ring not yet
- * wrapped that grew more than expected before its pause), which then
- * allocates but cannot fault. Returns 0 or -errno.
- */
-static int copy_to_file(struct ring_copy_item *it, size_t from, size_t to)
-{
-	const struct ring_view *ring = it->ring;
-	size_t a = from > it->mapped_from ? from : it->mapped_from;
-	size_t b = to < it->mapped_to ? to : it->mapped_to;
-	int r = 0;
-
-	if (a >= b)
-		return backward_ring__write_range(it->fd, ring->data, ring->data_size, it->head,
-						  from, to);
-	if (from < a)
-		r = backward_ring__write_range(it->fd, ring->data, ring->data_size, it->head, from,
-					       a);
-	backward_ring__copy_range(it->buf, ring->data, ring->data_size, it->head, a, b);
-	if (r == 0 && b < to)
-		r = backward_ring__write_range(it->fd, ring->data, ring->data_size, it->head, b,
-					       to);
-	return r;
 }
 
 /*
@@ -378,13 +305,17 @@ static void copy_paused(struct ring_copy_item *it)
 	if (it->fd < 0)
 		backward_ring__copy_range(it->buf, ring->data, ring->data_size, it->head, from,
 					  len);
-	else if (!it->copy_error)
-		it->copy_error = copy_to_file(it, from, len);
+	else if (it->stage)
+		backward_ring__copy_out(it->stage, ring->data, ring->data_size, it->head, from,
+					len);
+	else /* no staging: the file's pages are taken under the pause */
+		it->copy_error = backward_ring__write_range(it->fd, ring->data, ring->data_size,
+							    it->head, from, len);
 	resume_head = ring_head(ring);
 	it->error = capture__pause_ring(ring, false);
 	it->resumed_ns = monotonic_ns();
 	it->len = len;
-	it->running_to = from;
+	it->running_to = it->paused_from = from;
 	it->trusted = backward_ring__intact(len, ring->data_size, len, it->head - resume_head);
 }
 
@@ -426,6 +357,9 @@ static void finish_running(struct ring_copy_item *it)
 
 	if (!it->resumed_ns)
 		return; /* never paused */
+	if (it->stage && !it->copy_error)
+		it->copy_error = file_output__write_at(it->fd, it->paused_from, it->stage,
+						       it->len - it->paused_from);
 	if (it->fd >= 0 && !it->copy_error && it->len)
 		(void)madvise(it->buf, (it->len + page - 1) & ~(page - 1), MADV_POPULATE_READ);
 	it->cut = it->len - it->trusted;
@@ -483,6 +417,56 @@ static void set_running(struct copier *cp, bool realtime)
 		ring_copy__leave_realtime();
 }
 
+/*
+ * The copier's staging, grown to @size bytes and resident from then on: a
+ * copy file's paused part goes there under the pause, and into the file
+ * once the ring runs again. Taking the file's pages for it before the
+ * pause would put the pause that much later after the trigger: about 1 ms
+ * per MiB on a VM whose host backs memory anew at its first touch
+ * (docs/decisions.md). Returns whether it holds @size bytes.
+ */
+static bool stage_reserve(struct copier *cp, size_t size)
+{
+	uint8_t *p;
+
+	if (cp->stage_size >= size)
+		return true;
+	p = ring_copy__map(size);
+	if (!p)
+		return false;
+	ring_copy__fault_in(p, size);
+	if (cp->stage)
+		munmap(cp->stage, cp->stage_size);
+	cp->stage = p;
+	cp->stage_size = size;
+	return true;
+}
+
+/*
+ * Each copy file's paused part its place in the staging, which grows here
+ * where this round has more such rings than it held (no place where it
+ * cannot: that part is written under the pause).
+ */
+static void stage_for(struct copier *cp)
+{
+	size_t need = 0, off = 0;
+	bool ok;
+
+	for (size_t i = 0; i < cp->nr; i++)
+		if (cp->items[i]->fd >= 0)
+			need += paused_share(cp->items[i]->ring->data_size);
+	ok = need && stage_reserve(cp, need);
+	for (size_t i = 0; i < cp->nr; i++) {
+		struct ring_copy_item *it = cp->items[i];
+
+		it->stage = NULL;
+		if (it->fd < 0 || !ok)
+			continue;
+		it->stage = cp->stage + off;
+		off += paused_share(it->ring->data_size);
+	}
+}
+
 static void run_round(struct copier *cp)
 {
 	struct ring_copy_pool *pool = cp->pool;
@@ -493,7 +477,7 @@ static void run_round(struct copier *cp)
 	const int active = pool->nr_active;
 
 	touch_stack();
-	/* At its real-time priority, with breaks (populate_view()). */
+	stage_for(cp);
 	for (size_t i = 0; i < cp->nr; i++)
 		prepare_paused(cp->items[i]);
 	if (atomic_fetch_add(&pool->ready, 1) + 1 == active)
@@ -526,6 +510,8 @@ static void *copier_main(void *arg)
 	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), RUNNING_NICE);
 	cp->rt_error = set_realtime();
 	touch_stack();
+	if (pool->stage_bytes)
+		(void)stage_reserve(cp, pool->stage_bytes);
 	atomic_fetch_add(&pool->started, 1);
 	futex_wake(&pool->started);
 	for (;;) {
@@ -562,14 +548,22 @@ static int start_copier(struct copier *cp)
 	return r;
 }
 
+/* The bytes of a ring of @data_size bytes that a round copies while it is paused. */
+size_t ring_copy__paused_bytes(size_t data_size)
+{
+	return paused_share(data_size);
+}
+
 /**
  * ring_copy_pool__new - start the copy threads
+ * @stage_bytes: each copier's staging for the paused parts of copy files,
+ *	resident from its start (0: none until a round needs it)
  * @ret: the pool
  *
  * One thread per CPU the calling thread may run on, pinned to it, each
  * asking for SCHED_FIFO once at its start. Returns 0 or -errno.
  */
-int ring_copy_pool__new(struct ring_copy_pool **ret)
+int ring_copy_pool__new(size_t stage_bytes, struct ring_copy_pool **ret)
 {
 	struct ring_copy_pool *pool = calloc(1, sizeof(*pool));
 	cpu_set_t allowed;
@@ -577,6 +571,7 @@ int ring_copy_pool__new(struct ring_copy_pool **ret)
 
 	if (!pool)
 		return -ENOMEM;
+	pool->stage_bytes = stage_bytes;
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0 || CPU_COUNT(&allowed) == 0) {
 		CPU_ZERO(&allowed);
 		CPU_SET(0, &allowed);
@@ -624,6 +619,9 @@ void ring_copy_pool__delete(struct ring_copy_pool *pool)
 	}
 	for (size_t k = 0; k < pool->nr_started; k++)
 		pthread_join(pool->cps[k].thread, NULL);
+	for (size_t k = 0; k < pool->nr_cps; k++)
+		if (pool->cps[k].stage)
+			munmap(pool->cps[k].stage, pool->cps[k].stage_size);
 	free(pool->slots);
 	free(pool->cps);
 	free(pool);
@@ -669,7 +667,8 @@ int ring_copy__round(struct ring_copy_pool *pool, struct ring_copy_item *items, 
 		copier_for(pool, items[i].ring->cpu, i)->nr++;
 		items[i].error = 0;
 		items[i].copy_error = 0;
-		items[i].mapped_from = items[i].mapped_to = 0;
+		items[i].stage = NULL;
+		items[i].paused_from = 0;
 		items[i].len = items[i].cut = 0;
 		items[i].paused_ns = items[i].resumed_ns = 0;
 	}

@@ -4,21 +4,21 @@
  * A pool of copy threads, one per CPU the daemon may run on, each pinned to
  * it, lives as long as the dumper and sleeps between dumps at SCHED_FIFO
  * (when permitted), so that a trigger on a busy machine wakes them at once.
- * In a round the caller wakes the copiers of the round; each prepares
- * where the oldest MiB of each of its rings will be copied (where the
- * kernel's next records go first); the last one ready pauses every ring of
- * it back to back (PERF_EVENT_IOC_PAUSE_OUTPUT, nothing in between); then
- * each copies those oldest MiBs and resumes each ring, drops its real-time
- * priority, and copies the rest while the rings run, oldest first, away
- * from the kernel's writes: a ring is paused for the memcpy of 1 MiB
- * whatever its size, and the rings are paused a few milliseconds after
- * the trigger, not after the copies' memory is ready.
+ * In a round the caller wakes the copiers of the round; the last one
+ * ready pauses every ring of it back to back (PERF_EVENT_IOC_PAUSE_OUTPUT,
+ * nothing in between); then each copies the oldest MiB of each of its
+ * rings (where the kernel's next records go first) and resumes it, drops
+ * its real-time priority, and copies the rest while the rings run, oldest
+ * first, away from the kernel's writes: a ring is paused for the memcpy
+ * of 1 MiB whatever its size, and the rings are paused as soon as the
+ * copiers run after the trigger, not after the copies' memory is ready.
  * A copy goes to memory kept resident (a memcpy), or, by default, to a
- * memory file of its own that the kernel writes (ring_copy__map_file()).
+ * memory file of its own that the kernel writes (ring_copy__map_file());
+ * the oldest MiB of such a copy is copied into the copier's staging,
+ * resident from its start, and written to the file after the resume.
  * Nothing that can block runs while a ring is paused: its part of the
- * destination is written once before, the threads wait before, no lock
- * another thread takes (one file per ring), no allocation, no write to
- * disk.
+ * destination is resident, the threads wait before, no lock another
+ * thread takes, no allocation, no write to disk.
  */
 #ifndef PERFSNAPD_RING_COPY_H
 #define PERFSNAPD_RING_COPY_H
@@ -48,19 +48,22 @@ struct ring_copy_item {
 	 */
 	uint64_t head;
 	size_t running_to, trusted;
-	size_t mapped_from, mapped_to; /* of a copy file's view, mapped for the paused part */
+	size_t paused_from;
+	void *stage; /* where a copy file's paused part waits for the resume, or NULL */
 };
 
 struct ring_copy_stats {
 	int nr_threads;
 	int rt_error; /* the section did not run at SCHED_FIFO: why (-EPERM, ...), else 0 */
 	uint64_t
-		prepare_ns; /* copiers woken, the paused parts faulted in: before the first pause */
+		prepare_ns; /* copiers woken and ready: from the round's start to its first pause */
 	int before_error;   /* what the round's before-pause call returned */
 };
 
 /* Starts the copy threads; 0 or -errno. */
-int ring_copy_pool__new(struct ring_copy_pool **ret);
+int ring_copy_pool__new(size_t stage_bytes, struct ring_copy_pool **ret);
+/* The bytes of a ring of @data_size bytes copied while it is paused: at most 1 MiB. */
+size_t ring_copy__paused_bytes(size_t data_size);
 /* Stops and joins them; no round may be in flight. NULL is a no-op. */
 void ring_copy_pool__delete(struct ring_copy_pool *pool);
 

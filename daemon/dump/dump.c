@@ -487,7 +487,9 @@ int dump__new(struct capture *cap, struct sideband *sb, const struct perfsnapd_c
 		if (cr < 0)
 			log_debug("dump: no recording clock for windows: %s", strerror(-cr));
 	}
-	if (r == 0 && (r = ring_copy_pool__new(&d->copiers)) < 0)
+	if (r == 0 &&
+	    (r = ring_copy_pool__new(cfg->copy_memory_resident ? 0 : capture_copy__stage_bytes(cap),
+				     &d->copiers)) < 0)
 		log__errno(r, "cannot start the copy threads");
 	if (r == 0)
 		dump_job__rehearse();

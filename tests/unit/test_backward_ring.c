@@ -416,6 +416,32 @@ static void test_write_range(void **state)
 	}
 }
 
+/* A part copied apart (a copier's staging) is that part of the whole copy, wrapped or not. */
+static void test_copy_out(void **state)
+{
+	static uint8_t want[RING_SIZE], got[RING_SIZE];
+	(void)state;
+
+	for (uint64_t start = 0; start < 3 * RING_SIZE; start += RING_SIZE / 8 + 40) {
+		struct sim_ring *r = sim_new(start);
+		size_t len, part;
+		uint64_t seq = 1;
+
+		for (int i = 0; i < 300; i++)
+			sim_write(r, seq++, (uint16_t)(16 + 8 * (rng() % 30)));
+		len = backward_ring__len(RING_SIZE, r->head);
+		backward_ring__copy_range(want, r->data, RING_SIZE, r->head, 0, len);
+		for (part = 1; part <= len; part = part * 3 + 7) {
+			memset(got, 0xa5, sizeof(got));
+			backward_ring__copy_out(got, r->data, RING_SIZE, r->head, len - part, len);
+			assert_memory_equal(got, want + len - part, part);
+			if (part < sizeof(got))
+				assert_int_equal(got[part], 0xa5);
+		}
+		free(r);
+	}
+}
+
 static void test_intact_while_paused(void **state)
 {
 	(void)state;
@@ -481,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_next_rejects_bad_headers),
 		cmocka_unit_test(test_piecewise_copy),
 		cmocka_unit_test(test_write_range),
+		cmocka_unit_test(test_copy_out),
 		cmocka_unit_test(test_intact_while_paused),
 	};
 
