@@ -752,14 +752,15 @@ int capture__pause_ring(const struct ring_view *ring, bool pause)
 /**
  * capture__drain_forward - hand every record in the forward rings to @fn
  * @c: the capture
- * @fn: called per record; a negative return stops the drain
+ * @fn: called per record; a non-zero return stops the drain after that
+ *	record (negative: an error)
  * @ctx: its argument
  *
  * Records are consumed as they are handed over. No perf_mmap__read_done():
  * on a forward ring it moves the read position to the head as it is then,
  * so what the kernel wrote since the last read_event would never be read;
  * read_event and consume already keep the position and the tail.
- * Returns 0 or @fn's error.
+ * Returns 0 or @fn's return that stopped it.
  */
 int capture__drain_forward(struct capture *c, capture_record_fn fn, void *ctx)
 {
@@ -781,7 +782,7 @@ int capture__drain_forward(struct capture *c, capture_record_fn fn, void *ctx)
 			while ((ev = perf_mmap__read_event(map))) {
 				r = fn(ctx, &ev->header);
 				perf_mmap__consume(map);
-				if (r < 0)
+				if (r)
 					return r;
 			}
 		}

@@ -90,10 +90,13 @@ const struct ring_view *capture__ring(const struct capture *c, bool overwrite, i
 bool capture__warm(struct capture *c);
 struct perf_evlist *capture__main_evlist(const struct capture *c);
 
-/* Receives one record of a forward ring; < 0 stops the drain. */
+/*
+ * Receives one record of a forward ring, consumed after it; non-zero stops
+ * the drain there (< 0: an error).
+ */
 typedef int (*capture_record_fn)(void *ctx, const struct perf_event_header *rec);
 
-/* Consumes every record now in the forward rings. Returns 0 or @fn's error. */
+/* Consumes every record now in the forward rings. Returns 0 or @fn's return that stopped it. */
 int capture__drain_forward(struct capture *c, capture_record_fn fn, void *ctx);
 
 /*

@@ -18,6 +18,7 @@
 #include "cleanup.h"
 #include "config.h"
 #include "log.h"
+#include "monotonic.h"
 #include "perf_record.h"
 #include "procinfo.h"
 #include "proc_table.h"
@@ -41,7 +42,10 @@ struct sideband {
 	struct symbol_cache *objects; /* symbols = pack: what mmaps map, held open */
 	struct event **ring_evs;
 	int nr_ring_evs;
-	struct event *tick;		    /* drains at least every SIDEBAND_TICK_MS */
+	struct event *tick; /* drains at least every SIDEBAND_TICK_MS */
+	struct event *more; /* the rest of a drain cut by its slice */
+	uint64_t slice_end; /* CLOCK_MONOTONIC */
+	unsigned int slice_records;
 	uint64_t fixed[UINT16_MAX / 8 + 1]; /* a record whose flag lied, corrected */
 	uint64_t nr_flag_fixed;
 	uint64_t drained, lost_events, bad_records;
@@ -147,11 +151,44 @@ static void drain(struct sideband *sb)
 	capture__drain_forward(sb->cap, take, sb);
 }
 
+/*
+ * A drain on the loop's own wake-ups gives the loop back after
+ * SLICE_NS, its clock read every SLICE_CHECK records: a burst of
+ * side-band records (a fork and exec storm, each new mapping's build-id
+ * read) otherwise held the loop for milliseconds, and a trigger's dump
+ * waited for all of it (docs/decisions.md). The rest follows at once
+ * after the loop has looked at its other events; a dump drains whole.
+ */
+#define SLICE_NS    300000
+#define SLICE_CHECK 16
+
+static int take_sliced(void *ctx, const struct perf_event_header *h)
+{
+	struct sideband *sb = ctx;
+
+	take_record(sb, h);
+	return ++sb->slice_records % SLICE_CHECK == 0 && monotonic_ns() >= sb->slice_end;
+}
+
+static void drain_slice(struct sideband *sb)
+{
+	static const struct timeval now = { 0, 0 };
+
+	sb->slice_records = 0;
+	sb->slice_end = monotonic_ns() + SLICE_NS;
+	/* A timer, not event_active(): the loop polls its descriptors before it runs. */
+	if (capture__drain_forward(sb->cap, take_sliced, sb) > 0 && sb->more)
+		evtimer_add(sb->more, &now);
+}
+
 static void unwatch(struct sideband *sb)
 {
 	if (sb->tick)
 		event_free(sb->tick);
 	sb->tick = NULL;
+	if (sb->more)
+		event_free(sb->more);
+	sb->more = NULL;
 	for (int i = 0; i < sb->nr_ring_evs; i++)
 		event_free(sb->ring_evs[i]);
 	free(sb->ring_evs);
@@ -177,7 +214,7 @@ static void on_ring_ready(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	drain(arg);
+	drain_slice(arg);
 }
 
 /**
@@ -260,9 +297,11 @@ int sideband__watch(struct sideband *sb, struct event_base *base)
 		sb->nr_ring_evs++;
 	}
 	sb->tick = event_new(base, -1, EV_PERSIST, on_ring_ready, sb);
-	if (!sb->tick || event_add(sb->tick, &(struct timeval){ .tv_sec = SIDEBAND_TICK_MS / 1000,
-								.tv_usec = SIDEBAND_TICK_MS % 1000 *
-									   1000 }) < 0) {
+	sb->more = evtimer_new(base, on_ring_ready, sb);
+	if (!sb->tick || !sb->more ||
+	    event_add(sb->tick, &(struct timeval){ .tv_sec = SIDEBAND_TICK_MS / 1000,
+						   .tv_usec = SIDEBAND_TICK_MS % 1000 * 1000 }) <
+		    0) {
 		unwatch(sb);
 		return log__errno(-ENOMEM, "side-band drain timer");
 	}
@@ -556,18 +595,23 @@ uint64_t sideband__naming_bytes(void *ctx, const struct snapshot_task *tasks, si
 }
 
 /**
- * sideband__comm_now - a task's name at a given time, from records not yet drained too
+ * sideband__comm_known - a task's name at a given time, as the table has it
  * @sb: the side-band
  * @tid: the task
  * @time: recording clock ns
  * @buf: the name, "" if the table does not know the task
  * @size: size of @buf
+ *
+ * Without a drain first: a trigger asks it before its dump starts, and a
+ * drain then (its records, the build-ids of new mappings read from files)
+ * put the rings' pause milliseconds after the trigger (docs/decisions.md).
+ * A task renamed since the last drain has its older name here; the
+ * snapshot's own names are drained at the dump.
  */
-void sideband__comm_now(struct sideband *sb, pid_t tid, uint64_t time, char *buf, size_t size)
+void sideband__comm_known(struct sideband *sb, pid_t tid, uint64_t time, char *buf, size_t size)
 {
 	const char *name;
 
-	drain(sb);
 	pthread_mutex_lock(&sb->lock);
 	name = proc_table__comm_at(sb->table, tid, time);
 	snprintf(buf, size, "%s", name ? name : "");

@@ -306,14 +306,17 @@ static int host_request(void *ctx, const char *reason, const struct snapshot_tri
 	return r;
 }
 
-/* The side-band's name, else /proc's while the task lives. */
+/*
+ * The side-band's name as drained so far, else /proc's while the task
+ * lives: asked before a trigger's dump starts, so nothing slower.
+ */
 static void host_comm(void *ctx, pid_t tid, uint64_t time, char *buf, size_t size)
 {
 	struct daemon *d = ctx;
 
 	buf[0] = '\0';
 	if (d->sb)
-		sideband__comm_now(d->sb, tid, time, buf, size);
+		sideband__comm_known(d->sb, tid, time, buf, size);
 	if (!buf[0] && procinfo__read_comm(tid, tid, buf, size) < 0)
 		buf[0] = '\0';
 }
