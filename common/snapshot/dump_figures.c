@@ -178,12 +178,37 @@ char *dump_figures__format_newest(const struct dump_figures *f, char *buf, size_
 	return buf;
 }
 
+/*
+ * A cropped dump's chunks hold its window; what each ring held before the
+ * crop is in their held_* figures, and a reach is the ring's, not the
+ * crop's.
+ */
+static bool held(const struct dump_figures *f, const struct snapshot_chunk_info *c, uint64_t *first,
+		 uint64_t *last)
+{
+	if (f->range.set) {
+		*first = c->held_first_time;
+		*last = c->held_last_time;
+		return c->held_records;
+	}
+	*first = c->first_time;
+	*last = c->last_time;
+	return c->nr_records;
+}
+
 /* The instant a reach is counted from: the trigger's match, else the newest record. */
 static uint64_t reach_from(const struct dump_figures *f, const struct snapshot *s)
 {
+	uint64_t newest = 0, first, last;
+
 	if (f->has_trigger && f->trigger.time)
 		return f->trigger.time;
-	return snapshot__stats(s)->last_time;
+	if (!f->range.set)
+		return snapshot__stats(s)->last_time;
+	for (size_t k = 0; k < snapshot__nr_chunks(s); k++)
+		if (held(f, snapshot__chunk(s, k), &first, &last) && last > newest)
+			newest = last;
+	return newest;
 }
 
 /**
@@ -197,7 +222,7 @@ void dump_figures__set_reach(struct dump_figures *f, const struct snapshot *s)
 
 	for (size_t i = 0; i < f->nr_rings && i < snapshot__nr_chunks(s); i++) {
 		const struct snapshot_chunk_info *c = snapshot__chunk(s, i);
-		uint64_t oldest = UINT64_MAX;
+		uint64_t oldest = UINT64_MAX, first, last;
 		bool cut = false;
 
 		for (size_t k = 0; k < snapshot__nr_chunks(s); k++) {
@@ -206,8 +231,9 @@ void dump_figures__set_reach(struct dump_figures *f, const struct snapshot *s)
 			/* An overwrite ring: perf's backward ones, an instance's. */
 			bool ring = o->backward || (k < f->nr_rings && f->rings[k].instance);
 
-			if (o->cpu == c->cpu && ring && o->nr_records && o->first_time < oldest) {
-				oldest = o->first_time;
+			if (o->cpu == c->cpu && ring && held(f, o, &first, &last) &&
+			    first < oldest) {
+				oldest = first;
 				cut = o->overwritten;
 			}
 		}
@@ -222,6 +248,10 @@ void dump_figures__set_reach(struct dump_figures *f, const struct snapshot *s)
  */
 bool dump_figures__short(const struct dump_figures *f, size_t i)
 {
-	return f->window_ns && i < f->nr_rings && f->rings[i].reach_cut &&
-	       f->rings[i].reach_ns < f->window_ns;
+	if (i >= f->nr_rings)
+		return false;
+	/* A crop asks its own window of the rings: dump_range__held() says which fall short. */
+	if (f->range.set)
+		return f->rings[i].range_short;
+	return f->window_ns && f->rings[i].reach_cut && f->rings[i].reach_ns < f->window_ns;
 }

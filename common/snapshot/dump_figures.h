@@ -160,10 +160,14 @@ struct snapshot;
 /*
  * Each overwrite ring's reach (rings[i] is chunk i): from the trigger's
  * match, or for a dump asked for the newest record, back to the oldest
- * record its CPU has in any of its rings (a resize leaves two).
+ * record its CPU has in any of its rings (a resize leaves two); for a
+ * cropped dump, of what the rings held before the crop.
  */
 void dump_figures__set_reach(struct dump_figures *f, const struct snapshot *s);
-/* Whether ring @i is short of f->window_ns: its history was cut before it. */
+/*
+ * Whether ring @i holds less than was asked of it: of a crop, its
+ * range_short; else of f->window_ns, its history cut before it.
+ */
 bool dump_figures__short(const struct dump_figures *f, size_t i);
 
 /* Empty figures with room for @nr_rings rings. Returns 0 or -ENOMEM. */

@@ -70,9 +70,14 @@ static void format_size(uint64_t bytes, char *buf, size_t size)
 		snprintf(buf, size, "%.1f GiB", (double)bytes / (1 << 30));
 }
 
-/* [capture] window: the CPUs whose history in the snapshot is short of it. */
+/*
+ * [capture] window: the CPUs whose history in the snapshot is short of it.
+ * A crop's shortfall is its range note's (dump_range__held()).
+ */
 static void log_short(const struct dump_figures *f)
 {
+	if (f->range.set)
+		return;
 	for (size_t i = 0; i < f->nr_rings; i++) {
 		bool said = false;
 

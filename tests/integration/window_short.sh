@@ -72,6 +72,31 @@ within "$(gawk -v s="$status_s" 'BEGIN { printf "%d", s * 1e9 }')" "$file_ns" ||
 within "$(gawk -v s="$log_s" 'BEGIN { printf "%d", s * 1e9 }')" "$file_ns" ||
 	fail "log reach $log_s s is not the file's $file_ns ns within 2%"
 
+# A crop asks its own window (issue 55): --last half of cpu1's reach is
+# held whole, so no ring is short and no line says so, though cpu1 is
+# short of the 4 s window; --last 3s is more than cpu1 holds, and its
+# reach is its ring's, not the crop's.
+crop() { # ARGS...: a dump; prints its sidecar
+	"$CTL" --socket "$WORK/control.sock" dump "$@" >"$WORK/crop.out" 2>&1 ||
+		{ cat "$WORK/crop.out"; fail "dump $*"; }
+	grep '\.json$' "$WORK/crop.out"
+}
+kill -STOP "$LOAD"
+half_ms=$((side_ns / 2000000))
+json=$(crop --last "${half_ms}ms")
+sidecar_reach "$json" >"$WORK/crop1.txt" || fail "crop sidecar"
+gawk '$4 != "false" { exit 1 }' "$WORK/crop1.txt" || { cat "$WORK/crop1.txt"; fail "--last ${half_ms}ms: a ring said short"; }
+read -r _ crop_ns _ < <(grep '^1 ' "$WORK/crop1.txt")
+[ "$crop_ns" -ge $((half_ms * 1000000)) ] || fail "--last ${half_ms}ms: cpu1 reaches $crop_ns ns, the crop's span"
+stem=$(basename "${json%.json}")
+! grep -q "snapshot $stem: window: .*(short)" "$WORK/daemon.log" || fail "--last ${half_ms}ms logged short"
+json=$(crop --last 3s)
+sidecar_reach "$json" >"$WORK/crop2.txt" || fail "crop sidecar"
+read -r _ crop_ns _ short _ < <(grep '^1 ' "$WORK/crop2.txt")
+[ "$short" = true ] || { cat "$WORK/crop2.txt"; fail "--last 3s: cpu1 not said short"; }
+[ "$crop_ns" -lt 3000000000 ] || fail "--last 3s: cpu1 reaches $crop_ns ns, more than its ring holds"
+kill -CONT "$LOAD"
+
 # A reload that cannot hold even the smallest rings: refused, the old configuration stays.
 sed -i 's/^memory = 12M/memory = 1M/' "$WORK/w.conf"
 "$CTL" --socket "$WORK/control.sock" reload >"$WORK/reload.out" 2>&1 && fail "a reload with memory = 1M was accepted"
