@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "snapshot_name.h"
+#include "snapshot_origin.h"
 #include "snapshot_trigger.h"
 
 /*
@@ -109,7 +110,8 @@ struct dump_symbol_figures {
 struct dump_figures {
 	/* What and why. */
 	char stem[256];
-	char reason[128];
+	char reason[128];	       /* the operator's words, or what fired it */
+	struct snapshot_origin origin; /* who asked */
 	char hostname[128];
 	char directory[PATH_MAX];
 	unsigned int formats; /* SNAPSHOT_FILE_BIT() of each data file */

@@ -94,6 +94,24 @@ static void put_reach(const struct dump_figures *f, size_t i, FILE *out)
 			dump_figures__short(f, i) ? "true" : "false");
 }
 
+/* Who asked, apart from the reason they gave: a field of its own. */
+static void put_origin(const struct snapshot_origin *o, FILE *out)
+{
+	if (o->kind == SNAPSHOT_ORIGIN_NONE)
+		return;
+	fputs(",\n  \"origin\": {\"kind\": ", out);
+	put_string(out, snapshot_origin__kind(o));
+	if (o->pid > 0)
+		fprintf(out, ", \"pid\": %d", (int)o->pid);
+	if (o->uid >= 0)
+		fprintf(out, ", \"uid\": %lld", (long long)o->uid);
+	if (o->kind == SNAPSHOT_ORIGIN_TRIGGER) {
+		fputs(", \"trigger\": ", out);
+		put_string(out, o->trigger);
+	}
+	fputc('}', out);
+}
+
 static void put_rings(const struct snapshot *s, const struct dump_figures *f, FILE *out)
 {
 	fputs("  \"rings\": [", out);
@@ -305,6 +323,7 @@ int snapshot_json__write(const struct snapshot *s, const struct dump_figures *f,
 	put_string(out, f->stem);
 	fputs(",\n  \"reason\": ", out);
 	put_string(out, f->reason);
+	put_origin(&f->origin, out);
 	if (f->has_trigger)
 		put_trigger(&f->trigger, out);
 	fputs(",\n  \"hostname\": ", out);

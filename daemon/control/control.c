@@ -762,3 +762,9 @@ bool control_client__connected(const struct control_client *client)
 {
 	return client->state != CLIENT_CLOSED;
 }
+
+void control_client__peer(const struct control_client *client, pid_t *pid, uid_t *uid)
+{
+	*pid = client->pid;
+	*uid = client->uid;
+}

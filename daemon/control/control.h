@@ -93,5 +93,7 @@ void control_client__done(struct control_client *client, int err, const char *er
 	__attribute__((format(printf, 3, 4)));
 /* False once the peer has gone or the control socket was deleted. */
 bool control_client__connected(const struct control_client *client);
+/* The peer's pid and uid, as the socket gave them (SO_PEERCRED) at its connect. */
+void control_client__peer(const struct control_client *client, pid_t *pid, uid_t *uid);
 
 #endif

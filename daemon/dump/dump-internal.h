@@ -78,6 +78,7 @@ struct dump {
 	struct event *defer_ev; /* min_interval timer */
 	struct dump_schedule *sched;
 	char pending_reason[128];
+	struct snapshot_origin pending_origin;
 	bool pending_has_trigger;
 	struct snapshot_trigger pending_trigger;
 	struct control_range pending_range; /* unset: everything */

@@ -120,6 +120,7 @@ static void start_failed(struct dump *d, int err)
 	struct dump_figures f = { .error = err };
 
 	snprintf(f.reason, sizeof(f.reason), "%s", d->pending_reason);
+	f.origin = d->pending_origin;
 	log__errno(err, "dump (%s)", d->pending_reason);
 	d->done(d->done_ctx, &f);
 	if (dump_schedule__end(d->sched, &f))
@@ -141,6 +142,7 @@ static void start(struct dump *d)
 	}
 	job->fig.trigger_at_ns = now;
 	snprintf(job->fig.reason, sizeof(job->fig.reason), "%s", d->pending_reason);
+	job->fig.origin = d->pending_origin;
 	job->fig.has_trigger = d->pending_has_trigger;
 	job->fig.trigger = d->pending_trigger;
 	d->job = job;
@@ -285,21 +287,25 @@ static void on_stage_done(evutil_socket_t fd, short what, void *arg)
 /**
  * dump__trigger - ask for a snapshot
  * @d: the dumper
- * @reason: recorded in logs and the sidecar ("signal", "ctl:<text>")
+ * @reason: recorded in logs and the sidecar: the operator's words ("signal",
+ *	"perfsnapctl" where none were given)
+ * @origin: who asked, copied; NULL for none
  * @waiter: called with the figures of the dump that covers this trigger
  * @waiter_ctx: its argument
  *
  * Returns 0, or -EAGAIN when max_per_hour refuses a new dump.
  */
-int dump__trigger(struct dump *d, const char *reason, dump_done_fn waiter, void *waiter_ctx)
+int dump__trigger(struct dump *d, const char *reason, const struct snapshot_origin *origin,
+		  dump_done_fn waiter, void *waiter_ctx)
 {
-	return dump__trigger_by(d, reason, NULL, waiter, waiter_ctx);
+	return dump__trigger_by(d, reason, origin, NULL, waiter, waiter_ctx);
 }
 
 /**
  * dump__trigger_by - ask for a snapshot on behalf of a [trigger NAME]
  * @d: the dumper
  * @reason: as for dump__trigger(), "trigger NAME"
+ * @origin: as for dump__trigger()
  * @trigger: what fired, copied; NULL for none. A trigger coalesced into a
  *	pending dump leaves that dump's description as it was.
  * @waiter: as for dump__trigger()
@@ -307,8 +313,8 @@ int dump__trigger(struct dump *d, const char *reason, dump_done_fn waiter, void 
  *
  * Returns 0, or -EAGAIN when max_per_hour refuses a new dump.
  */
-int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_trigger *trigger,
-		     dump_done_fn waiter, void *waiter_ctx)
+int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_origin *origin,
+		     const struct snapshot_trigger *trigger, dump_done_fn waiter, void *waiter_ctx)
 {
 	struct control_range w = { 0 };
 
@@ -318,14 +324,15 @@ int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_t
 			.relative = true,
 			.ns = -(int64_t)((trigger->before_ms + trigger->after_ms) * 1000000),
 		};
-	return dump__request(d, reason, trigger, trigger && trigger->before_ms ? &w : NULL, waiter,
-			     waiter_ctx);
+	return dump__request(d, reason, origin, trigger, trigger && trigger->before_ms ? &w : NULL,
+			     waiter, waiter_ctx);
 }
 
 /**
  * dump__request - ask for a snapshot of a window
  * @d: the dumper
  * @reason: as for dump__trigger()
+ * @origin: as for dump__trigger()
  * @trigger: as for dump__trigger_by(), or NULL
  * @window: what to keep, or NULL for everything; copied
  * @waiter: as for dump__trigger()
@@ -333,8 +340,9 @@ int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_t
  *
  * Returns 0, or -EAGAIN when max_per_hour refuses a new dump.
  */
-int dump__request(struct dump *d, const char *reason, const struct snapshot_trigger *trigger,
-		  const struct control_range *window, dump_done_fn waiter, void *waiter_ctx)
+int dump__request(struct dump *d, const char *reason, const struct snapshot_origin *origin,
+		  const struct snapshot_trigger *trigger, const struct control_range *window,
+		  dump_done_fn waiter, void *waiter_ctx)
 {
 	bool pending = dump_schedule__pending(d->sched);
 	uint64_t wait = 0;
@@ -355,6 +363,7 @@ int dump__request(struct dump *d, const char *reason, const struct snapshot_trig
 		return log__errno(r, "dump (%s)", reason);
 	if (!pending) {
 		snprintf(d->pending_reason, sizeof(d->pending_reason), "%s", reason);
+		d->pending_origin = origin ? *origin : (struct snapshot_origin){ .uid = -1 };
 		d->pending_has_trigger = trigger != NULL;
 		if (trigger)
 			d->pending_trigger = *trigger;

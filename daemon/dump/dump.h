@@ -54,16 +54,18 @@ void dump__retire(struct dump *d, dump_retired_fn fn, void *ctx);
 void dump__set_config(struct dump *d, const struct perfsnapd_config *cfg);
 
 /*
- * Asks for a snapshot. @reason goes into logs and the sidecar ("signal",
- * "ctl:<text>"). @waiter (may be NULL) is called with the report of the
+ * Asks for a snapshot. @reason goes into logs and the sidecar as given (the
+ * operator's words, "signal"), @origin (may be NULL) says who asked: a
+ * field of its own. @waiter (may be NULL) is called with the report of the
  * dump that covers this trigger, exactly once (also if the dumper is
  * deleted first: then with -ECANCELED). Returns 0 if a dump was started or
  * queued, -EAGAIN if max_per_hour refuses it (logged; @waiter not called).
  */
-int dump__trigger(struct dump *d, const char *reason, dump_done_fn waiter, void *waiter_ctx);
+int dump__trigger(struct dump *d, const char *reason, const struct snapshot_origin *origin,
+		  dump_done_fn waiter, void *waiter_ctx);
 /* Like dump__trigger(), for a [trigger NAME]: @trigger goes into the sidecar and the log. */
-int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_trigger *trigger,
-		     dump_done_fn waiter, void *waiter_ctx);
+int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_origin *origin,
+		     const struct snapshot_trigger *trigger, dump_done_fn waiter, void *waiter_ctx);
 
 /*
  * Like dump__trigger_by(), for a window (perfsnapctl dump --last, --since,
@@ -74,8 +76,9 @@ int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_t
  * window T before its match through dump__trigger_by().
  */
 struct control_range;
-int dump__request(struct dump *d, const char *reason, const struct snapshot_trigger *trigger,
-		  const struct control_range *window, dump_done_fn waiter, void *waiter_ctx);
+int dump__request(struct dump *d, const char *reason, const struct snapshot_origin *origin,
+		  const struct snapshot_trigger *trigger, const struct control_range *window,
+		  dump_done_fn waiter, void *waiter_ctx);
 
 /*
  * Called on the loop thread at the end of each dump's copy phase to add

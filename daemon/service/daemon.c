@@ -299,7 +299,11 @@ static int host_request(void *ctx, const char *reason, const struct snapshot_tri
 			dump_done_fn done, void *done_ctx)
 {
 	struct daemon *d = ctx;
-	int r = dump__trigger_by(d->dump, reason, what, done, done_ctx);
+	struct snapshot_origin origin = { .kind = SNAPSHOT_ORIGIN_TRIGGER, .uid = -1 };
+	int r;
+
+	snprintf(origin.trigger, sizeof(origin.trigger), "%s", what->name);
+	r = dump__trigger_by(d->dump, reason, &origin, what, done, done_ctx);
 
 	if (r == -EAGAIN)
 		d->refused++;

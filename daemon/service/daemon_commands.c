@@ -57,7 +57,10 @@ static void ctl_dump(void *ctx, const char *args, struct control_client *client)
 	char why[128], err[CONTROL_RANGE_ERROR_MAX];
 	struct control_range w;
 	const char *reason = "";
+	struct snapshot_origin origin = { .kind = SNAPSHOT_ORIGIN_CONTROL };
 	struct timespec now;
+	pid_t pid;
+	uid_t uid;
 	int r;
 
 	r = control_range__parse_options(args ? args : "", &w, &reason, err, sizeof(err));
@@ -69,9 +72,13 @@ static void ctl_dump(void *ctx, const char *args, struct control_client *client)
 		control_client__done(client, r, "dump: %s", err);
 		return;
 	}
-	snprintf(why, sizeof(why), "ctl:%s", *reason ? reason : "perfsnapctl");
-	r = dump__request(d->dump, why, NULL, control_range__is_set(&w) ? &w : NULL, dump_answered,
-			  client);
+	/* The operator's words as written; who asked is the origin's. */
+	snprintf(why, sizeof(why), "%s", *reason ? reason : "perfsnapctl");
+	control_client__peer(client, &pid, &uid);
+	origin.pid = (int32_t)pid;
+	origin.uid = uid;
+	r = dump__request(d->dump, why, &origin, NULL, control_range__is_set(&w) ? &w : NULL,
+			  dump_answered, client);
 	if (r == -EAGAIN) {
 		d->refused++;
 		control_client__done(client, r, "refused: max_per_hour = %u reached",
@@ -222,7 +229,7 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 	const struct dump_figures *last = &d->last;
 	long page = sysconf(_SC_PAGESIZE);
 	const char *tracefs = capture__tracefs_instance(d->cap);
-	char pauses[512];
+	char pauses[512], origin[128];
 
 	control_reply__add(reply, "state: %s", daemon__dumping(d) ? "dumping" : "recording");
 	control_reply__add(reply, "cpus: %d", capture__nr_cpus(d->cap));
@@ -270,6 +277,9 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 		return 0;
 	control_reply__add(reply, "last: %s", last->error ? "failed" : last->files.paths[0]);
 	control_reply__add(reply, "last reason: %s", last->reason);
+	if (last->origin.kind != SNAPSHOT_ORIGIN_NONE)
+		control_reply__add(reply, "last origin: %s",
+				   snapshot_origin__format(&last->origin, origin, sizeof(origin)));
 	if (last->range.set)
 		control_reply__add(reply, "last window: %s%s%s", last->range.asked,
 				   last->range.note[0] ? ": " : "", last->range.note);

@@ -71,9 +71,14 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	while ((n = read(fd, &si, sizeof(si))) == (ssize_t)sizeof(si)) {
 		switch (si.ssi_signo) {
-		case SIGUSR2:
-			dump__trigger(d->dump, "signal", NULL, NULL);
+		case SIGUSR2: {
+			struct snapshot_origin o = { .kind = SNAPSHOT_ORIGIN_SIGNAL,
+						     .pid = (int32_t)si.ssi_pid,
+						     .uid = si.ssi_uid };
+
+			dump__trigger(d->dump, "signal", &o, NULL, NULL);
 			break;
+		}
 		case SIGHUP:
 			daemon__reload(d, NULL);
 			break;

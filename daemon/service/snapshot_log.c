@@ -98,7 +98,8 @@ static void log_short(const struct dump_figures *f)
 void snapshot_log__summary(const struct dump_figures *f)
 {
 	char events[32], bytes[32], paused[32], total[32], delay[32], dumped[32], spread[32];
-	char pspread[32], size[32], pauses[512], newest[1024], duration[32], key[32];
+	char pspread[32], size[32], pauses[512], newest[1024], duration[32], key[32], origin[128];
+	char asked[160] = "";
 	struct log_field fields[] = {
 		{ "SNAPSHOT_PATH", f->files.paths[0] },
 		{ "SNAPSHOT_EVENTS", events },
@@ -112,6 +113,7 @@ void snapshot_log__summary(const struct dump_figures *f)
 		{ "NEWEST_SPREAD_USEC", spread },
 		{ "PAUSE_SPREAD_USEC", pspread },
 		{ "REASON", f->reason },
+		{ "ORIGIN", origin },
 		{ "TRIGGER", f->trigger.name },	     /* from here: only for a trigger's snapshot */
 		{ "TRIGGER_DURATION_NS", duration }, /* from here: only for a paired trigger's */
 		{ "TRIGGER_KEY", key },
@@ -133,11 +135,15 @@ void snapshot_log__summary(const struct dump_figures *f)
 	snprintf(spread, sizeof(spread), "%" PRIu64, dump_figures__newest_spread_ns(f) / 1000);
 	snprintf(pspread, sizeof(pspread), "%" PRIu64, dump_figures__pause_spread_ns(f) / 1000);
 	format_size(f->files.bytes, size, sizeof(size));
+	snapshot_origin__format(&f->origin, origin, sizeof(origin));
+	/* The reason is the operator's words: the line says whose. */
+	if (f->origin.kind == SNAPSHOT_ORIGIN_CONTROL)
+		snprintf(asked, sizeof(asked), " (%s)", origin);
 	log__fields(LOG_NOTICE, fields, nr_fields,
 		    "snapshot %s: %" PRIu64 " events, %s in %d files, dump %" PRIu64
-		    " ms, blind %.1f ms, reason %s",
+		    " ms, blind %.1f ms, reason %s%s",
 		    f->files.paths[0], f->nr_records, size, f->files.nr_paths, f->dump_ns / 1000000,
-		    (double)blind / 1e6, f->reason);
+		    (double)blind / 1e6, f->reason, asked);
 	log_debug("snapshot %s: blind window %" PRIu64 " us (longest ring pause; %s us over all "
 		  "rings); rings paused %s us after the trigger, within %s us; newest records "
 		  "within %s us; pause per ring (CPU:us) %s",

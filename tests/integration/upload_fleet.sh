@@ -167,7 +167,7 @@ for h in "${HOSTS[@]}"; do
 	[ "$(echo "$f" | wc -w)" = 1 ] || fail "$h: want one snapshot from the playbook, got: $f"
 	STEM[$h]=$(stem_of "$f")
 	[[ ${STEM[$h]} == "$h"-* ]] || fail "$h: stem '${STEM[$h]}' does not carry its host name"
-	grep -q '"reason": "ctl:incident 42"' "$WORK/$h/out/${STEM[$h]}.json" ||
+	grep -q '"reason": "incident 42"' "$WORK/$h/out/${STEM[$h]}.json" ||
 		fail "$h: the playbook's reason is not in the sidecar"
 	grep -q "${STEM[$h]}.perf.data" "$WORK/ansible.out" || fail "$h: the playbook does not show its files"
 done

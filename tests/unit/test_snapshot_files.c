@@ -362,7 +362,7 @@ static void test_sidecar_not_utf8(void **state)
 	(void)state;
 	assert_non_null(json);
 	snprintf(f.stem, sizeof(f.stem), "host-20240101-120000.000-1");
-	snprintf(f.reason, sizeof(f.reason), "ctl:bad\xff\xfe \x1b[31m");
+	snprintf(f.reason, sizeof(f.reason), "bad\xff\xfe \x1b[31m");
 	snprintf(f.hostname, sizeof(f.hostname), "host");
 	f.has_trigger = true;
 	snprintf(f.trigger.name, sizeof(f.trigger.name), "crash");
@@ -376,7 +376,7 @@ static void test_sidecar_not_utf8(void **state)
 	for (size_t i = 0; i < size; i++)
 		if ((unsigned char)doc[i] >= 0x80)
 			fail_msg("byte 0x%02x at %zu of the sidecar", (unsigned char)doc[i], i);
-	assert_non_null(strstr(doc, "\"ctl:bad\\ufffd\\ufffd \\u001b[31m\""));
+	assert_non_null(strstr(doc, "\"bad\\ufffd\\ufffd \\u001b[31m\""));
 	assert_non_null(strstr(doc, "\"price\\ufffd\\ufffd\""));
 	free(doc);
 	snapshot__delete(s);
@@ -421,6 +421,53 @@ static void test_sidecar_offline_spans(void **state)
 	snapshot__delete(s);
 }
 
+/*
+ * Who asked is the origin's, apart from the reason: each kind with what is
+ * known of it, nothing where no one is named, and the same as text.
+ */
+static void test_sidecar_origin(void **state)
+{
+	static const struct {
+		struct snapshot_origin o;
+		const char *json, *text;
+	} cases[] = {
+		{ { SNAPSHOT_ORIGIN_CONTROL, 4242, 1000, "" },
+		  "\"origin\": {\"kind\": \"control\", \"pid\": 4242, \"uid\": 1000}",
+		  "perfsnapctl, pid 4242, uid 1000" },
+		{ { SNAPSHOT_ORIGIN_SIGNAL, 0, 0, "" },
+		  "\"origin\": {\"kind\": \"signal\", \"uid\": 0}",
+		  "SIGUSR2, uid 0" },
+		{ { SNAPSHOT_ORIGIN_TRIGGER, 0, -1, "slow-read" },
+		  "\"origin\": {\"kind\": \"trigger\", \"trigger\": \"slow-read\"}",
+		  "trigger slow-read" },
+		{ { SNAPSHOT_ORIGIN_NONE, 0, -1, "" }, NULL, "" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct snapshot *s = new_snapshot();
+		struct dump_figures f = { 0 };
+		char *doc = NULL, text[128];
+		size_t size = 0;
+		FILE *json = open_memstream(&doc, &size);
+
+		assert_non_null(json);
+		snprintf(f.reason, sizeof(f.reason), "latency spike");
+		f.origin = cases[i].o;
+		assert_int_equal(snapshot_json__write(s, &f, json), 0);
+		assert_int_equal(fclose(json), 0);
+		assert_non_null(strstr(doc, "\"reason\": \"latency spike\""));
+		if (cases[i].json)
+			assert_non_null(strstr(doc, cases[i].json));
+		else
+			assert_null(strstr(doc, "\"origin\""));
+		assert_string_equal(snapshot_origin__format(&cases[i].o, text, sizeof(text)),
+				    cases[i].text);
+		free(doc);
+		snapshot__delete(s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -433,6 +480,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_sidecar_not_utf8, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sidecar_offline_spans, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sidecar_origin, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
