@@ -93,7 +93,13 @@ struct trigger_term {
 	int64_t value;
 };
 
-#define TRIGGER_TERMS_MAX 4
+#define TRIGGER_TERMS_MAX 8
+/*
+ * A filter's program, in postfix: a byte below TRIGGER_TERMS_MAX is that
+ * term's truth, the others combine the truths before them.
+ */
+#define TRIGGER_PROG_MAX  32
+enum trigger_prog_op { TRIGGER_PROG_AND = 0xf0, TRIGGER_PROG_OR, TRIGGER_PROG_NOT };
 
 /* One side (start or end) of a paired trigger. */
 struct trigger_side {
@@ -104,12 +110,15 @@ struct trigger_side {
 	char *filter; /* kernel filter syntax, or NULL */
 	int filter_line;
 	/*
-	 * The filter as terms joined by &&, when it is that simple; else
-	 * nr_terms is -1 and only the fallback (the kernel's own filter on
-	 * a perf event) can apply it.
+	 * The filter as terms (FIELD OP NUMBER) combined by a program of &&,
+	 * || and !, when it is that (config_filter.c); else nr_terms is -1
+	 * and only the fallback (the kernel's own filter on a perf event)
+	 * can apply it.
 	 */
 	struct trigger_term terms[TRIGGER_TERMS_MAX];
 	int nr_terms;
+	uint8_t prog[TRIGGER_PROG_MAX];
+	int nr_prog;
 };
 
 struct trigger_spec {

@@ -25,6 +25,7 @@
 
 #include "cleanup.h"
 #include "config-internal.h"
+#include "config_filter.h"
 #include "config_value.h"
 #include "event_spec.h"
 
@@ -247,67 +248,10 @@ static void resolve_key(struct config_reader *p, struct trigger_spec *t, struct 
 		fields);
 }
 
-static int parse_op(const char **s, enum trigger_op *op)
+/* config_filter's view of the event: its integer fields. */
+static int event_field(void *ev, const char *name, struct trigger_field *f)
 {
-	static const struct {
-		const char *text;
-		enum trigger_op op;
-	} ops[] = { { "==", TRIGGER_OP_EQ }, { "!=", TRIGGER_OP_NE }, { "<=", TRIGGER_OP_LE },
-		    { ">=", TRIGGER_OP_GE }, { "<", TRIGGER_OP_LT },  { ">", TRIGGER_OP_GT },
-		    { "&", TRIGGER_OP_AND } };
-
-	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		if (!strncmp(*s, ops[i].text, strlen(ops[i].text))) {
-			*s += strlen(ops[i].text);
-			*op = ops[i].op;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-/*
- * "id == 0 && fd > 2": terms the BPF program evaluates. Returns how many,
- * or -1 when the filter is more than FIELD OP NUMBER joined by && (|| or
- * parentheses, strings, globs, a field the program cannot read).
- */
-static int filter_terms(const char *filter, struct tep_event *ev, struct trigger_term *terms)
-{
-	const char *s = filter;
-	int n = 0;
-
-	for (;;) {
-		char name[64];
-		size_t len;
-		char *end;
-
-		if (n == TRIGGER_TERMS_MAX)
-			return -1;
-		s += strspn(s, SPACES);
-		len = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
-		if (!len || len >= sizeof(name))
-			return -1;
-		memcpy(name, s, len);
-		name[len] = '\0';
-		s += len + strspn(s + len, SPACES);
-		if (resolve_field(ev, name, &terms[n].field) < 0 || parse_op(&s, &terms[n].op) < 0)
-			return -1;
-		/* The BPF program sees the record from byte 8 on, but for common_pid. */
-		if (terms[n].field.offset < 8 && strcmp(name, "common_pid"))
-			return -1;
-		s += strspn(s, SPACES);
-		errno = 0;
-		terms[n].value = strtoll(s, &end, 0);
-		if (errno || end == s)
-			return -1;
-		terms[n].field.name = NULL;
-		n++;
-		s = end + strspn(end, SPACES);
-		if (!*s)
-			return n;
-		if (strncmp(s, "&&", 2))
-			return -1;
-		s += 2;
-	}
+	return resolve_field(ev, name, f);
 }
 
 /* Opens the event (disabled, on this thread) with its filter, as the daemon will. */
@@ -385,7 +329,10 @@ static void finish_side(struct config_reader *p, struct trigger_spec *t, struct 
 	}
 	if (s->key.name)
 		resolve_key(p, t, s, ev);
-	s->nr_terms = s->filter ? filter_terms(s->filter, ev, s->terms) : 0;
+	if (s->filter)
+		(void)config_filter__compile(s->filter, event_field, ev, s);
+	else
+		s->nr_terms = s->nr_prog = 0;
 	if (p->cfg->nr_events) {
 		s->event.attr.use_clockid = p->cfg->events[0].attr.use_clockid;
 		s->event.attr.clockid = p->cfg->events[0].attr.clockid;

@@ -72,13 +72,24 @@ static bool side_fits(const struct trigger_spec *sp, const struct trigger_side *
 	}
 	if (s->nr_terms < 0) {
 		snprintf(why, size,
-			 "%s_filter '%s' is more than FIELD OP NUMBER terms joined by && "
-			 "(at most %d), all the BPF program evaluates",
+			 "%s_filter '%s' is more than the BPF program evaluates: at most %d "
+			 "integer FIELD OP NUMBER terms combined by &&, || and ! with "
+			 "parentheses (no strings or globs)",
 			 name, s->filter, PAIRED_TERMS_MAX);
 		return false;
 	}
 	return true;
 }
+
+/* config_filter's program runs in the kernel as it is. */
+_Static_assert(TRIGGER_TERMS_MAX == PAIRED_TERMS_MAX && TRIGGER_PROG_MAX == PAIRED_PROG_MAX,
+	       "one filter program size");
+_Static_assert((int)TRIGGER_PROG_AND == (int)PAIRED_PROG_AND &&
+		       (int)TRIGGER_PROG_OR == (int)PAIRED_PROG_OR &&
+		       (int)TRIGGER_PROG_NOT == (int)PAIRED_PROG_NOT,
+	       "one filter program encoding");
+_Static_assert((int)TRIGGER_OP_EQ == (int)PAIRED_EQ && (int)TRIGGER_OP_AND == (int)PAIRED_AND,
+	       "one term encoding");
 
 static void to_side(const struct trigger_side *s, struct paired_side *out)
 {
@@ -90,6 +101,9 @@ static void to_side(const struct trigger_side *s, struct paired_side *out)
 		out->terms[i].op = (__u32)s->terms[i].op;
 		out->terms[i].value = s->terms[i].value;
 	}
+	out->nr_prog = (__u32)(s->nr_terms > 0 ? s->nr_prog : 0);
+	for (int i = 0; i < (int)out->nr_prog; i++)
+		out->prog[i] = s->prog[i];
 }
 
 static int on_outlier(void *ctx, void *data, size_t size)

@@ -52,7 +52,7 @@ max_per_hour = 1
 start = raw_syscalls:sys_enter
 end = raw_syscalls:sys_exit
 key = common_pid
-start_filter = id == 0 && common_pid == $reader
+start_filter = id == 0 && (common_pid == $reader || common_pid == 0)
 threshold = 50ms
 max_per_hour = 1
 CONF
@@ -64,6 +64,9 @@ if [ "$MODE" = fallback ]; then
 else
 	grep -q "trigger slow-wakeup: sched:sched_waking -> sched:sched_switch paired in the kernel" \
 		"$WORK/daemon.log" || { cat "$WORK/daemon.log" >&2; fail "not on the BPF path"; }
+	# || and parentheses run in the BPF program too (issue 55).
+	grep -q "trigger slow-read: raw_syscalls:sys_enter -> raw_syscalls:sys_exit paired in the kernel" \
+		"$WORK/daemon.log" || { cat "$WORK/daemon.log" >&2; fail "slow-read's || filter not on the BPF path"; }
 fi
 
 # One after the other, one dump each (max_per_hour = 1): the rings are

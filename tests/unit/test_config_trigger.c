@@ -147,7 +147,10 @@ static void test_paired_keys(void **state)
 	assert_int_equal(t->threshold_ns, 500000);
 	/* "args > 0x10": args is an array, not a term the BPF program runs. */
 	assert_int_equal(t->start.nr_terms, -1);
-	assert_int_equal(t->end.nr_terms, -1); /* || */
+	/* || runs in the program too (config_filter.c). */
+	assert_int_equal(t->end.nr_terms, 2);
+	assert_int_equal(t->end.nr_prog, 3);
+	assert_int_equal(t->end.prog[2], TRIGGER_PROG_OR);
 	/* The two sides are recorded, so that the pair that fires is in the snapshot. */
 	for (size_t i = 0; i < cfg->nr_events; i++) {
 		waking |= !strcmp(cfg->events[i].name, "sched:sched_waking") &&

@@ -81,47 +81,62 @@ static __always_inline __s64 read_field(void *ctx, const volatile struct paired_
 	return (__s64)v;
 }
 
+static __always_inline __u64 term_true(void *ctx, const volatile struct paired_term *t)
+{
+	__s64 v = read_field(ctx, &t->field), want = t->value;
+
+	switch (t->op) {
+	case PAIRED_EQ:
+		return v == want;
+	case PAIRED_NE:
+		return v != want;
+	case PAIRED_LT:
+		return v < want;
+	case PAIRED_LE:
+		return v <= want;
+	case PAIRED_GT:
+		return v > want;
+	case PAIRED_GE:
+		return v >= want;
+	default:
+		return (v & want) != 0;
+	}
+}
+
+/*
+ * The side's program over a stack of truths, one bit each, the top at
+ * bit 0: a term pushes its truth, && and || pop two and push one, ! flips
+ * the top. The daemon hands in well-formed programs only
+ * (config_filter.c), which leave one truth.
+ */
 static __always_inline int side_matches(void *ctx, const volatile struct paired_side *s)
 {
-	for (int i = 0; i < PAIRED_TERMS_MAX; i++) {
-		__s64 v, want;
+	__u64 stack = 0, top;
 
-		if (i >= s->nr_terms)
+	if (!s->nr_prog)
+		return 1;
+	for (int i = 0; i < PAIRED_PROG_MAX; i++) {
+		__u32 op;
+
+		if (i >= s->nr_prog)
 			break;
-		v = read_field(ctx, &s->terms[i].field);
-		want = s->terms[i].value;
-		switch (s->terms[i].op) {
-		case PAIRED_EQ:
-			if (v != want)
-				return 0;
-			break;
-		case PAIRED_NE:
-			if (v == want)
-				return 0;
-			break;
-		case PAIRED_LT:
-			if (!(v < want))
-				return 0;
-			break;
-		case PAIRED_LE:
-			if (!(v <= want))
-				return 0;
-			break;
-		case PAIRED_GT:
-			if (!(v > want))
-				return 0;
-			break;
-		case PAIRED_GE:
-			if (!(v >= want))
-				return 0;
-			break;
-		default:
-			if (!(v & want))
-				return 0;
-			break;
+		op = s->prog[i];
+		if (op < PAIRED_TERMS_MAX) {
+			stack = stack << 1 | term_true(ctx, &s->terms[op]);
+			continue;
 		}
+		if (op == PAIRED_PROG_NOT) {
+			stack ^= 1;
+			continue;
+		}
+		top = stack & 1;
+		stack >>= 1;
+		if (op == PAIRED_PROG_AND)
+			stack &= ~1ull | top;
+		else
+			stack |= top;
 	}
-	return 1;
+	return stack & 1;
 }
 
 /* floor(log2(v)), 0 for 0 and 1, by halving the search range. */

@@ -2,7 +2,8 @@
 /*
  * paired_abi: what paired.bpf.c and the daemon share, in fixed-size types
  * both sides compile the same: the read-only description of each side
- * (the key's place in the tracepoint record, a filter as terms), the
+ * (the key's place in the tracepoint record, a filter as terms and a
+ * program that combines them), the
  * statistics per CPU and the outlier record. No kernel types: the program
  * reads the record at offsets the format file gives at load time, so one
  * object serves any pair of tracepoints on any kernel.
@@ -12,7 +13,8 @@
 
 #include <linux/types.h>
 
-#define PAIRED_TERMS_MAX      4
+#define PAIRED_TERMS_MAX      8
+#define PAIRED_PROG_MAX	      32
 #define PAIRED_BUCKETS	      32 /* LOG2_HIST_BUCKETS */
 #define PAIRED_START_SET_BITS 14 /* 2^14 sets of two waiting starts */
 #define PAIRED_START_SETS     (1u << PAIRED_START_SET_BITS)
@@ -29,6 +31,12 @@ struct paired_field {
 
 enum paired_op { PAIRED_EQ, PAIRED_NE, PAIRED_LT, PAIRED_LE, PAIRED_GT, PAIRED_GE, PAIRED_AND };
 
+/*
+ * A side's filter program, in postfix: a byte below PAIRED_TERMS_MAX
+ * pushes that term's truth; these combine the truths on top.
+ */
+enum paired_prog_op { PAIRED_PROG_AND = 0xf0, PAIRED_PROG_OR, PAIRED_PROG_NOT };
+
 struct paired_term {
 	struct paired_field field;
 	__u32 op; /* enum paired_op */
@@ -39,8 +47,9 @@ struct paired_term {
 struct paired_side {
 	struct paired_field key;
 	__u32 nr_terms;
-	__u32 pad;
+	__u32 nr_prog; /* 0: no filter, every record matches */
 	struct paired_term terms[PAIRED_TERMS_MAX];
+	__u8 prog[PAIRED_PROG_MAX];
 };
 
 /* Per CPU; the daemon sums them. */
