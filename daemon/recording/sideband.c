@@ -151,6 +151,11 @@ static void drain(struct sideband *sb)
 	capture__drain_forward(sb->cap, take, sb);
 }
 
+void sideband__drain(struct sideband *sb)
+{
+	drain(sb);
+}
+
 /*
  * A drain on the loop's own wake-ups gives the loop back after
  * SLICE_NS, its clock read every SLICE_CHECK records: a burst of

@@ -59,6 +59,8 @@ int sideband__name_tasks(struct sideband *sb, struct snapshot *s, bool cmdlines,
 uint64_t sideband__naming_bytes(void *ctx, const struct snapshot_task *tasks, size_t nr,
 				uint64_t from, uint64_t to);
 
+/* Loop thread: takes every record now in the forward rings. */
+void sideband__drain(struct sideband *sb);
 /* The name of @tid at @time as the table has it, no drain first, into @buf ("" if unknown). */
 void sideband__comm_known(struct sideband *sb, pid_t tid, uint64_t time, char *buf, size_t size);
 
