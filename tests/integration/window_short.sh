@@ -74,8 +74,8 @@ within "$(gawk -v s="$log_s" 'BEGIN { printf "%d", s * 1e9 }')" "$file_ns" ||
 
 # A crop asks its own window (issue 55): --last half of cpu1's reach is
 # held whole, so no ring is short and no line says so, though cpu1 is
-# short of the 4 s window; --last 3s is more than cpu1 holds, and its
-# reach is its ring's, not the crop's.
+# short of the 4 s window; --last 10s is more than cpu1 holds (its ring
+# wrapped), and its reach is its ring's, not the crop's.
 crop() { # ARGS...: a dump; prints its sidecar
 	"$CTL" --socket "$WORK/control.sock" dump "$@" >"$WORK/crop.out" 2>&1 ||
 		{ cat "$WORK/crop.out"; fail "dump $*"; }
@@ -90,11 +90,11 @@ read -r _ crop_ns _ < <(grep '^1 ' "$WORK/crop1.txt")
 [ "$crop_ns" -ge $((half_ms * 1000000)) ] || fail "--last ${half_ms}ms: cpu1 reaches $crop_ns ns, the crop's span"
 stem=$(basename "${json%.json}")
 ! grep -q "snapshot $stem: window: .*(short)" "$WORK/daemon.log" || fail "--last ${half_ms}ms logged short"
-json=$(crop --last 3s)
+json=$(crop --last 10s)
 sidecar_reach "$json" >"$WORK/crop2.txt" || fail "crop sidecar"
 read -r _ crop_ns _ short _ < <(grep '^1 ' "$WORK/crop2.txt")
-[ "$short" = true ] || { cat "$WORK/crop2.txt"; fail "--last 3s: cpu1 not said short"; }
-[ "$crop_ns" -lt 3000000000 ] || fail "--last 3s: cpu1 reaches $crop_ns ns, more than its ring holds"
+[ "$short" = true ] || { cat "$WORK/crop2.txt"; fail "--last 10s: cpu1 not said short"; }
+[ "$crop_ns" -lt 10000000000 ] || fail "--last 10s: cpu1 reaches $crop_ns ns, more than its ring holds"
 kill -CONT "$LOAD"
 
 # A reload that cannot hold even the smallest rings: refused, the old configuration stays.
