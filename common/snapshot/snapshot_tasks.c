@@ -172,6 +172,23 @@ static int take_fork(struct snapshot_tasks *t, const struct snapshot_task_record
 	return 0;
 }
 
+/*
+ * An EXIT: a process whose FORK is not on record (it forked on a CPU the
+ * recording leaves out, [capture] cpus, and ran and exited on one it
+ * keeps) has its parent there all the same. Only for a process the table
+ * knows, and only where no FORK said otherwise.
+ */
+static void take_exit(struct snapshot_tasks *t, const struct snapshot_task_record *r)
+{
+	struct snapshot_task_info *e;
+
+	if (r->pid != r->tid || r->ppid <= 0 || r->ppid == r->pid)
+		return;
+	e = tid_table__find(&t->t, r->tid);
+	if (e && (e->pid == r->pid || !e->pid) && e->ppid <= 0)
+		e->ppid = r->ppid;
+}
+
 /**
  * snapshot_tasks__take - follow one process record
  * @t: the table
@@ -185,6 +202,10 @@ int snapshot_tasks__take(struct snapshot_tasks *t, const struct snapshot_task_re
 
 	if (rec->type == PERF_RECORD_FORK)
 		return take_fork(t, rec);
+	if (rec->type == PERF_RECORD_EXIT) {
+		take_exit(t, rec);
+		return 0;
+	}
 	if (rec->type != PERF_RECORD_COMM || rec->tid <= 0)
 		return 0;
 	e = task_get(t, rec->tid, rec->pid);

@@ -54,10 +54,10 @@ int snapshot_tasks__decode(const struct perf_event_header *h, uint64_t sample_ty
 
 /* A task as the records taken so far describe it. */
 struct snapshot_task_info {
-	int32_t tid;			    /* > 0 */
-	int32_t pid;			    /* its process; 0: unknown */
-	int32_t ppid;			    /* a process's parent, from its FORK; 0: unknown */
-	uint64_t named_at;		    /* time of the last COMM or FORK that named it */
+	int32_t tid;	   /* > 0 */
+	int32_t pid;	   /* its process; 0: unknown */
+	int32_t ppid;	   /* a process's parent, from its FORK, else its EXIT; 0: unknown */
+	uint64_t named_at; /* time of the last COMM or FORK that named it */
 	char comm[SNAPSHOT_TASKS_COMM_LEN]; /* "": not named */
 };
 

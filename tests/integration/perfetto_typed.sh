@@ -7,7 +7,9 @@
 # (before issue #35) they were rows of the raw table only. The decoded
 # trace holds as many events of each tracepoint as perf script shows, and
 # the importer reports no error or data loss. So do the shipped
-# scheduler.conf (IRQ slices) and crash-oom.conf (signal instants).
+# scheduler.conf (IRQ slices) and crash-oom.conf (signal instants), and
+# memory-pressure.conf and profiling.conf; in each an exited child has
+# its parent, also where the config records one CPU (scheduler.conf).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/perfetto_lib.sh"
 require_env
@@ -75,12 +77,32 @@ example() {
 		sleep 0.01
 	done
 	dd if=/dev/zero of="$WORK/disk" bs=64k count=100 oflag=direct 2>/dev/null
+	forked_and_exited
 	PF=$(dump_and_wait)
 	PF=${PF%.perf.data}.pftrace
 	kill -TERM "$DAEMON_PID"
 	wait "$DAEMON_PID" || fail "perfsnapd exited $? on SIGTERM"
 	DAEMON_PID=
 	tp_no_errors "$PF"
+	has_parent "$1"
+}
+# forked_and_exited: a shell on the last CPU forks a child that runs and
+# exits on cpu0, then exits itself, all before the dump: where a config
+# records cpu0 alone, the child's FORK is not on record, its EXIT is
+# (issue 55: its process had no parent in trace processor).
+forked_and_exited() {
+	local last=$(($(nproc) - 1))
+	taskset -c "$last" sh -c 'echo $$ >"$1"; taskset -c 0 sh -c "echo \$\$ >\"$2\"; exec sleep 0.05"; exit 0' \
+		sh "$WORK/shell.pid" "$WORK/child.pid" || fail "the forking shell failed"
+}
+# has_parent NAME: the child's process has the shell for parent in $PF.
+has_parent() {
+	local child shell got
+	child=$(cat "$WORK/child.pid") shell=$(cat "$WORK/shell.pid")
+	got=$(tp_query "$PF" "select pp.pid from process p join process pp
+		on p.parent_upid = pp.upid where p.pid = $child")
+	[ "$got" = "$shell" ] || fail "$1.conf: process $child's parent is '$got', not the shell $shell"
+	note "$1.conf: an exited child's parent is on record"
 }
 # scheduler.conf records on cpu0 only: its IRQ slices.
 example scheduler
@@ -97,4 +119,8 @@ example crash-oom
 deliver=$(tp_query "$PF" "select count(*) from slice where name = 'signal_deliver'")
 [ "$deliver" -gt 0 ] || fail "crash-oom.conf: no signal_deliver instants"
 note "crash-oom.conf: $deliver signal_deliver instants"
-echo "PASS: irq, softirq and signal tracepoints are typed: slices and instants in trace processor, for the example configurations too"
+# The other examples: no error or loss, and the exited child's parent.
+PFTRACE_LOSS_OK=
+example memory-pressure
+example profiling
+echo "PASS: irq, softirq and signal tracepoints are typed: slices and instants in trace processor, for the example configurations too, each with an exited child's parent"

@@ -148,6 +148,9 @@ static void take(struct snapshot_tasks *t, const struct perf_event_header *h)
 /*
  * bash (100, a child of 1) runs a thread 101 and forks 200, which execs
  * sleep; 300 was named before a FORK from a parent the records never name.
+ * 500 forked where nothing recorded it (another CPU) and exits, a child of
+ * 100 by its EXIT, which never overrides a FORK's parent: 200's EXIT
+ * after a reparent to 1 leaves it 100's.
  */
 static void test_names(void **state)
 {
@@ -167,7 +170,10 @@ static void test_names(void **state)
 	take(t, comm(&r, PERF_RECORD_MISC_COMM_EXEC, 200, 200, "sleep", 14));
 	take(t, comm(&r, 0, 300, 300, "early", 15));
 	take(t, task(&r, PERF_RECORD_FORK, 300, 999, 300, 999, 16));
-	take(t, task(&r, PERF_RECORD_EXIT, 200, 100, 200, 100, 17));
+	take(t, task(&r, PERF_RECORD_EXIT, 200, 1, 200, 1, 17));
+	take(t, comm(&r, PERF_RECORD_MISC_COMM_EXEC, 500, 500, "sleep", 18));
+	take(t, task(&r, PERF_RECORD_EXIT, 500, 100, 500, 100, 19));
+	take(t, task(&r, PERF_RECORD_EXIT, 101, 100, 101, 100, 20)); /* a thread's */
 
 	e = snapshot_tasks__find(t, 100);
 	assert_non_null(e);
@@ -186,6 +192,10 @@ static void test_names(void **state)
 	assert_string_equal(e->comm, "early");
 	assert_int_equal(e->ppid, 999);
 	assert_int_equal(e->named_at, 16);
+	e = snapshot_tasks__find(t, 500);
+	assert_non_null(e);
+	assert_int_equal(e->ppid, 100);
+	assert_int_equal(snapshot_tasks__find(t, 101)->ppid, 0);
 
 	assert_int_equal(snapshot_tasks__add(t, 400, 0), 0);
 	assert_int_equal(snapshot_tasks__add(t, 0, 0), 0);
@@ -193,8 +203,8 @@ static void test_names(void **state)
 	assert_null(snapshot_tasks__find(t, 401));
 	while ((e = snapshot_tasks__next(t, &pos)))
 		n++;
-	assert_int_equal(n, 5);
-	assert_int_equal(snapshot_tasks__nr(t), 5);
+	assert_int_equal(n, 6);
+	assert_int_equal(snapshot_tasks__nr(t), 6);
 	test_records__fini(&r);
 	snapshot_tasks__delete(t);
 	snapshot_tasks__delete(NULL);
