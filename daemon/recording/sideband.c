@@ -151,11 +151,6 @@ static void drain(struct sideband *sb)
 	capture__drain_forward(sb->cap, take, sb);
 }
 
-void sideband__drain(struct sideband *sb)
-{
-	drain(sb);
-}
-
 /*
  * A drain on the loop's own wake-ups gives the loop back after
  * SLICE_NS, its clock read every SLICE_CHECK records: a burst of
@@ -599,21 +594,8 @@ uint64_t sideband__naming_bytes(void *ctx, const struct snapshot_task *tasks, si
 	return bytes + unknown * UNKNOWN_TASK_BYTES;
 }
 
-/**
- * sideband__comm_known - a task's name at a given time, as the table has it
- * @sb: the side-band
- * @tid: the task
- * @time: recording clock ns
- * @buf: the name, "" if the table does not know the task
- * @size: size of @buf
- *
- * Without a drain first: a trigger asks it before its dump starts, and a
- * drain then (its records, the build-ids of new mappings read from files)
- * put the rings' pause milliseconds after the trigger (docs/decisions.md).
- * A task renamed since the last drain has its older name here; the
- * snapshot's own names are drained at the dump.
- */
-void sideband__comm_known(struct sideband *sb, pid_t tid, uint64_t time, char *buf, size_t size)
+/* The table's name of @tid at @time, "" if it does not know the task. */
+static void comm_at(struct sideband *sb, pid_t tid, uint64_t time, char *buf, size_t size)
 {
 	const char *name;
 
@@ -621,6 +603,31 @@ void sideband__comm_known(struct sideband *sb, pid_t tid, uint64_t time, char *b
 	name = proc_table__comm_at(sb->table, tid, time);
 	snprintf(buf, size, "%s", name ? name : "");
 	pthread_mutex_unlock(&sb->lock);
+}
+
+/**
+ * sideband__comm - a task's name at a given time
+ * @sb: the side-band
+ * @tid: the task
+ * @time: recording clock ns
+ * @buf: the name, "" if the side-band does not know the task
+ * @size: size of @buf
+ *
+ * From the table as drained so far: a trigger asks it before its dump
+ * starts, and a drain first (its records, the build-ids of new mappings
+ * read from files) put the rings' pause milliseconds after the trigger
+ * (docs/decisions.md). Only a task the table does not know yet (a
+ * short-lived program's uprobe) waits for a drain. A task renamed since
+ * the last drain has its older name; the snapshot's own names are drained
+ * at the dump.
+ */
+void sideband__comm(struct sideband *sb, pid_t tid, uint64_t time, char *buf, size_t size)
+{
+	comm_at(sb, tid, time, buf, size);
+	if (buf[0])
+		return;
+	drain(sb);
+	comm_at(sb, tid, time, buf, size);
 }
 
 struct symbol_cache *sideband__symbol_cache(struct sideband *sb)

@@ -59,10 +59,11 @@ int sideband__name_tasks(struct sideband *sb, struct snapshot *s, bool cmdlines,
 uint64_t sideband__naming_bytes(void *ctx, const struct snapshot_task *tasks, size_t nr,
 				uint64_t from, uint64_t to);
 
-/* Loop thread: takes every record now in the forward rings. */
-void sideband__drain(struct sideband *sb);
-/* The name of @tid at @time as the table has it, no drain first, into @buf ("" if unknown). */
-void sideband__comm_known(struct sideband *sb, pid_t tid, uint64_t time, char *buf, size_t size);
+/*
+ * Loop thread: the name of @tid at @time into @buf ("" if unknown), from
+ * the table as drained so far; drained first only for a task it lacks.
+ */
+void sideband__comm(struct sideband *sb, pid_t tid, uint64_t time, char *buf, size_t size);
 
 void sideband__stats(struct sideband *sb, struct sideband_stats *ret);
 

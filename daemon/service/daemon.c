@@ -310,24 +310,14 @@ static int host_request(void *ctx, const char *reason, const struct snapshot_tri
 	return r;
 }
 
-/*
- * The side-band's name at @time as drained so far: asked before a
- * trigger's dump starts, so nothing slower first. A task new since the
- * last drain (a short-lived program's uprobe) waits for a drain, for its
- * name then rather than /proc's now, which is the last resort.
- */
+/* The side-band's name at @time (sideband__comm()), else /proc's while the task lives. */
 static void host_comm(void *ctx, pid_t tid, uint64_t time, char *buf, size_t size)
 {
 	struct daemon *d = ctx;
 
 	buf[0] = '\0';
-	if (d->sb) {
-		sideband__comm_known(d->sb, tid, time, buf, size);
-		if (!buf[0]) {
-			sideband__drain(d->sb);
-			sideband__comm_known(d->sb, tid, time, buf, size);
-		}
-	}
+	if (d->sb)
+		sideband__comm(d->sb, tid, time, buf, size);
 	if (!buf[0] && procinfo__read_comm(tid, tid, buf, size) < 0)
 		buf[0] = '\0';
 }
