@@ -197,6 +197,23 @@ static void trigger_to_pause(struct dump *d, struct dump_job *job)
 		t->paused_after_ns = (uint64_t)(paused - (int64_t)t->time);
 }
 
+/*
+ * Loop thread, after the side-band's drain: the trigger's task name as of
+ * its record. The trigger took it from the table as drained then, which
+ * lacks a rename (an exec, a prctl) since the drain before.
+ */
+static void trigger_comm(struct dump *d, struct dump_job *job)
+{
+	struct snapshot_trigger *t = &job->fig.trigger;
+	char name[sizeof(t->comm)];
+
+	if (!d->sb || !job->fig.has_trigger || t->tid < 0 || !t->time)
+		return;
+	sideband__comm(d->sb, t->tid, t->time, name, sizeof(name));
+	if (name[0])
+		memcpy(t->comm, name, sizeof(name));
+}
+
 /* Each ring's records from before its last event was enabled are left out. */
 static void ring_starts(struct dump_job *job)
 {
@@ -217,8 +234,10 @@ static void copied(struct dump *d, struct dump_job *job)
 		r = collect_forward(d, job->snap);
 	job->fig.collected_at_ns = monotonic_ns();
 	trigger_to_pause(d, job);
-	if (r == 0)
+	if (r == 0) {
+		trigger_comm(d, job);
 		ring_starts(job);
+	}
 	if (r == 0) {
 		what = "the write thread";
 		r = dump_job__start_write(job);
@@ -530,9 +549,10 @@ static void finish_in_place(struct dump *d)
 	if (job->stage == JOB_COPYING) {
 		if (job->error == 0)
 			job->error = collect_forward(d, job->snap);
-		if (job->error == 0)
+		if (job->error == 0) {
+			trigger_comm(d, job);
 			dump_job__write_files(job);
-		else
+		} else
 			job->fig.error = job->error;
 	}
 	finish(d, job);

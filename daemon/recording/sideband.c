@@ -618,8 +618,8 @@ static void comm_at(struct sideband *sb, pid_t tid, uint64_t time, char *buf, si
  * read from files) put the rings' pause milliseconds after the trigger
  * (docs/decisions.md). Only a task the table does not know yet (a
  * short-lived program's uprobe) waits for a drain. A task renamed since
- * the last drain has its older name; the snapshot's own names are drained
- * at the dump.
+ * the last drain has its older name: the dump asks again after its own
+ * drain, for the sidecar.
  */
 void sideband__comm(struct sideband *sb, pid_t tid, uint64_t time, char *buf, size_t size)
 {
