@@ -33,6 +33,8 @@
 #include "perfdata_reader.h"
 #include "snapshot.h"
 #include "snapshot_tracedat.h"
+#include "symbol_store.h"
+#include "ustar_reader.h"
 #include "tracing_data.h"
 
 #define PROG "perfsnap-convert"
@@ -53,6 +55,7 @@ struct convert_options {
 	enum pftrace_compression compression;
 	enum perfetto_sample_kind samples;
 	uint64_t time_start, time_end;
+	const char *symbols; /* --symbols; NULL: the pack beside the input, if any */
 };
 
 /* Progress on stderr when it is a terminal. */
@@ -68,39 +71,46 @@ static volatile sig_atomic_t tmp_live;
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: " PROG " --to-trace-dat OUT [-i INPUT] [--compression none|zstd]\n"
-		"                        [--time START,END] [--force]\n"
-		"       " PROG " --to-perfetto OUT [-i INPUT] [--compression none|gzip|zstd]\n"
-		"                        [--samples perf_sample|stack_sample]\n"
-		"                        [--open [--origin URL]] [--time START,END] [--force]\n"
-		"       " PROG " --to-pprof OUT [-i INPUT] [--time START,END] [--force]\n"
-		"\n"
-		"Converts a perf.data file into a trace.dat for trace-cmd and KernelShark\n"
-		"(its tracepoint samples; others are skipped), or into a Perfetto trace\n"
-		"for ui.perfetto.dev (scheduling, syscalls, tracepoints, sampled stacks),\n"
-		"or into a gzipped pprof profile for go tool pprof (sampled stacks).\n"
-		"\n"
-		"  -o, --to-trace-dat OUT  the trace.dat to write\n"
-		"  -p, --to-perfetto OUT   the Perfetto trace to write (e.g. x.pftrace)\n"
-		"  -P, --to-pprof OUT      the pprof profile to write (e.g. x.pb.gz)\n"
-		"  -c, --compression C     none (default), gzip (Perfetto only) or zstd\n"
-		"                          (a zstd .pftrace opens only in Perfetto v58 on)\n"
-		"      --samples KIND      Perfetto: samples as perf_sample (default; every\n"
-		"                          Perfetto version reads them) or stack_sample\n"
-		"                          (StackSample, read from Perfetto v58 on)\n"
-		"      --open              serve OUT on 127.0.0.1:9001 to the Perfetto UI,\n"
-		"                          print the URL to open, exit once it is fetched\n"
-		"      --origin URL        the UI allowed to fetch it (default\n"
-		"                          " DEFAULT_ORIGIN ")\n"
-		"  -i, --input INPUT       perf.data to read (default perf.data; '-' reads a\n"
-		"                          pipe-mode stream from stdin: perf record -o -)\n"
-		"      --time START,END    only samples in this range, in seconds as perf\n"
-		"                          script shows them; either side may be empty\n"
-		"  -f, --force             replace OUT if it is a regular file\n"
-		"  -h, --help              this text\n"
-		"\n"
-		"Exit status: 0 on success, 1 on an error.\n");
+	fprintf(out, "usage: " PROG " --to-trace-dat OUT [-i INPUT] [--compression none|zstd]\n"
+		     "                        [--time START,END] [--force]\n"
+		     "       " PROG " --to-perfetto OUT [-i INPUT] [--compression none|gzip|zstd]\n"
+		     "                        [--samples perf_sample|stack_sample]\n"
+		     "                        [--open [--origin URL]] [--symbols PACK_OR_DIR]\n"
+		     "                        [--time START,END] [--force]\n"
+		     "       " PROG " --to-pprof OUT [-i INPUT] [--symbols PACK_OR_DIR]\n"
+		     "                        [--time START,END] [--force]\n"
+		     "\n"
+		     "Converts a perf.data file into a trace.dat for trace-cmd and KernelShark\n"
+		     "(its tracepoint samples; others are skipped), or into a Perfetto trace\n"
+		     "for ui.perfetto.dev (scheduling, syscalls, tracepoints, sampled stacks),\n"
+		     "or into a gzipped pprof profile for go tool pprof (sampled stacks).\n"
+		     "\n"
+		     "  -o, --to-trace-dat OUT  the trace.dat to write\n"
+		     "  -p, --to-perfetto OUT   the Perfetto trace to write (e.g. x.pftrace)\n"
+		     "  -P, --to-pprof OUT      the pprof profile to write (e.g. x.pb.gz)\n"
+		     "  -c, --compression C     none (default), gzip (Perfetto only) or zstd\n"
+		     "                          (a zstd .pftrace opens only in Perfetto v58 on)\n"
+		     "      --samples KIND      Perfetto: samples as perf_sample (default; every\n"
+		     "                          Perfetto version reads them) or stack_sample\n"
+		     "                          (StackSample, read from Perfetto v58 on)\n"
+		     "      --open              serve OUT on 127.0.0.1:9001 to the Perfetto UI,\n"
+		     "                          print the URL to open, exit once it is fetched\n"
+		     "      --origin URL        the UI allowed to fetch it (default\n"
+		     "                          " DEFAULT_ORIGIN ")\n"
+		     "  -i, --input INPUT       perf.data to read (default perf.data; '-' reads a\n"
+		     "                          pipe-mode stream from stdin: perf record -o -)\n"
+		     "      --symbols PACK_OR_DIR  Perfetto and pprof: name the stacks' functions\n"
+		     "                          from this symbol pack (a <stem>.symbols.tar) or\n"
+		     "                          build-id cache directory (the pack extracted,\n"
+		     "                          ~/.debug) by build-id, before the files on this\n"
+		     "                          machine; default: INPUT's <stem>.symbols.tar\n"
+		     "                          beside it, if there is one\n"
+		     "      --time START,END    only samples in this range, in seconds as perf\n"
+		     "                          script shows them; either side may be empty\n"
+		     "  -f, --force             replace OUT if it is a regular file\n"
+		     "  -h, --help              this text\n"
+		     "\n"
+		     "Exit status: 0 on success, 1 on an error.\n");
 }
 
 static int __attribute__((format(printf, 1, 2))) error(const char *fmt, ...)
@@ -172,6 +182,7 @@ static int parse_options(int argc, char **argv, struct convert_options *o)
 		{ "origin", required_argument, NULL, 'R' },
 		{ "input", required_argument, NULL, 'i' },
 		{ "time", required_argument, NULL, 't' },
+		{ "symbols", required_argument, NULL, 's' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -230,6 +241,9 @@ static int parse_options(int argc, char **argv, struct convert_options *o)
 		case 'f':
 			o->force = true;
 			break;
+		case 's':
+			o->symbols = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -250,6 +264,9 @@ static int parse_options(int argc, char **argv, struct convert_options *o)
 			     "is always gzipped)");
 	if (!o->perfetto && o->compression == PFTRACE_COMPRESS_GZIP)
 		return error("trace.dat has no gzip compression: use --compression zstd or none");
+	if (!o->perfetto && !o->pprof && o->symbols)
+		return error("--symbols names sampled stacks: use it with --to-perfetto or "
+			     "--to-pprof");
 	if (!o->perfetto && o->open)
 		return error("--open serves a Perfetto trace: use it with --to-perfetto");
 	if (strncmp(o->origin, "http://", 7) && strncmp(o->origin, "https://", 8))
@@ -458,12 +475,50 @@ struct results {
 	struct pprof_result pprof;
 };
 
+/*
+ * The objects' symbols: --symbols, else the pack a snapshot has beside its
+ * perf.data ("<stem>.symbols.tar"). Returns 0 (*ret NULL: none) or 1 (said).
+ */
+static int open_symbols(const struct convert_options *o, struct symbol_store **ret, char *path,
+			size_t size)
+{
+	static const char suffix[] = ".perf.data";
+	size_t len = strlen(o->input), slen = sizeof(suffix) - 1;
+	int r;
+
+	*ret = NULL;
+	if (!o->perfetto && !o->pprof)
+		return 0;
+	if (o->symbols) {
+		snprintf(path, size, "%s", o->symbols);
+		r = symbol_store__open(o->symbols, ret);
+		if (r == -EINVAL)
+			return error("--symbols '%s': neither a directory nor a tar archive (a "
+				     "snapshot's <stem>.symbols.tar, or one extracted)",
+				     o->symbols);
+		if (r == -E2BIG)
+			return error("--symbols '%s': an archive of more than %d members",
+				     o->symbols, USTAR_READER_MAX_MEMBERS);
+		return r < 0 ? error("--symbols '%s': %s", o->symbols, strerror(-r)) : 0;
+	}
+	if (!strcmp(o->input, "-") || len < slen || strcmp(o->input + len - slen, suffix) ||
+	    (size_t)snprintf(path, size, "%.*s.symbols.tar", (int)(len - slen), o->input) >= size)
+		return 0;
+	r = symbol_store__open(path, ret);
+	if (r < 0 && r != -ENOENT)
+		fprintf(stderr, PROG ": warning: not using the symbol pack '%s': %s\n", path,
+			r == -EINVAL ? "not a tar archive, or a damaged one" : strerror(-r));
+	return 0;
+}
+
 static int write_output(const struct convert_options *o, const struct snapshot *s,
-			const struct perfdata_reader *r, struct progress *p, struct results *res)
+			const struct perfdata_reader *r, const struct symbols_source *symbols,
+			struct progress *p, struct results *res)
 {
 	struct perfdata_convert_opts opts = {
 		.compression = o->compression,
 		.samples = o->samples,
+		.symbols = symbols,
 		.progress = on_progress,
 		.progress_ctx = p,
 	};
@@ -508,9 +563,11 @@ static int convert(const struct convert_options *o, int in_fd)
 	struct results res = { 0 };
 	const char *in_name = strcmp(o->input, "-") ? o->input : "stdin";
 	const struct perfdata_reader_stats *st;
-	char dir_copy[PATH_MAX];
+	char dir_copy[PATH_MAX], sym_path[PATH_MAX];
 	struct perfdata_reader *r = NULL;
 	struct snapshot *s = snapshot__new();
+	struct symbol_store *syms = NULL;
+	struct symbols_source src;
 	int err;
 
 	snprintf(dir_copy, sizeof(dir_copy), "%s", o->output);
@@ -525,15 +582,23 @@ static int convert(const struct convert_options *o, int in_fd)
 		err = error("cannot write in the directory of '%s': %s", o->output, strerror(-err));
 		goto out;
 	}
+	err = open_symbols(o, &syms, sym_path, sizeof(sym_path));
+	if (err)
+		goto out;
+	if (syms)
+		symbol_store__source(syms, &src);
 	prog.start = now();
 	perfdata_reader__set_progress(r, on_progress, &prog);
 	err = read_input(o, s, r);
 	progress_end(&prog);
 	if (!err)
-		err = write_output(o, s, r, &prog, &res);
+		err = write_output(o, s, r, syms ? &src : NULL, &prog, &res);
 	if (err)
 		goto out;
 	st = perfdata_reader__stats(r);
+	if (syms)
+		printf(PROG ": symbols of %lu objects from '%s'\n", symbol_store__nr_found(syms),
+		       sym_path);
 	if (o->pprof) {
 		printf(PROG ": converted %" PRIu64 " samples from '%s' into '%s' (%" PRIu64
 			    " distinct stacks, %" PRIu64 " functions, %" PRIu64 " mappings)\n",
@@ -585,6 +650,7 @@ static int convert(const struct convert_options *o, int in_fd)
 			    " tracepoint samples without usable raw data\n",
 		       snapshot__stats(s)->nr_dropped, res.tracedat.nr_invalid);
 out:
+	symbol_store__delete(syms);
 	perfdata_reader__delete(r);
 	snapshot__delete(s);
 	return err;

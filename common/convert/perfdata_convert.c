@@ -96,11 +96,13 @@ int perfdata_convert__write_perfetto(const struct snapshot *s, const struct perf
 	for (size_t i = 0; i < nr_ids; i++) {
 		const struct perfdata_build_id *b = perfdata_reader__build_id(r, i);
 
-		if ((b->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER)
+		if ((b->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER ||
+		    !strcmp(b->name, "[kernel.kallsyms]"))
 			ids[n++] = (struct perfetto_build_id){ b->name, b->id, b->size };
 	}
 	meta.build_ids = ids;
 	meta.nr_build_ids = n;
+	meta.symbols = o ? o->symbols : NULL;
 	return snapshot_perfetto__write(s, fd, &meta, res);
 }
 
@@ -152,6 +154,7 @@ int perfdata_convert__write_pprof(const struct snapshot *s, const struct perfdat
 		}
 		meta.build_ids = v;
 	}
+	meta.symbols = o ? o->symbols : NULL;
 	err = snapshot_pprof__write(s, fd, &meta, res);
 	free(v);
 	return err;

@@ -21,6 +21,8 @@ struct perfdata_convert_opts {
 	/* Perfetto and pprof: a kallsyms text to use over the input's and this machine's */
 	const char *kallsyms;
 	size_t kallsyms_size;
+	/* Perfetto and pprof: objects by build-id before their paths (symbol_store) */
+	const struct symbols_source *symbols;
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 };

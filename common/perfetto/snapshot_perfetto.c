@@ -456,6 +456,8 @@ int snapshot_perfetto__write(const struct snapshot *s, int fd, const struct perf
 	w.o = pftrace_out__new(fd, meta->compression);
 	w.tasks = snapshot_tasks__new();
 	w.syms = symbols__new_snapshot(s, meta->kallsyms, meta->kallsyms_size);
+	if (w.syms)
+		symbols__set_source(w.syms, meta->symbols);
 	w.sc = w.syms ? perfetto_stacks__new(s, w.syms, w.clock_id, meta->samples) : NULL;
 	r = w.o && w.sc && w.tasks ? perfetto_ftrace__new(s, &w.fc) : -ENOMEM;
 	for (size_t i = 0; !r && i < meta->nr_build_ids; i++)

@@ -39,6 +39,7 @@
 #include "pftrace_out.h"
 
 struct snapshot;
+struct symbols_source;
 
 /* The recording machine, as uname(2) named it; NULL or "": not known. */
 struct perfetto_system {
@@ -80,6 +81,8 @@ struct perfetto_meta {
 	 */
 	const struct perfetto_build_id *build_ids;
 	size_t nr_build_ids;
+	/* Objects by build-id before their paths (a symbol pack); NULL: none. */
+	const struct symbols_source *symbols;
 	/* Called now and then with records done and the total; may be NULL. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;

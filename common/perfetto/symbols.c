@@ -2,7 +2,6 @@
 /* symbols: see symbols.h. */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,44 +9,38 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf_buildid.h"
 #include "snapshot.h"
 #include "symbols.h"
+#include "symbols_object.h"
 #include "tracing_meta.h"
 
-#define KERNEL_DSO "[kernel.kallsyms]"
+#define KERNEL_DSO	 "[kernel.kallsyms]"
+/* An object read into memory (a member of a pack), and a kallsyms text: at most this. */
+#define OBJECT_MAX_BYTES (1ull << 30)
 
-struct sym {
-	uint64_t addr, size; /* size 0: up to the next symbol */
-	const char *name;
-	uint8_t bind; /* STB_LOCAL, STB_GLOBAL or STB_WEAK */
-};
-
-struct sym_table {
-	struct sym *v;
-	size_t nr, cap;
-	char *names; /* arena the names point into (kallsyms) */
-};
-
-/* A mapped file, its symbols read on first use. */
+/*
+ * A mapped object, its symbols read on first use: one per path, build-id
+ * and inode, as a file replaced at its path is another object.
+ */
 struct dso {
+	struct symbols_key key; /* its path and build-id are these: */
 	char *path;
-	bool loaded;
-	struct sym_table syms;
-	struct {
-		uint64_t offset, vaddr, filesz;
-	} * loads;
-	size_t nr_loads;
-	/* The recording's for this path (symbols__add_build_id), for maps without their own. */
-	uint8_t build_id_size;
 	uint8_t build_id[SYMBOLS_BUILD_ID_MAX];
+	bool loaded;
+	struct symbols_object syms;
+};
+
+/* The recording's build-id of a path (symbols__add_build_id), for maps without their own. */
+struct path_id {
+	char *path;
+	uint8_t size;
+	uint8_t id[SYMBOLS_BUILD_ID_MAX];
 };
 
 struct map {
 	uint64_t start, end, pgoff;
 	struct dso *dso;
-	/* Per mapping, not per path: a file replaced at its path has another. */
-	uint8_t build_id_size;
-	uint8_t build_id[SYMBOLS_BUILD_ID_MAX];
 };
 
 struct maps {
@@ -57,89 +50,19 @@ struct maps {
 };
 
 struct symbols {
-	struct sym_table kernel;
+	struct symbols_object kernel;
 	bool kernel_loaded;
-	uint64_t kernel_start, kernel_end;
 	uint8_t kernel_build_id_size;
 	uint8_t kernel_build_id[SYMBOLS_BUILD_ID_MAX];
 	struct dso **dsos;
 	size_t nr_dsos, cap_dsos;
+	struct path_id *path_ids;
+	size_t nr_path_ids;
+	struct symbols_source source;
 	struct maps *procs; /* open addressing by pid */
 	size_t cap_procs, nr_procs;
 	struct maps *last; /* the process of the previous lookup */
 };
-
-static size_t leading_underscores(const char *name)
-{
-	return strspn(name, "_");
-}
-
-/*
- * By address; of aliases (one address, several names), the one perf
- * report shows sorts last, where sym_find() looks: one with a size, not
- * weak, global, with fewer leading underscores ("read", not "__read"),
- * the longer name; then by name, so the choice never depends on order.
- */
-static int cmp_sym(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
-	size_t ux, uy, lx, ly;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (!x->size != !y->size)
-		return x->size ? 1 : -1;
-	if ((x->bind == STB_WEAK) != (y->bind == STB_WEAK))
-		return x->bind == STB_WEAK ? -1 : 1;
-	if ((x->bind == STB_GLOBAL) != (y->bind == STB_GLOBAL))
-		return x->bind == STB_GLOBAL ? 1 : -1;
-	ux = leading_underscores(x->name);
-	uy = leading_underscores(y->name);
-	if (ux != uy)
-		return ux < uy ? 1 : -1;
-	lx = strlen(x->name);
-	ly = strlen(y->name);
-	if (lx != ly)
-		return lx > ly ? 1 : -1;
-	return strcmp(y->name, x->name);
-}
-
-static int sym_push(struct sym_table *t, uint64_t addr, uint64_t size, const char *name,
-		    uint8_t bind)
-{
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 1024;
-		struct sym *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
-	t->v[t->nr++] = (struct sym){ addr, size, name, bind };
-	return 0;
-}
-
-static const struct sym *sym_find(const struct sym_table *t, uint64_t addr)
-{
-	size_t lo = 0, hi = t->nr;
-	const struct sym *s;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	s = &t->v[lo - 1];
-	if (s->size && addr >= s->addr + s->size)
-		return NULL;
-	return s;
-}
 
 static char *read_file(const char *path, size_t *ret_size)
 {
@@ -175,48 +98,6 @@ fail:
 	return NULL;
 }
 
-/* "ffffffff81000000 T name\t[module]": text symbols only. */
-static int parse_kallsyms(struct symbols *s, const char *text, size_t size)
-{
-	char *p, *end;
-
-	s->kernel.names = malloc(size + 1);
-	if (!s->kernel.names)
-		return -ENOMEM;
-	memcpy(s->kernel.names, text, size);
-	s->kernel.names[size] = 0;
-	for (p = s->kernel.names, end = p + size; p < end;) {
-		char *nl = memchr(p, '\n', (size_t)(end - p)), *name, *tail;
-		uint64_t addr;
-		char type;
-
-		if (!nl)
-			nl = end;
-		*nl = 0;
-		addr = strtoull(p, &name, 16);
-		if (name[0] == ' ' && name[1] && name[2] == ' ') {
-			type = name[1];
-			name += 3;
-			tail = strpbrk(name, "\t ");
-			if (tail)
-				*tail = 0;
-			if (addr && (type == 't' || type == 'T' || type == 'w' || type == 'W') &&
-			    sym_push(&s->kernel, addr, 0, name,
-				     type == 'w' || type == 'W' ? STB_WEAK :
-				     type == 'T'		? STB_GLOBAL :
-								  STB_LOCAL))
-				return -ENOMEM;
-		}
-		p = nl + 1;
-	}
-	if (s->kernel.nr) {
-		qsort(s->kernel.v, s->kernel.nr, sizeof(*s->kernel.v), cmp_sym);
-		s->kernel_start = s->kernel.v[0].addr;
-		s->kernel_end = s->kernel.v[s->kernel.nr - 1].addr + 4096;
-	}
-	return 0;
-}
-
 struct symbols *symbols__new(const char *kallsyms, size_t size)
 {
 	struct symbols *s = calloc(1, sizeof(*s));
@@ -224,7 +105,7 @@ struct symbols *symbols__new(const char *kallsyms, size_t size)
 	if (!s)
 		return NULL;
 	elf_version(EV_CURRENT);
-	if (kallsyms && parse_kallsyms(s, kallsyms, size)) {
+	if (kallsyms && symbols_object__parse_kallsyms(&s->kernel, kallsyms, size)) {
 		symbols__delete(s);
 		return NULL;
 	}
@@ -255,28 +136,86 @@ struct symbols *symbols__new_snapshot(const struct snapshot *s, const char *kall
 	return symbols__new(NULL, 0);
 }
 
-/* /proc/kallsyms, once; unreadable or out of memory: kernel frames stay unnamed. */
+void symbols__set_source(struct symbols *s, const struct symbols_source *src)
+{
+	s->source = src ? *src : (struct symbols_source){ 0 };
+}
+
+/* @size bytes of @fd from @offset, NUL-terminated; NULL on error or past OBJECT_MAX_BYTES. */
+static char *read_part(int fd, uint64_t offset, uint64_t size)
+{
+	char *buf = size <= OBJECT_MAX_BYTES ? malloc(size + 1) : NULL;
+
+	for (uint64_t done = 0; buf && done < size;) {
+		ssize_t n = pread(fd, buf + done, size - done, (off_t)(offset + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(buf);
+			return NULL;
+		}
+		done += (uint64_t)n;
+	}
+	if (buf)
+		buf[size] = '\0';
+	return buf;
+}
+
+/* The source's kallsyms of the recording's kernel, read whole; NULL if it has none. */
+static char *source_kallsyms(struct symbols *s, uint64_t *ret_size)
+{
+	const struct symbols_key key = { .path = KERNEL_DSO,
+					 .build_id = s->kernel_build_id,
+					 .build_id_size = s->kernel_build_id_size };
+	uint64_t offset, size;
+	char *buf;
+	int fd;
+
+	if (!s->source.open || !key.build_id_size ||
+	    s->source.open(s->source.ctx, &key, &fd, &offset, &size) < 0)
+		return NULL;
+	buf = read_part(fd, offset, size);
+	close(fd);
+	*ret_size = size;
+	return buf;
+}
+
+/* Whether the running kernel is the recording's: its kallsyms would name another's wrongly. */
+static bool running_kernel(const struct symbols *s)
+{
+	struct elf_buildid id;
+
+	if (!s->kernel_build_id_size || elf_buildid__read_notes_path("/sys/kernel/notes", &id) < 0)
+		return true;
+	return id.size == s->kernel_build_id_size && !memcmp(id.data, s->kernel_build_id, id.size);
+}
+
+/*
+ * The source's kallsyms of the recording's kernel, else /proc/kallsyms if
+ * this is that kernel; once. Unreadable or out of memory: kernel frames
+ * stay unnamed.
+ */
 static void load_kallsyms(struct symbols *s)
 {
-	size_t size;
+	uint64_t size64 = 0;
+	size_t size = 0;
 	char *text;
 
 	s->kernel_loaded = true;
-	text = read_file("/proc/kallsyms", &size);
-	if (text && parse_kallsyms(s, text, size)) {
-		free(s->kernel.v);
-		free(s->kernel.names);
-		s->kernel = (struct sym_table){ 0 };
-	}
+	text = source_kallsyms(s, &size64);
+	size = (size_t)size64;
+	if (!text && running_kernel(s))
+		text = read_file("/proc/kallsyms", &size);
+	if (text && symbols_object__parse_kallsyms(&s->kernel, text, size))
+		symbols_object__free(&s->kernel);
 	free(text);
 }
 
 static void dso_free(struct dso *d)
 {
 	free(d->path);
-	free(d->syms.v);
-	free(d->syms.names);
-	free(d->loads);
+	symbols_object__free(&d->syms);
 	free(d);
 }
 
@@ -284,106 +223,94 @@ void symbols__delete(struct symbols *s)
 {
 	if (!s)
 		return;
-	free(s->kernel.v);
-	free(s->kernel.names);
+	symbols_object__free(&s->kernel);
 	for (size_t i = 0; i < s->nr_dsos; i++)
 		dso_free(s->dsos[i]);
 	free(s->dsos);
+	for (size_t i = 0; i < s->nr_path_ids; i++)
+		free(s->path_ids[i].path);
+	free(s->path_ids);
 	for (size_t i = 0; i < s->cap_procs; i++)
 		free(s->procs[i].v);
 	free(s->procs);
 	free(s);
 }
 
-/* Copies the STT_FUNC symbols of one symbol table section into @d. */
-static int read_symtab(struct dso *d, Elf *elf, Elf_Scn *scn, GElf_Shdr *sh)
+/*
+ * The file at @d's path if it is @d's object: a regular file (a path may
+ * now be a FIFO or a device: never block on it) with @d's build-id and
+ * inode where the recording has them. Not the device: stat()'s differs
+ * from the one the kernel records on btrfs subvolumes and overlayfs.
+ * Returns the descriptor or -1.
+ */
+static int open_path(const struct dso *d)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0, names = 0, at = 0;
-	GElf_Sym sym;
+	int fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct elf_buildid id;
+	struct stat st;
 
-	if (!data)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		const char *name;
-
-		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    !sym.st_value || !(name = elf_strptr(elf, sh->sh_link, sym.st_name)))
-			continue;
-		names += strlen(name) + 1;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (d->key.has_ino && st.st_ino != d->key.ino) ||
+	    (d->key.build_id_size &&
+	     (elf_buildid__read_fd(fd, &id) < 0 || id.size != d->key.build_id_size ||
+	      memcmp(id.data, d->build_id, id.size)))) {
+		close(fd);
+		return -1;
 	}
-	d->syms.names = malloc(names + 1);
-	if (!d->syms.names)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const char *name;
-		size_t len;
-
-		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    !sym.st_value || !(name = elf_strptr(elf, sh->sh_link, sym.st_name)))
-			continue;
-		len = strlen(name) + 1;
-		memcpy(d->syms.names + at, name, len);
-		if (sym_push(&d->syms, sym.st_value, sym.st_size, d->syms.names + at,
-			     (uint8_t)GELF_ST_BIND(sym.st_info)))
-			return -ENOMEM;
-		at += len;
-	}
-	return 0;
+	return fd;
 }
 
-static void dso_load(struct dso *d)
+/* From the source by build-id, else from the path; what is not found names nothing. */
+static void dso_load(struct symbols *s, struct dso *d)
 {
-	Elf_Scn *scn = NULL, *dynsym = NULL, *symtab = NULL;
-	GElf_Shdr sh, use_sh;
-	size_t nr_ph = 0;
-	struct stat st;
+	uint64_t offset = 0, size = 0;
+	char *image = NULL;
 	Elf *elf = NULL;
-	int fd;
+	int fd = -1;
 
 	d->loaded = true;
-	/* A path may now be a FIFO or a device: never block on it, read regular files only. */
-	fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+	if (s->source.open && (d->key.build_id_size || d->key.has_ino) &&
+	    s->source.open(s->source.ctx, &d->key, &fd, &offset, &size) < 0)
+		fd = -1;
+	/* A member of an archive is read whole; a file of its own, as libelf reads it. */
+	if (fd >= 0 && offset) {
+		image = read_part(fd, offset, size);
 		close(fd);
-		return;
+		fd = -1;
+		if (!image)
+			return;
+		elf = elf_memory(image, size);
+	} else {
+		if (fd < 0)
+			fd = open_path(d);
+		if (fd < 0)
+			return;
+		elf = elf_begin(fd, ELF_C_READ, NULL);
 	}
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nr_ph))
-		goto out;
-	d->loads = calloc(nr_ph ? nr_ph : 1, sizeof(*d->loads));
-	for (size_t i = 0; d->loads && i < nr_ph; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
-			d->loads[d->nr_loads++] = (typeof(*d->loads)){ ph.p_offset, ph.p_vaddr,
-								       ph.p_filesz };
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB)
-			symtab = scn;
-		else if (sh.sh_type == SHT_DYNSYM)
-			dynsym = scn;
-	}
-	scn = symtab ? symtab : dynsym;
-	if (scn && gelf_getshdr(scn, &use_sh) && !read_symtab(d, elf, scn, &use_sh) && d->syms.nr)
-		qsort(d->syms.v, d->syms.nr, sizeof(*d->syms.v), cmp_sym);
-out:
-	if (elf)
+	if (elf) {
+		symbols_object__read_elf(&d->syms, elf);
 		elf_end(elf);
-	close(fd);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(image);
 }
 
-static struct dso *dso_get(struct symbols *s, const char *path)
+static bool same_key(const struct symbols_key *a, const struct symbols_key *b)
+{
+	return !strcmp(a->path, b->path) && a->build_id_size == b->build_id_size &&
+	       (!a->build_id_size || !memcmp(a->build_id, b->build_id, a->build_id_size)) &&
+	       a->has_ino == b->has_ino &&
+	       (!a->has_ino || (a->maj == b->maj && a->min == b->min && a->ino == b->ino));
+}
+
+static struct dso *dso_get(struct symbols *s, const struct symbols_key *key)
 {
 	struct dso *d, **v;
 
 	for (size_t i = s->nr_dsos; i-- > 0;)
-		if (!strcmp(s->dsos[i]->path, path))
+		if (same_key(&s->dsos[i]->key, key))
 			return s->dsos[i];
 	if (s->nr_dsos == s->cap_dsos) {
 		size_t cap = s->cap_dsos ? s->cap_dsos * 2 : 64;
@@ -396,11 +323,16 @@ static struct dso *dso_get(struct symbols *s, const char *path)
 	}
 	d = calloc(1, sizeof(*d));
 	if (d)
-		d->path = strdup(path);
+		d->path = strdup(key->path);
 	if (!d || !d->path) {
 		free(d);
 		return NULL;
 	}
+	d->key = *key;
+	d->key.path = d->path;
+	d->key.build_id = d->build_id;
+	if (key->build_id_size)
+		memcpy(d->build_id, key->build_id, key->build_id_size);
 	s->dsos[s->nr_dsos++] = d;
 	return d;
 }
@@ -494,7 +426,8 @@ static int maps_insert(struct maps *m, const struct map *map)
 int symbols__add_build_id(struct symbols *s, const char *path, const uint8_t *build_id,
 			  size_t build_id_size)
 {
-	struct dso *d;
+	struct path_id *v;
+	size_t i;
 
 	if (!build_id_size || build_id_size > SYMBOLS_BUILD_ID_MAX)
 		return 0;
@@ -503,33 +436,55 @@ int symbols__add_build_id(struct symbols *s, const char *path, const uint8_t *bu
 		memcpy(s->kernel_build_id, build_id, build_id_size);
 		return 0;
 	}
-	d = dso_get(s, path);
-	if (!d)
-		return -ENOMEM;
-	d->build_id_size = (uint8_t)build_id_size;
-	memcpy(d->build_id, build_id, build_id_size);
+	for (i = 0; i < s->nr_path_ids && strcmp(s->path_ids[i].path, path); i++)
+		;
+	if (i == s->nr_path_ids) {
+		v = realloc(s->path_ids, (i + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		s->path_ids = v;
+		v[i].path = strdup(path);
+		if (!v[i].path)
+			return -ENOMEM;
+		s->nr_path_ids++;
+	}
+	s->path_ids[i].size = (uint8_t)build_id_size;
+	memcpy(s->path_ids[i].id, build_id, build_id_size);
 	return 0;
 }
 
-int symbols__add_map(struct symbols *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-		     const char *path, const uint8_t *build_id, size_t build_id_size)
+/* A map of the object @key names; a key without a build-id takes its path's. */
+static int add_map(struct symbols *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		   struct symbols_key *key)
 {
 	struct map map = { .start = start, .end = start + len, .pgoff = pgoff };
 	struct maps *m;
 
 	if (!len || start + len < start || pid <= 0)
 		return 0;
-	map.dso = dso_get(s, path);
+	if (!key->build_id || !key->build_id_size || key->build_id_size > SYMBOLS_BUILD_ID_MAX) {
+		size_t i;
+
+		for (i = 0; i < s->nr_path_ids && strcmp(s->path_ids[i].path, key->path); i++)
+			;
+		key->build_id = i < s->nr_path_ids ? s->path_ids[i].id : NULL;
+		key->build_id_size = i < s->nr_path_ids ? s->path_ids[i].size : 0;
+	}
+	map.dso = dso_get(s, key);
 	if (!map.dso)
 		return -ENOMEM;
-	if (!build_id || !build_id_size || build_id_size > SYMBOLS_BUILD_ID_MAX) {
-		build_id = map.dso->build_id;
-		build_id_size = map.dso->build_id_size;
-	}
-	map.build_id_size = (uint8_t)build_id_size;
-	memcpy(map.build_id, build_id, build_id_size);
 	m = proc_get(s, pid);
 	return m ? maps_insert(m, &map) : -ENOMEM;
+}
+
+int symbols__add_map(struct symbols *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		     const char *path, const uint8_t *build_id, size_t build_id_size)
+{
+	struct symbols_key key = { .path = path,
+				   .build_id = build_id,
+				   .build_id_size = build_id_size };
+
+	return add_map(s, pid, start, len, pgoff, &key);
 }
 
 int symbols__fork(struct symbols *s, pid_t child, pid_t parent)
@@ -572,6 +527,7 @@ int symbols__take_record(struct symbols *s, struct snapshot_tasks *tasks,
 			 const struct perf_event_header *h, uint64_t sample_type)
 {
 	struct snapshot_task_record rec;
+	struct symbols_key key;
 	int r;
 
 	if (snapshot_tasks__decode(h, sample_type, &rec) < 0)
@@ -584,36 +540,31 @@ int symbols__take_record(struct symbols *s, struct snapshot_tasks *tasks,
 	if ((rec.type != PERF_RECORD_MMAP && rec.type != PERF_RECORD_MMAP2) ||
 	    !(rec.prot & PROT_EXEC))
 		return 0;
-	return symbols__add_map(s, rec.pid, rec.start, rec.len, rec.pgoff, rec.filename,
-				rec.build_id, rec.build_id_size);
-}
-
-/* The ELF virtual address of file offset @off, through the PT_LOAD that holds it. */
-static uint64_t file_to_vaddr(const struct dso *d, uint64_t off)
-{
-	for (size_t i = 0; i < d->nr_loads; i++)
-		if (off >= d->loads[i].offset && off < d->loads[i].offset + d->loads[i].filesz)
-			return off - d->loads[i].offset + d->loads[i].vaddr;
-	return off;
+	key = (struct symbols_key){ .path = rec.filename,
+				    .build_id = rec.build_id,
+				    .build_id_size = rec.build_id_size,
+				    .has_ino = rec.has_ino,
+				    .maj = rec.maj,
+				    .min = rec.min,
+				    .ino = rec.ino };
+	return add_map(s, rec.pid, rec.start, rec.len, rec.pgoff, &key);
 }
 
 void symbols__resolve(struct symbols *s, pid_t pid, const struct snapshot_frame *f,
 		      struct symbol_info *ret)
 {
 	uint64_t ip = f->ip;
-	const struct sym *sym;
 	struct maps *m;
 
 	*ret = (struct symbol_info){ 0 };
 	if (f->context == SNAPSHOT_CONTEXT_KERNEL) {
 		if (!s->kernel_loaded)
 			load_kallsyms(s);
-		sym = sym_find(&s->kernel, ip);
 		ret->dso = KERNEL_DSO;
-		ret->dso_start = s->kernel_start;
-		ret->dso_end = s->kernel_end;
-		ret->rel_pc = ip >= s->kernel_start ? ip - s->kernel_start : ip;
-		ret->name = sym ? sym->name : NULL;
+		ret->dso_start = s->kernel.start;
+		ret->dso_end = s->kernel.end;
+		ret->rel_pc = ip >= s->kernel.start ? ip - s->kernel.start : ip;
+		ret->name = symbols_object__name(&s->kernel, ip);
 		ret->build_id = s->kernel_build_id;
 		ret->build_id_size = s->kernel_build_id_size;
 		return;
@@ -637,12 +588,12 @@ void symbols__resolve(struct symbols *s, pid_t pid, const struct snapshot_frame 
 			ret->dso_end = map->end;
 			ret->dso_pgoff = map->pgoff;
 			ret->rel_pc = off;
-			ret->build_id = map->build_id;
-			ret->build_id_size = map->build_id_size;
+			ret->build_id = map->dso->build_id;
+			ret->build_id_size = (uint8_t)map->dso->key.build_id_size;
 			if (!map->dso->loaded)
-				dso_load(map->dso);
-			sym = sym_find(&map->dso->syms, file_to_vaddr(map->dso, off));
-			ret->name = sym ? sym->name : NULL;
+				dso_load(s, map->dso);
+			ret->name = symbols_object__name(
+				&map->dso->syms, symbols_object__vaddr(&map->dso->syms, off));
 			return;
 		}
 	}

@@ -5,8 +5,11 @@
  * its MMAP/MMAP2 records announce (fed in time order, so a sample sees the
  * maps of its moment; FORK copies the parent's), looked up in each mapped
  * file's ELF symbol table (.symtab, else .dynsym) through libelf, read
- * once per file. A file that is gone or stripped names nothing. No I/O but
- * reading those files; no logging.
+ * once per object. An object with a build-id is looked for first in a
+ * symbols_source (a symbol pack, a build-id cache, the daemon's objects
+ * kept open); at its path, only a file with that build-id is used, as
+ * perf does. A file that is gone, replaced or stripped names nothing. No
+ * I/O but reading those files; no logging.
  */
 #ifndef PERFSNAPD_SYMBOLS_H
 #define PERFSNAPD_SYMBOLS_H
@@ -37,12 +40,36 @@ struct symbol_info {
  * machine's. NULL on ENOMEM; unreadable kallsyms just name nothing.
  */
 struct symbols *symbols__new(const char *kallsyms, size_t size);
+
+/* An object as the recording names it. */
+struct symbols_key {
+	const char *path; /* as mapped; "[kernel.kallsyms]": the kernel's kallsyms text */
+	const uint8_t *build_id;
+	size_t build_id_size; /* 0: none known */
+	bool has_ino;	      /* MMAP2's inode form: */
+	uint32_t maj, min;
+	uint64_t ino;
+};
+
+/*
+ * Where objects are found before their paths. @open gives the object
+ * @key names: a descriptor of a regular file (the symbolizer closes it)
+ * and the bytes of it that hold the object. Returns 0, -ENOENT (not
+ * there) or -errno.
+ */
+struct symbols_source {
+	int (*open)(void *ctx, const struct symbols_key *key, int *ret_fd, uint64_t *ret_offset,
+		    uint64_t *ret_size);
+	void *ctx;
+};
 /*
  * For a writer of @s: @kallsyms if not NULL, else the kallsyms its tracing
  * metadata recorded (a converted perf.data's), else this machine's.
  */
 struct symbols *symbols__new_snapshot(const struct snapshot *s, const char *kallsyms, size_t size);
 void symbols__delete(struct symbols *s);
+/* Objects from @src (copied; its ctx must outlive @s) before their paths; NULL: none. */
+void symbols__set_source(struct symbols *s, const struct symbols_source *src);
 
 /*
  * The build-id a recording lists for the file at @path (perf.data's

@@ -328,6 +328,8 @@ int snapshot_pprof__write(const struct snapshot *s, int fd, const struct pprof_m
 	w.values = calloc(2 * w.nr_types + 1, sizeof(*w.values));
 	w.prof = pprof_profile__new();
 	w.syms = symbols__new_snapshot(s, meta->kallsyms, meta->kallsyms_size);
+	if (w.syms)
+		symbols__set_source(w.syms, meta->symbols);
 	w.tasks = snapshot_tasks__new();
 	if (!w.types || !w.values || !w.prof || !w.syms || !w.tasks)
 		r = -ENOMEM;

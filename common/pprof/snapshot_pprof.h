@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 struct snapshot;
+struct symbols_source;
 
 /* One instant in the events' clock (attr.clockid) and CLOCK_REALTIME. */
 struct pprof_clock_ref {
@@ -56,6 +57,8 @@ struct pprof_meta {
 	size_t kallsyms_size;
 	const struct pprof_build_id *build_ids;
 	size_t nr_build_ids;
+	/* Objects by build-id before their paths (a symbol pack); NULL: none. */
+	const struct symbols_source *symbols;
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 };

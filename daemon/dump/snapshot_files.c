@@ -26,7 +26,9 @@
 #include "snapshot_perfetto.h"
 #include "snapshot_pprof.h"
 #include "snapshot_tracedat.h"
+#include "symbol_cache.h"
 #include "symbol_pack.h"
+#include "symbols.h"
 
 /*
  * zstd level for perf.data: 1, as perf record -z. On a busy snapshot of
@@ -80,6 +82,38 @@ static int write_tracedat(const struct snapshot *s, const struct snapshot_files_
 }
 
 /*
+ * Stacks are named from the objects the side-band keeps open since they
+ * were mapped, as the pack holds them: a binary deleted or replaced
+ * before the dump is named too.
+ */
+static int cache_open(void *ctx, const struct symbols_key *key, int *ret_fd, uint64_t *ret_offset,
+		      uint64_t *ret_size)
+{
+	struct symbol_cache_key k = {
+		.has_ino = key->has_ino,
+		.maj = key->maj,
+		.min = key->min,
+		.ino = key->ino,
+		.path = key->path,
+	};
+	struct elf_buildid id;
+
+	if (key->build_id_size > ELF_BUILDID_MAX || !strcmp(key->path, "[kernel.kallsyms]"))
+		return -ENOENT;
+	k.id.size = (uint8_t)key->build_id_size;
+	if (k.id.size)
+		memcpy(k.id.data, key->build_id, k.id.size);
+	*ret_offset = 0;
+	return symbol_cache__open(ctx, &k, ret_fd, &id, ret_size);
+}
+
+static void cache_source(const struct snapshot_files_params *p, struct symbols_source *ret)
+{
+	*ret = (struct symbols_source){ .open = p->symbol_cache ? cache_open : NULL,
+					.ctx = p->symbol_cache };
+}
+
+/*
  * The .pftrace: samples as the configuration says (auto: PerfSample, which
  * every Perfetto version reads), gzip unless zstd was asked for by name
  * (Perfetto opens whole-file zstd only from v58), and the SystemInfo of
@@ -96,8 +130,11 @@ static int write_perfetto(const struct snapshot *s, const struct snapshot_files_
 				   PERFETTO_SAMPLE_STACK :
 				   PERFETTO_SAMPLE_PERF,
 	};
+	struct symbols_source src;
 	struct utsname u;
 
+	cache_source(p, &src);
+	pfmeta.symbols = &src;
 	if (uname(&u) == 0)
 		pfmeta.system = (struct perfetto_system){ .sysname = u.sysname,
 							  .version = u.version,
@@ -147,9 +184,11 @@ static int write_pprof(const struct snapshot *s, const struct snapshot_files_par
 		       const struct dump_figures *f)
 {
 	struct pprof_meta meta = { 0 };
+	struct symbols_source src;
 
-	(void)p;
 	(void)f;
+	cache_source(p, &src);
+	meta.symbols = &src;
 	clock_ref_now(s, &meta.clock_ref);
 	return snapshot_pprof__write(s, fd, &meta, NULL);
 }

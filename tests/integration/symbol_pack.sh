@@ -9,11 +9,20 @@
 # /sys/kernel/notes read nothing (as on another machine), at least 99% of
 # the program's user samples and every kernel sample, with no warning.
 # perf finds objects by the build-ids of the perf.data (HEADER_BUILD_ID).
+# The same there for perfsnap-convert --to-pprof and --to-perfetto, with
+# the pack beside the snapshot or --symbols DIR (go tool pprof -top and
+# trace processor name the program's function), and for the daemon's own
+# .pb.gz and .pftrace, written from the objects it keeps open.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/perfetto_lib.sh"
 require_env
 command -v unshare >/dev/null || prereq_missing "unshare (util-linux)"
+command -v go >/dev/null || prereq_missing "go (Debian's golang-go) for go tool pprof"
+find_trace_processor
+CONVERT=${PERFSNAP_CONVERT:?set PERFSNAP_CONVERT to the perfsnap-convert binary}
+export HOME="$WORK" GOCACHE="$WORK/gocache" PPROF_TMPDIR="$WORK/pprof-tmp"
 
-write_config "$WORK/p.conf" "cpu-clock/freq=999,call-graph=fp/" 4M "symbols = pack"
+FORMATS="perf.data perfetto pprof" write_config "$WORK/p.conf" "cpu-clock/freq=999,call-graph=fp/" 4M "symbols = pack"
 start_daemon "$WORK/p.conf"
 mkdir "$WORK/bin" "$WORK/cache" "$WORK/empty"
 cp "$PROGS/spinner" "$WORK/bin/spinner"
@@ -86,4 +95,50 @@ unnamed=$(awk '$NF == "([kernel.kallsyms])" && $3 == "[unknown]"' "$WORK/pack.sc
 note "with the pack: $((kernel - unnamed)) of $kernel kernel samples named"
 [ "$kernel" -gt 0 ] || fail "no kernel samples"
 [ "$unnamed" = 0 ] || fail "$unnamed kernel samples unnamed"
-echo "PASS: the deleted program named by the pack elsewhere: $named/$total user, $kernel kernel samples"
+
+# convert_elsewhere OUT ARGS...: perfsnap-convert ARGS -i the snapshot, as
+# on another machine (the snapshot's directory holds the pack).
+convert_elsewhere() {
+	local out=$1
+	shift
+	unshare -m --propagation private bash -c '
+		w=$1 convert=$2 out=$3
+		shift 3
+		mount -t tmpfs none "$w/bin" && mount --bind /dev/null /proc/kallsyms || exit 99
+		"$convert" "$@" >"$out.log" 2>"$out.err"' _ "$WORK" "$CONVERT" "$out" "$@" ||
+		{ cat "$out.err" >&2; fail "perfsnap-convert $* failed elsewhere"; }
+	[ -s "$out.err" ] && { cat "$out.err" >&2; fail "perfsnap-convert $* warned"; }
+	return 0
+}
+# pprof_names PROFILE: go tool pprof -top names the program's inner loop.
+pprof_names() {
+	go tool pprof -top -symbolize=none "$1" >"$1.top" 2>"$1.top.err" ||
+		{ cat "$1.top.err" >&2; fail "go tool pprof -top $1 failed"; }
+	grep -q ' psnap_spin_inner$' "$1.top"
+}
+# tp_names PFTRACE: trace processor's frames of the stack samples name it.
+tp_names() {
+	[ "$(tp_query "$1" "select count(*) from stack_profile_frame f
+		join stack_profile_callsite c on c.frame_id = f.id
+		join perf_sample s on s.callsite_id = c.id where f.name = 'psnap_spin_inner'")" -gt 0 ]
+}
+
+# The daemon's own files, written from the objects it kept open.
+pprof_names "$stem.pb.gz" || fail "the daemon's .pb.gz does not name psnap_spin_inner"
+tp_names "$stem.pftrace" || fail "the daemon's .pftrace does not name psnap_spin_inner"
+
+# Converted elsewhere: without symbols the program stays unnamed ...
+convert_elsewhere "$WORK/none.pb.gz" --symbols "$WORK/empty" --to-pprof "$WORK/none.pb.gz" -i "$file"
+! pprof_names "$WORK/none.pb.gz" || fail "named without the pack: the test would prove nothing"
+# ... with the pack beside the snapshot (found by its stem) it is named ...
+convert_elsewhere "$WORK/pack.pb.gz" --to-pprof "$WORK/pack.pb.gz" -i "$file"
+grep -q "symbols of [1-9][0-9]* objects from '$pack'" "$WORK/pack.pb.gz.log" ||
+	fail "perfsnap-convert does not say it used the pack: $(cat "$WORK/pack.pb.gz.log")"
+pprof_names "$WORK/pack.pb.gz" || fail "--to-pprof with the pack does not name psnap_spin_inner"
+convert_elsewhere "$WORK/pack.pftrace" --to-perfetto "$WORK/pack.pftrace" -i "$file"
+tp_no_errors "$WORK/pack.pftrace"
+tp_names "$WORK/pack.pftrace" || fail "--to-perfetto with the pack does not name psnap_spin_inner"
+# ... and from the pack extracted, as --symbols DIR.
+convert_elsewhere "$WORK/dir.pb.gz" --symbols "$WORK/cache" --to-pprof "$WORK/dir.pb.gz" -i "$file"
+pprof_names "$WORK/dir.pb.gz" || fail "--symbols DIR does not name psnap_spin_inner"
+echo "PASS: the deleted program named by the pack elsewhere: $named/$total user, $kernel kernel samples; by perfsnap-convert with the pack and its directory, and in the daemon's pprof and Perfetto files"
