@@ -7,6 +7,13 @@
 
 #include "symbols_object.h"
 
+/*
+ * A symbol table or its strings larger than this names nothing: more than
+ * unstripped binaries of a few hundred MiB have, and what bounds the
+ * memory a hostile mapped file can make a writer take.
+ */
+#define SYMTAB_MAX_BYTES (64ull << 20)
+
 static size_t leading_underscores(const char *name)
 {
 	return strspn(name, "_");
@@ -123,10 +130,17 @@ int symbols_object__parse_kallsyms(struct symbols_object *o, const char *text, s
 /* Copies the STT_FUNC symbols of one symbol table section into @o. */
 static int read_symtab(struct symbols_object *o, Elf *elf, Elf_Scn *scn, GElf_Shdr *sh)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0, names = 0, at = 0;
+	Elf_Scn *strscn = elf_getscn(elf, sh->sh_link);
+	GElf_Shdr strsh;
+	Elf_Data *data;
 	GElf_Sym sym;
 
+	/* libelf reads a section whole: a sparse file's claims are not read. */
+	if (sh->sh_size > SYMTAB_MAX_BYTES || !strscn || !gelf_getshdr(strscn, &strsh) ||
+	    strsh.sh_size > SYMTAB_MAX_BYTES)
+		return 0;
+	data = elf_getdata(scn, NULL);
 	if (!data)
 		return 0;
 	for (size_t i = 0; i < n; i++) {

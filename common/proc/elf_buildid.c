@@ -13,6 +13,16 @@
 #define NT_GNU_BUILD_ID 3
 #endif
 
+/*
+ * libelf reads a note area whole, into memory of the size its header
+ * claims. Build-id notes sit in small areas (36 bytes; a few hundred
+ * beside .note.gnu.property and ABI tags), so a larger claim, such as a
+ * sparse file's gigabyte of "notes", is skipped unread, and at most so
+ * many areas are read per object.
+ */
+#define NOTE_AREA_MAX  (64u << 10)
+#define NOTE_AREAS_MAX 16
+
 /* Walks one note area; 0 when the build-id was found. */
 static int find_in_notes(Elf_Data *data, struct elf_buildid *ret)
 {
@@ -38,28 +48,32 @@ static int find_in_notes(Elf_Data *data, struct elf_buildid *ret)
  */
 static int find_build_id(Elf *elf, struct elf_buildid *ret)
 {
-	size_t nr_phdr = 0;
+	size_t nr_phdr = 0, areas = 0;
 	Elf_Scn *scn = NULL;
 
 	if (elf_getphdrnum(elf, &nr_phdr) == 0) {
-		for (size_t i = 0; i < nr_phdr; i++) {
+		for (size_t i = 0; i < nr_phdr && areas < NOTE_AREAS_MAX; i++) {
 			GElf_Phdr phdr;
 			Elf_Data *data;
 
-			if (!gelf_getphdr(elf, (int)i, &phdr) || phdr.p_type != PT_NOTE)
+			if (!gelf_getphdr(elf, (int)i, &phdr) || phdr.p_type != PT_NOTE ||
+			    phdr.p_filesz > NOTE_AREA_MAX)
 				continue;
+			areas++;
 			data = elf_getdata_rawchunk(elf, (int64_t)phdr.p_offset, phdr.p_filesz,
 						    phdr.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
 			if (data && find_in_notes(data, ret) == 0)
 				return 0;
 		}
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
+	while (areas < NOTE_AREAS_MAX && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr shdr;
 		Elf_Data *data;
 
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE ||
+		    shdr.sh_size > NOTE_AREA_MAX)
 			continue;
+		areas++;
 		data = elf_getdata(scn, NULL);
 		if (data && find_in_notes(data, ret) == 0)
 			return 0;

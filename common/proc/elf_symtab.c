@@ -61,7 +61,21 @@ static int copy_sections(Elf *src, Elf *dst, size_t shstrndx, uint64_t *off, boo
 	return 0;
 }
 
-static int copy(Elf *src, Elf *dst, uint64_t *ret_size)
+/* The bytes the kept sections claim, from their headers alone. */
+static uint64_t kept_bytes(Elf *src, size_t shstrndx)
+{
+	Elf_Scn *scn = NULL;
+	uint64_t total = 0;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(src, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    keep_section(&sh, elf_ndxscn(scn), shstrndx))
+			total += sh.sh_size > UINT64_MAX - total ? UINT64_MAX - total : sh.sh_size;
+	return total;
+}
+
+static int copy(Elf *src, Elf *dst, uint64_t max_bytes, uint64_t *ret_size)
 {
 	size_t shstrndx, phnum = 0;
 	bool has_symtab = false;
@@ -74,6 +88,8 @@ static int copy(Elf *src, Elf *dst, uint64_t *ret_size)
 	    elf_getshdrstrndx(src, &shstrndx) < 0 || elf_getphdrnum(src, &phnum) < 0 ||
 	    !gelf_newehdr(dst, gelf_getclass(src)) || (phnum && !gelf_newphdr(dst, phnum)))
 		return -ENOEXEC;
+	if (kept_bytes(src, shstrndx) > max_bytes)
+		return -EFBIG;
 	elf_flagelf(dst, ELF_C_SET, ELF_F_LAYOUT);
 	off = gelf_fsize(dst, ELF_T_EHDR, 1, EV_CURRENT) +
 	      gelf_fsize(dst, ELF_T_PHDR, phnum, EV_CURRENT);
@@ -99,18 +115,18 @@ static int copy(Elf *src, Elf *dst, uint64_t *ret_size)
 	return 0;
 }
 
-int elf_symtab__copy(int in_fd, int out_fd, uint64_t *ret_size)
+int elf_symtab__copy(int in_fd, int out_fd, uint64_t max_bytes, uint64_t *ret_size)
 {
 	Elf *src, *dst;
 	int r;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	src = elf_begin(in_fd, ELF_C_READ_MMAP, NULL);
+	src = elf_begin(in_fd, ELF_C_READ, NULL);
 	if (!src)
 		return -ENOEXEC;
 	dst = elf_begin(out_fd, ELF_C_WRITE, NULL);
-	r = dst ? copy(src, dst, ret_size) : -ENOEXEC;
+	r = dst ? copy(src, dst, max_bytes, ret_size) : -ENOEXEC;
 	if (dst)
 		elf_end(dst);
 	elf_end(src);

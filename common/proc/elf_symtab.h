@@ -13,11 +13,13 @@
 #include <stdint.h>
 
 /*
- * Writes the copy of the object open at @in_fd to @out_fd (from offset 0).
- * Returns 0 and its size in *@ret_size, -ENOEXEC when @in_fd is not ELF or
- * libelf cannot lay the copy out, -ENOENT without a symbol table, or
- * -errno.
+ * Writes the copy of the object open at @in_fd to @out_fd (from offset 0)
+ * if its sections take at most @max_bytes, checked before any is read.
+ * The object is read, not mapped: a file cut short while it is copied
+ * is an error, not a SIGBUS. Returns 0 and its size in *@ret_size,
+ * -EFBIG past @max_bytes, -ENOEXEC when @in_fd is not ELF or libelf cannot
+ * lay the copy out, -ENOENT without a symbol table, or -errno.
  */
-int elf_symtab__copy(int in_fd, int out_fd, uint64_t *ret_size);
+int elf_symtab__copy(int in_fd, int out_fd, uint64_t max_bytes, uint64_t *ret_size);
 
 #endif

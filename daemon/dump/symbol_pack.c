@@ -142,7 +142,7 @@ static int pack_symbols_only(struct ustar *t, struct candidate *c, uint64_t room
 	uint64_t size = 0;
 	int r;
 
-	if (mfd < 0 || elf_symtab__copy(c->fd, mfd, &size) < 0 || size > room)
+	if (mfd < 0 || elf_symtab__copy(c->fd, mfd, room, &size) < 0 || size > room)
 		return -EFBIG;
 	r = add_entry(t, c->obj->path + 1, &c->id, "elf", mfd, NULL, size);
 	c->packed = r == 0;

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -84,12 +86,67 @@ static void no_note(void **state)
 	unlink(path);
 }
 
+/* Peak RSS in KiB. */
+static long max_rss(void)
+{
+	struct rusage ru;
+
+	assert_int_equal(getrusage(RUSAGE_SELF, &ru), 0);
+	return ru.ru_maxrss;
+}
+
+/*
+ * A sparse 1 GiB "ELF" whose three PT_NOTE and one SHT_NOTE claim 1 GiB
+ * each (issue 53: perfsnapd's RSS went to 3.1 GB): no build-id, read in
+ * a few MiB, without reading the gigabyte.
+ */
+static void huge_notes(void **state)
+{
+	char path[] = "/tmp/elf_buildid-XXXXXX";
+	const uint64_t claim = 1ull << 30;
+	Elf64_Ehdr eh = {
+		.e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB,
+			     EV_CURRENT },
+		.e_type = ET_EXEC,
+		.e_machine = EM_X86_64,
+		.e_version = EV_CURRENT,
+		.e_phoff = sizeof(Elf64_Ehdr),
+		.e_shoff = sizeof(Elf64_Ehdr) + 3 * sizeof(Elf64_Phdr),
+		.e_ehsize = sizeof(Elf64_Ehdr),
+		.e_phentsize = sizeof(Elf64_Phdr),
+		.e_phnum = 3,
+		.e_shentsize = sizeof(Elf64_Shdr),
+		.e_shnum = 2,
+	};
+	Elf64_Phdr ph = { .p_type = PT_NOTE, .p_offset = 4096, .p_filesz = claim, .p_align = 4 };
+	Elf64_Shdr sh[2] = {
+		{ 0 },
+		{ .sh_type = SHT_NOTE, .sh_offset = 4096, .sh_size = claim, .sh_addralign = 4 }
+	};
+	struct elf_buildid id;
+	long before = max_rss();
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, &eh, sizeof(eh)), sizeof(eh));
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(write(fd, &ph, sizeof(ph)), sizeof(ph));
+	assert_int_equal(write(fd, sh, sizeof(sh)), sizeof(sh));
+	assert_int_equal(ftruncate(fd, (off_t)(4096 + claim)), 0);
+	assert_int_equal(elf_buildid__read_fd(fd, &id), -ENOENT);
+	assert_true(max_rss() - before < 16 * 1024);
+	close(fd);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reads_own_build_id),
 		cmocka_unit_test(not_elf),
 		cmocka_unit_test(no_note),
+		cmocka_unit_test(huge_notes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
