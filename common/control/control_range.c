@@ -170,7 +170,8 @@ static int parse_iso(const char *s, int64_t *ret_ns)
 	} else {
 		t = timegm(&tm) - zone;
 	}
-	if (t == (time_t)-1 || t < 0)
+	/* Nanoseconds in an int64_t end in 2262. */
+	if (t == (time_t)-1 || t < 0 || t > INT64_MAX / NSEC - 1)
 		return -EINVAL;
 	*ret_ns = (int64_t)t * NSEC + (int64_t)frac;
 	return 0;

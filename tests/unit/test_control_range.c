@@ -111,6 +111,9 @@ static void test_time_iso(void **state)
 		"2026-12-05T21:40:00Q",
 		"2026-12-05T21:40:00+01:0",
 		"2026-12-05T21:40:00.1234567890Z",
+		/* Past int64 nanoseconds (2262): refused, not wrapped (issue 53). */
+		"2262-04-12T00:00:00Z",
+		"9999-12-31T23:59:59Z",
 		"yesterday",
 		"",
 	};
