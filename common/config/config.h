@@ -70,14 +70,25 @@ enum trigger_kind {
 	TRIGGER_KIND_PAIRED, /* a start and an end event, paired by key, over a threshold */
 };
 
-/* An integer field of a tracepoint's record, from its format file. */
-struct trigger_field {
-	char *name;
-	uint32_t offset, size; /* size 1, 2, 4 or 8 */
-	bool is_signed;
+enum trigger_field_kind {
+	TRIGGER_FIELD_INT,     /* size 1, 2, 4 or 8 */
+	TRIGGER_FIELD_CHARS,   /* char NAME[size], NUL-terminated if shorter */
+	TRIGGER_FIELD_DYNAMIC, /* __data_loc char[]: size 4, (length << 16) | offset */
 };
 
-/* A comparison of a field with a number: one term of a filter the BPF path runs. */
+/* A field of a tracepoint's record, from its format file: a key is an integer. */
+struct trigger_field {
+	char *name;
+	uint32_t offset, size;
+	bool is_signed;
+	enum trigger_field_kind kind;
+};
+
+/*
+ * A comparison of a field with a number, or of a string field with a
+ * string: one term of a filter the BPF path runs. A glob (~) is one of
+ * the string ops, by where its '*' are.
+ */
 enum trigger_op {
 	TRIGGER_OP_EQ,
 	TRIGGER_OP_NE,
@@ -85,12 +96,20 @@ enum trigger_op {
 	TRIGGER_OP_LE,
 	TRIGGER_OP_GT,
 	TRIGGER_OP_GE,
-	TRIGGER_OP_AND
+	TRIGGER_OP_AND,
+	TRIGGER_OP_PREFIX, /* "abc*" */
+	TRIGGER_OP_SUFFIX, /* "*abc" */
+	TRIGGER_OP_SUBSTR, /* "*abc*" */
+	TRIGGER_OP_GLOB,   /* while parsing: ~, before it is one of the three, or EQ */
 };
+/* A string a term compares with, and the bytes of a field it can look at. */
+#define TRIGGER_STR_MAX	 16
+#define TRIGGER_STR_READ 32
 struct trigger_term {
 	struct trigger_field field;
 	enum trigger_op op;
 	int64_t value;
+	char str[TRIGGER_STR_MAX + 1]; /* string fields */
 };
 
 #define TRIGGER_TERMS_MAX 8
@@ -110,8 +129,9 @@ struct trigger_side {
 	char *filter; /* kernel filter syntax, or NULL */
 	int filter_line;
 	/*
-	 * The filter as terms (FIELD OP NUMBER) combined by a program of &&,
-	 * || and !, when it is that (config_filter.c); else nr_terms is -1
+	 * The filter as terms (FIELD OP NUMBER, FIELD OP "STRING") combined
+	 * by a program of &&, || and !, when it is that (config_filter.c);
+	 * else nr_terms is -1
 	 * and only the fallback (the kernel's own filter on a perf event)
 	 * can apply it.
 	 */

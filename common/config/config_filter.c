@@ -5,9 +5,12 @@
  *
  *	or    := and { "||" and }
  *	and   := unary { "&&" unary }
- *	unary := "!" unary | "(" or ")" | FIELD OP NUMBER
+ *	unary := "!" unary | "(" or ")" | FIELD OP NUMBER | FIELD SOP STRING
  *
- * && binds tighter than ||, as in C and in the kernel's filters.
+ * && binds tighter than ||, as in C and in the kernel's filters. SOP is
+ * ==, != or ~ (a glob: '*' at either end or both, as the kernel's
+ * prefix, suffix and substring matches; '?', '[' and '*' inside are left
+ * to the kernel). STRING is quoted ("", '') or a bare word.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -47,7 +50,7 @@ static int parse_op(struct parser *p, enum trigger_op *op)
 		enum trigger_op op;
 	} ops[] = { { "==", TRIGGER_OP_EQ }, { "!=", TRIGGER_OP_NE }, { "<=", TRIGGER_OP_LE },
 		    { ">=", TRIGGER_OP_GE }, { "<", TRIGGER_OP_LT },  { ">", TRIGGER_OP_GT },
-		    { "&", TRIGGER_OP_AND } };
+		    { "&", TRIGGER_OP_AND }, { "~", TRIGGER_OP_GLOB } };
 
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (!strncmp(p->s, ops[i].text, strlen(ops[i].text))) {
@@ -58,7 +61,60 @@ static int parse_op(struct parser *p, enum trigger_op *op)
 	return -1;
 }
 
-/* FIELD OP NUMBER: the next term, and its truth onto the program. */
+/* A glob as the match the program makes: "*abc*" SUBSTR "abc", and so on. */
+static int classify_glob(struct trigger_term *t)
+{
+	size_t len = strlen(t->str);
+	bool lead = len && t->str[0] == '*', trail = len > lead && t->str[len - 1] == '*';
+
+	if (strpbrk(t->str, "?[\\"))
+		return -1;
+	memmove(t->str, t->str + lead, len - lead - trail);
+	t->str[len - lead - trail] = '\0';
+	if (strchr(t->str, '*'))
+		return -1;
+	t->op = lead && trail ? TRIGGER_OP_SUBSTR :
+		lead	      ? TRIGGER_OP_SUFFIX :
+		trail	      ? TRIGGER_OP_PREFIX :
+				TRIGGER_OP_EQ;
+	return 0;
+}
+
+/*
+ * STRING after a string field's op. What the program cannot decide from
+ * the bytes it reads is left to the kernel: a suffix or substring of a
+ * string longer than those.
+ */
+static int parse_string(struct parser *p, struct trigger_term *t)
+{
+	char quote = *p->s == '"' || *p->s == '\'' ? *p->s : '\0';
+	size_t len;
+
+	if (t->op != TRIGGER_OP_EQ && t->op != TRIGGER_OP_NE && t->op != TRIGGER_OP_GLOB)
+		return -1;
+	if (quote) {
+		const char *end = strchr(++p->s, quote);
+
+		if (!end)
+			return -1;
+		len = (size_t)(end - p->s);
+	} else {
+		len = strcspn(p->s, SPACES "()&|!=<>~\"'");
+	}
+	if (!len || len > TRIGGER_STR_MAX)
+		return -1;
+	memcpy(t->str, p->s, len);
+	t->str[len] = '\0';
+	p->s += len + (quote != '\0');
+	if (t->op == TRIGGER_OP_GLOB && classify_glob(t) < 0)
+		return -1;
+	if ((t->op == TRIGGER_OP_SUFFIX || t->op == TRIGGER_OP_SUBSTR) &&
+	    (t->field.kind == TRIGGER_FIELD_DYNAMIC || t->field.size > TRIGGER_STR_READ))
+		return -1;
+	return 0;
+}
+
+/* FIELD OP NUMBER or FIELD SOP STRING: the next term, and its truth onto the program. */
 static int parse_term(struct parser *p)
 {
 	struct trigger_side *sd = p->side;
@@ -69,6 +125,7 @@ static int parse_term(struct parser *p)
 	if (sd->nr_terms >= TRIGGER_TERMS_MAX)
 		return -1;
 	t = &sd->terms[sd->nr_terms];
+	memset(t, 0, sizeof(*t));
 	len = strspn(p->s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
 	if (!len || len >= sizeof(name))
 		return -1;
@@ -83,11 +140,16 @@ static int parse_term(struct parser *p)
 		return -1;
 	t->field.name = NULL;
 	skip_spaces(p);
-	errno = 0;
-	t->value = strtoll(p->s, &end, 0);
-	if (errno || end == p->s)
-		return -1;
-	p->s = end;
+	if (t->field.kind != TRIGGER_FIELD_INT) {
+		if (parse_string(p, t) < 0)
+			return -1;
+	} else {
+		errno = 0;
+		t->value = strtoll(p->s, &end, 0);
+		if (t->op == TRIGGER_OP_GLOB || errno || end == p->s)
+			return -1;
+		p->s = end;
+	}
 	skip_spaces(p);
 	return emit(p, sd->nr_terms++);
 }

@@ -248,10 +248,24 @@ static void resolve_key(struct config_reader *p, struct trigger_spec *t, struct 
 		fields);
 }
 
-/* config_filter's view of the event: its integer fields. */
+/*
+ * config_filter's view of the event: its integer fields, and its strings:
+ * char arrays and __data_loc ones (not __rel_loc, which BPF programs see
+ * at an offset from the field).
+ */
 static int event_field(void *ev, const char *name, struct trigger_field *f)
 {
-	return resolve_field(ev, name, f);
+	struct tep_format_field *ff = tep_find_any_field(ev, name);
+
+	if (!ff || !(ff->flags & TEP_FIELD_IS_STRING))
+		return resolve_field(ev, name, f);
+	if (ff->flags & TEP_FIELD_IS_RELATIVE || ff->size <= 0)
+		return -EINVAL;
+	f->kind = ff->flags & TEP_FIELD_IS_DYNAMIC ? TRIGGER_FIELD_DYNAMIC : TRIGGER_FIELD_CHARS;
+	f->offset = (uint32_t)ff->offset;
+	f->size = (uint32_t)ff->size;
+	f->is_signed = false;
+	return 0;
 }
 
 /* Opens the event (disabled, on this thread) with its filter, as the daemon will. */

@@ -55,6 +55,9 @@ static void to_field(const struct trigger_field *f, struct paired_field *out)
 	out->offset = f->offset < 8 ? PAIRED_FIELD_PID : f->offset;
 	out->size = f->size;
 	out->is_signed = f->is_signed;
+	out->kind = f->kind == TRIGGER_FIELD_DYNAMIC ? PAIRED_FIELD_DYNAMIC :
+		    f->kind == TRIGGER_FIELD_CHARS   ? PAIRED_FIELD_CHARS :
+						       PAIRED_FIELD_INT;
 }
 
 /* Whether the program can evaluate this side; else why not, into @why. */
@@ -73,9 +76,10 @@ static bool side_fits(const struct trigger_spec *sp, const struct trigger_side *
 	if (s->nr_terms < 0) {
 		snprintf(why, size,
 			 "%s_filter '%s' is more than the BPF program evaluates: at most %d "
-			 "integer FIELD OP NUMBER terms combined by &&, || and ! with "
-			 "parentheses (no strings or globs)",
-			 name, s->filter, PAIRED_TERMS_MAX);
+			 "terms, FIELD OP NUMBER or a string FIELD ==, != or ~ a string of "
+			 "at most %d bytes ('*' only at its ends), combined by &&, || and ! "
+			 "with parentheses",
+			 name, s->filter, PAIRED_TERMS_MAX, PAIRED_STR_MAX);
 		return false;
 	}
 	return true;
@@ -88,8 +92,12 @@ _Static_assert((int)TRIGGER_PROG_AND == (int)PAIRED_PROG_AND &&
 		       (int)TRIGGER_PROG_OR == (int)PAIRED_PROG_OR &&
 		       (int)TRIGGER_PROG_NOT == (int)PAIRED_PROG_NOT,
 	       "one filter program encoding");
-_Static_assert((int)TRIGGER_OP_EQ == (int)PAIRED_EQ && (int)TRIGGER_OP_AND == (int)PAIRED_AND,
+_Static_assert((int)TRIGGER_OP_EQ == (int)PAIRED_EQ && (int)TRIGGER_OP_AND == (int)PAIRED_AND &&
+		       (int)TRIGGER_OP_PREFIX == (int)PAIRED_PREFIX &&
+		       (int)TRIGGER_OP_SUBSTR == (int)PAIRED_SUBSTR,
 	       "one term encoding");
+_Static_assert(TRIGGER_STR_MAX == PAIRED_STR_MAX && TRIGGER_STR_READ == PAIRED_STR_READ,
+	       "one string size");
 
 static void to_side(const struct trigger_side *s, struct paired_side *out)
 {
@@ -100,6 +108,8 @@ static void to_side(const struct trigger_side *s, struct paired_side *out)
 		to_field(&s->terms[i].field, &out->terms[i].field);
 		out->terms[i].op = (__u32)s->terms[i].op;
 		out->terms[i].value = s->terms[i].value;
+		out->terms[i].str_len = (__u32)strlen(s->terms[i].str);
+		memcpy(out->terms[i].str, s->terms[i].str, out->terms[i].str_len);
 	}
 	out->nr_prog = (__u32)(s->nr_terms > 0 ? s->nr_prog : 0);
 	for (int i = 0; i < (int)out->nr_prog; i++)
@@ -180,8 +190,13 @@ int paired_bpf__new(const struct trigger_spec *sp, struct event_base *base, pair
 	pb->arg = arg;
 	libbpf_set_print(libbpf_print);
 	{
+		/*
+		 * Level 0: libbpf asks for the verifier's log only when a load
+		 * fails, and loads again; a log asked for always can fill its
+		 * buffer, and a full log fails a load the verifier accepted.
+		 */
 		LIBBPF_OPTS(bpf_object_open_opts, opts, .kernel_log_buf = log,
-			    .kernel_log_size = VERIFIER_LOG_SIZE, .kernel_log_level = 1);
+			    .kernel_log_size = VERIFIER_LOG_SIZE, .kernel_log_level = 0);
 
 		pb->skel = paired_prog__open_opts(&opts);
 	}
@@ -195,7 +210,7 @@ int paired_bpf__new(const struct trigger_spec *sp, struct event_base *base, pair
 	pb->skel->rodata->threshold_ns = sp->threshold_ns;
 	r = paired_prog__load(pb->skel);
 	if (r) {
-		if ((r == -EACCES || r == -EINVAL) && log[0]) {
+		if ((r == -EACCES || r == -EINVAL || r == -ENOSPC) && log[0]) {
 			/*
 			 * Its last lines say which instruction it refused and
 			 * why; the count of instructions processed after them

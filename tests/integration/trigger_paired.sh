@@ -42,9 +42,10 @@ cat >>"$WORK/p.conf" <<CONF
 [trigger slow-wakeup]
 start = sched:sched_waking
 start_key = pid
-start_filter = pid == $sleeper
+start_filter = pid == $sleeper && comm ~ "wakeup_*"
 end = sched:sched_switch
 end_key = next_pid
+end_filter = next_comm ~ "*up_del*" || next_comm == "psnap_never"
 threshold = 2ms
 max_per_hour = 1
 
@@ -64,7 +65,7 @@ if [ "$MODE" = fallback ]; then
 else
 	grep -q "trigger slow-wakeup: sched:sched_waking -> sched:sched_switch paired in the kernel" \
 		"$WORK/daemon.log" || { cat "$WORK/daemon.log" >&2; fail "not on the BPF path"; }
-	# || and parentheses run in the BPF program too (issue 55).
+	# ||, parentheses and strings run in the BPF program too (issue 55).
 	grep -q "trigger slow-read: raw_syscalls:sys_enter -> raw_syscalls:sys_exit paired in the kernel" \
 		"$WORK/daemon.log" || { cat "$WORK/daemon.log" >&2; fail "slow-read's || filter not on the BPF path"; }
 fi

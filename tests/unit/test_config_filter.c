@@ -18,12 +18,22 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Fields a to h and id at offsets from 8, common_pid at 4, common_flags at 2, comm a string. */
+/*
+ * Fields a to h and id at offsets from 8, common_pid at 4, common_flags at
+ * 2; strings comm (char[16]), path (char[64]) and name (__data_loc);
+ * cpumask, neither integer nor string.
+ */
 static int field(void *ctx, const char *name, struct trigger_field *f)
 {
 	(void)ctx;
-	if (!strcmp(name, "comm"))
+	if (!strcmp(name, "cpumask"))
 		return -EINVAL;
+	if (!strcmp(name, "comm") || !strcmp(name, "path") || !strcmp(name, "name")) {
+		f->kind = name[0] == 'n' ? TRIGGER_FIELD_DYNAMIC : TRIGGER_FIELD_CHARS;
+		f->offset = 200;
+		f->size = name[0] == 'c' ? 16 : name[0] == 'p' ? 64 : 4;
+		return 0;
+	}
 	if (!strcmp(name, "common_pid") || !strcmp(name, "common_flags")) {
 		f->offset = name[7] == 'p' ? 4 : 2;
 		f->size = name[7] == 'p' ? 4 : 1;
@@ -112,6 +122,9 @@ static void test_compiles(void **state)
 		{ "! ( a>1 && !(b!=2||c&0x10) ) && d >= -0x7f", 4, f_nested },
 		{ "  ((a <= 1))  ", 1, f_one },
 		{ "a==1&&b==2", 2, f_and },
+		{ "comm == \"bash\" && a == 1", 2, f_and },
+		{ "a == 1 && (comm ~ \"post*\" || name == 'x y')", 3, f_or_in_and },
+		{ "!(comm != bash) || comm~*sh", 2, f_not },
 	};
 	(void)state;
 
@@ -152,12 +165,55 @@ static void test_terms(void **state)
 	assert_int_equal(s.prog[4], TRIGGER_PROG_OR);
 }
 
+/* String terms: the glob as the match it is, the string without its '*'. */
+static void test_strings(void **state)
+{
+	static const struct {
+		const char *filter;
+		enum trigger_op op;
+		const char *str;
+	} cases[] = {
+		{ "comm == \"bash\"", TRIGGER_OP_EQ, "bash" },
+		{ "comm != 'a b'", TRIGGER_OP_NE, "a b" },
+		{ "comm == x*", TRIGGER_OP_EQ, "x*" }, /* == is exact, as the kernel's */
+		{ "comm ~ \"x\"", TRIGGER_OP_EQ, "x" },
+		{ "comm ~ \"post*\"", TRIGGER_OP_PREFIX, "post" },
+		{ "comm ~ \"*sql\"", TRIGGER_OP_SUFFIX, "sql" },
+		{ "comm ~ \"*gres*\"", TRIGGER_OP_SUBSTR, "gres" },
+		{ "comm ~ \"*\"", TRIGGER_OP_SUFFIX, "" },
+		{ "comm ~ \"0123456789abcdef\"", TRIGGER_OP_EQ, "0123456789abcdef" },
+		{ "name ~ \"/usr/*\"", TRIGGER_OP_PREFIX, "/usr/" },
+		{ "path == /etc/passwd", TRIGGER_OP_EQ, "/etc/passwd" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct trigger_side s = { 0 };
+
+		if (config_filter__compile(cases[i].filter, field, NULL, &s) != 0)
+			fail_msg("'%s' does not compile", cases[i].filter);
+		assert_int_equal(s.nr_terms, 1);
+		assert_int_equal(s.terms[0].op, cases[i].op);
+		assert_string_equal(s.terms[0].str, cases[i].str);
+	}
+}
+
 /* What the program does not run: -1, nr_terms -1, no program. */
 static void test_fallback(void **state)
 {
 	static const char *const filters[] = {
-		"comm == \"bash\"",
+		"cpumask == 1",
 		"a ~ \"x*\"",
+		"a == \"x\"",
+		"comm ==",
+		"comm < \"x\"",
+		"comm == \"unterminated",
+		"comm == \"0123456789abcdefg\"", /* past TRIGGER_STR_MAX */
+		"comm ~ \"a*b\"",
+		"comm ~ \"a?\"",
+		"comm ~ \"[ab]*\"",
+		"name ~ \"*.so\"", /* a suffix of a string longer than the bytes read */
+		"path ~ \"*x*\"",
 		"nosuch == 1",
 		"common_flags == 1", /* in the record's first 8 bytes */
 		"a == 1 &&",
@@ -188,6 +244,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compiles),
 		cmocka_unit_test(test_terms),
+		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_fallback),
 	};
 

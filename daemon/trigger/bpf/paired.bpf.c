@@ -81,9 +81,86 @@ static __always_inline __s64 read_field(void *ctx, const volatile struct paired_
 	return (__s64)v;
 }
 
+/* A string field's first bytes into @buf (zeroed), as the record has them. */
+static __always_inline int read_string(void *ctx, const volatile struct paired_field *f, char *buf)
+{
+	/* 64-bit: a 32-bit size is tested on a zero-extended copy, not what the call takes. */
+	__u64 off = f->offset, size = f->size;
+
+	if (f->kind == PAIRED_FIELD_DYNAMIC) {
+		__u32 loc = 0;
+
+		/* (length << 16) | offset, from the record's start, the NUL counted */
+		if (bpf_probe_read_kernel(&loc, sizeof(loc), (char *)ctx + off))
+			return -1;
+		off = loc & 0xffff;
+		size = loc >> 16;
+	}
+	if (size > PAIRED_STR_READ)
+		size = PAIRED_STR_READ;
+	if (!size)
+		return 0;
+	return bpf_probe_read_kernel(buf, size, (char *)ctx + off) ? -1 : 0;
+}
+
+/* Whether @s holds the term's string at @at. */
+static __always_inline int has_at(const char *s, __u32 at, const volatile struct paired_term *t,
+				  __u32 n)
+{
+	for (__u32 i = 0; i < PAIRED_STR_MAX; i++) {
+		if (i >= n)
+			break;
+		if (s[(at + i) & (PAIRED_STR_READ - 1)] != t->str[i])
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The kernel's string matches over the bytes read: exact (==, !=), and a
+ * glob's prefix, suffix and substring. config_filter leaves to the kernel
+ * what these bytes cannot decide (a suffix of a longer string).
+ */
+static __always_inline __u64 string_true(void *ctx, const volatile struct paired_term *t)
+{
+	char s[PAIRED_STR_READ + 1] = {};
+	__u32 n = t->str_len, len = 0;
+	__u64 hit;
+
+	if (n > PAIRED_STR_MAX || read_string(ctx, &t->field, s) < 0)
+		return 0;
+	for (__u32 i = 0; i < PAIRED_STR_READ; i++) {
+		if (!s[i])
+			break;
+		len++;
+	}
+	switch (t->op) {
+	case PAIRED_EQ:
+	case PAIRED_NE:
+		hit = len == n && has_at(s, 0, t, n);
+		return t->op == PAIRED_EQ ? hit : !hit;
+	case PAIRED_PREFIX:
+		return len >= n && has_at(s, 0, t, n);
+	case PAIRED_SUFFIX:
+		return len >= n && has_at(s, len - n, t, n);
+	default:
+		for (__u32 at = 0; at < PAIRED_STR_READ; at++) {
+			if (at + n > len)
+				break;
+			if (has_at(s, at, t, n))
+				return 1;
+		}
+		return 0;
+	}
+}
+
 static __always_inline __u64 term_true(void *ctx, const volatile struct paired_term *t)
 {
-	__s64 v = read_field(ctx, &t->field), want = t->value;
+	__s64 v, want = t->value;
+
+	if (t->field.kind != PAIRED_FIELD_INT)
+		return string_true(ctx, t);
+	v = read_field(ctx, &t->field);
 
 	switch (t->op) {
 	case PAIRED_EQ:

@@ -22,14 +22,32 @@
 /* The first 8 bytes of the record hold the regs pointer when a BPF program runs. */
 #define PAIRED_FIELD_PID      0xffffffffu /* offset: common_pid, read from the task instead */
 
+enum paired_field_kind { PAIRED_FIELD_INT, PAIRED_FIELD_CHARS, PAIRED_FIELD_DYNAMIC };
+
 struct paired_field {
 	__u32 offset; /* in the record, or PAIRED_FIELD_PID */
-	__u32 size;   /* 1, 2, 4 or 8 */
+	__u32 size;   /* INT: 1, 2, 4 or 8; CHARS: the array's; DYNAMIC: 4 */
 	__u32 is_signed;
-	__u32 pad;
+	__u32 kind; /* enum paired_field_kind */
 };
 
-enum paired_op { PAIRED_EQ, PAIRED_NE, PAIRED_LT, PAIRED_LE, PAIRED_GT, PAIRED_GE, PAIRED_AND };
+/* A string field: at most its first PAIRED_STR_READ bytes are looked at. */
+#define PAIRED_STR_MAX	16
+#define PAIRED_STR_READ 32
+
+/* Integer ops up to PAIRED_AND; EQ and NE also compare strings, the last three only strings. */
+enum paired_op {
+	PAIRED_EQ,
+	PAIRED_NE,
+	PAIRED_LT,
+	PAIRED_LE,
+	PAIRED_GT,
+	PAIRED_GE,
+	PAIRED_AND,
+	PAIRED_PREFIX,
+	PAIRED_SUFFIX,
+	PAIRED_SUBSTR,
+};
 
 /*
  * A side's filter program, in postfix: a byte below PAIRED_TERMS_MAX
@@ -40,8 +58,9 @@ enum paired_prog_op { PAIRED_PROG_AND = 0xf0, PAIRED_PROG_OR, PAIRED_PROG_NOT };
 struct paired_term {
 	struct paired_field field;
 	__u32 op; /* enum paired_op */
-	__u32 pad;
+	__u32 str_len;
 	__s64 value;
+	char str[PAIRED_STR_MAX]; /* string fields: str_len bytes, no NUL */
 };
 
 struct paired_side {
