@@ -507,7 +507,7 @@ static void take_connection(struct control *ctl, int fd)
 		close(fd);
 		return;
 	}
-	if (!control_socket__allowed(ctl->sock, &cred)) {
+	if (!control_socket__allowed(ctl->sock, fd, &cred)) {
 		if (log_limit__pass(&ctl->refused_log, monotonic_ns(), &quiet))
 			log_notice("control: refused pid %d uid %u gid %u: not root%s%s%s%s",
 				   (int)cred.pid, (unsigned int)cred.uid, (unsigned int)cred.gid,

@@ -3,11 +3,12 @@
  * control_socket: the control socket's listening end (daemon layer, part
  * of control). Creating it never touches a file that is not a stale
  * socket, and it is never reachable by others, not even for a moment.
- * Peers are checked by SO_PEERCRED and /proc/<pid>/status. See
+ * Peers are checked by SO_PEERCRED and SO_PEERGROUPS. See
  * control_socket.h.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,49 +34,46 @@ struct control_socket {
 	gid_t gid;
 };
 
-static bool pid_in_group(pid_t pid, gid_t gid)
+/*
+ * The peer's supplementary groups as the kernel took them at connect():
+ * not /proc/<pid>/status, which is gone once the peer exits and may be
+ * another process's by then.
+ */
+static bool peer_in_group(int fd, gid_t gid)
 {
-	char path[64], *line = NULL, *p, *end;
-	size_t size = 0;
+	gid_t some[64], *groups = some;
+	socklen_t len = sizeof(some);
 	bool found = false;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (getline(&line, &size, f) > 0) {
-		if (strncmp(line, "Groups:", 7))
-			continue;
-		for (p = line + 7; !found; p = end) {
-			unsigned long g = strtoul(p, &end, 10);
-
-			if (end == p)
-				break;
-			found = (gid_t)g == gid;
-		}
-		break;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) {
+		if (errno != ERANGE || len > NGROUPS_MAX * sizeof(gid_t) || !(groups = malloc(len)))
+			return false;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+			len = 0;
 	}
-	free(line);
-	fclose(f);
+	for (size_t i = 0; i < len / sizeof(gid_t) && !found; i++)
+		found = groups[i] == gid;
+	if (groups != some)
+		free(groups);
 	return found;
 }
 
 /**
  * control_socket__allowed - whether a peer may use the control socket
  * @s: the control socket
+ * @fd: the peer's connection
  * @cred: the peer's SO_PEERCRED
  *
- * The supplementary groups are read from /proc/<pid>/status, as the
- * kernel does not pass them. Returns true for root and group members.
+ * Returns true for root and members of the group, by their primary or
+ * supplementary groups at connect().
  */
-bool control_socket__allowed(const struct control_socket *s, const struct ucred *cred)
+bool control_socket__allowed(const struct control_socket *s, int fd, const struct ucred *cred)
 {
 	if (cred->uid == 0)
 		return true;
 	if (!s->group)
 		return false;
-	return cred->gid == s->gid || pid_in_group(cred->pid, s->gid);
+	return cred->gid == s->gid || peer_in_group(fd, s->gid);
 }
 
 /* The owner and mode of a socket this created: root (if we are) and the group. */

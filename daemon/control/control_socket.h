@@ -28,7 +28,7 @@ int control_socket__set_group(struct control_socket *s, const char *group, gid_t
 /* The group's name, or NULL. */
 const char *control_socket__group(const struct control_socket *s);
 /* Root, or a peer whose gid or supplementary groups hold the group. */
-bool control_socket__allowed(const struct control_socket *s, const struct ucred *cred);
+bool control_socket__allowed(const struct control_socket *s, int fd, const struct ucred *cred);
 
 int control_socket__fd(const struct control_socket *s);
 /* The path, "" for systemd's socket. */
