@@ -76,20 +76,39 @@ bool control_socket__allowed(const struct control_socket *s, int fd, const struc
 	return cred->gid == s->gid || peer_in_group(fd, s->gid);
 }
 
-/* The owner and mode of a socket this created: root (if we are) and the group. */
+/*
+ * The owner and mode of a socket this created: root (if we are) and the
+ * group. Through the socket's own inode, never a path: where others may
+ * write in its directory, the path can be a symbolic link by a reload,
+ * and chown() and chmod() would follow it to any file.
+ */
 static int apply_owner(const struct control_socket *s)
 {
 	uid_t uid = geteuid() == 0 ? 0 : (uid_t)-1;
 	gid_t gid = s->group ? s->gid : getegid();
+	char proc[64];
+	struct stat st;
+	int fd, r = 0;
 
 	if (!s->created)
 		return 0;
-	if (chown(s->path, uid, gid) < 0)
-		return log__errno(-errno, "control: cannot chown '%s' to group %u", s->path,
-				  (unsigned int)gid);
-	if (chmod(s->path, 0660) < 0)
-		return log__errno(-errno, "control: cannot chmod '%s'", s->path);
-	return 0;
+	fd = open(s->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return log__errno(-errno, "control: '%s'", s->path);
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode) || st.st_dev != s->dev ||
+	    st.st_ino != s->ino)
+		r = log__errno(-ESTALE,
+			       "control: '%s' is no longer the socket perfsnapd made; not "
+			       "changing its owner",
+			       s->path);
+	else if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH) < 0)
+		r = log__errno(-errno, "control: cannot chown '%s' to group %u", s->path,
+			       (unsigned int)gid);
+	/* chmod() of the descriptor's /proc link: the inode it names, not a path. */
+	else if (snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd) < 0 || chmod(proc, 0660) < 0)
+		r = log__errno(-errno, "control: cannot chmod '%s'", s->path);
+	close(fd);
+	return r;
 }
 
 /**
