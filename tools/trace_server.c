@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,7 +25,7 @@
 struct server {
 	const char *path;
 	const char *origin;
-	char url_path[PATH_MAX]; /* "/" + base name */
+	char url_path[PATH_MAX]; /* "/TOKEN/" + base name */
 	struct event_base *base;
 	bool served;
 };
@@ -117,10 +118,25 @@ static bool url_safe(const char *s)
 	return true;
 }
 
+/*
+ * 128 random bits in hex: the port is fixed (the UI fetches from there),
+ * so the path is what keeps another local user from fetching the trace.
+ */
+static int make_token(char *buf, size_t size)
+{
+	uint8_t r[16];
+
+	if (size < 2 * sizeof(r) + 1 || getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return -1;
+	for (size_t i = 0; i < sizeof(r); i++)
+		snprintf(buf + 2 * i, 3, "%02x", r[i]);
+	return 0;
+}
+
 int trace_server__run(const char *path, const char *origin)
 {
 	struct server sv = { .path = path, .origin = origin };
-	char copy[PATH_MAX], url[2 * PATH_MAX], host[256] = "this-host";
+	char copy[PATH_MAX], url[2 * PATH_MAX], host[256] = "this-host", token[33];
 	struct evhttp *http = NULL;
 	const char *base;
 	int r = 1;
@@ -135,7 +151,12 @@ int trace_server__run(const char *path, const char *origin)
 			base);
 		return 1;
 	}
-	snprintf(sv.url_path, sizeof(sv.url_path), "/%s", base);
+	if (make_token(token, sizeof(token)) < 0) {
+		fprintf(stderr, PROG ": --open: no random bytes for the URL: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	snprintf(sv.url_path, sizeof(sv.url_path), "/%s/%s", token, base);
 	sv.base = event_base_new();
 	http = sv.base ? evhttp_new(sv.base) : NULL;
 	if (!http) {

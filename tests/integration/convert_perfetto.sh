@@ -111,7 +111,8 @@ zstd -q -dc cc.zstd.pftrace | cmp - cc.pftrace || fail "zstd output differs from
 pftrace_decode cc.zstd.pftrace ccz.txt
 cmp ccz.txt cc.txt || fail "zstd decodes differently"
 
-# 5. --open: one GET of the trace, with CORS for the origin; 404 otherwise; exit.
+# 5. --open: one GET of the trace at a path with a random token (another
+# local user cannot guess it), with CORS for the origin; 404 otherwise; exit.
 # Port 9001 is fixed (the UI fetches from nowhere else): one test at a time
 # on this machine holds it, whichever build or worktree runs it.
 exec {portlock}>/tmp/perfsnapd-test-port9001.lock
@@ -125,15 +126,18 @@ for _ in $(seq 1 600); do
 	kill -0 "$server" 2>/dev/null || break
 	sleep 0.1
 done
-grep -q "^Open $origin/#!/?url=http://127.0.0.1:9001/open.pftrace\$" open.out ||
-	{ cat open.out open.err >&2; fail "--open printed no URL"; }
+grep -qE "^Open $origin/#!/\?url=http://127.0.0.1:9001/[0-9a-f]{32}/open.pftrace\$" open.out ||
+	{ cat open.out open.err >&2; fail "--open printed no URL with a token"; }
+url=$(sed -n 's|^Open .*?url=||p' open.out)
 grep -q 'ssh -L 9001:127.0.0.1:9001' open.out || fail "--open: no port forwarding hint"
-code=$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:9001/other.pftrace)
-[ "$code" = 404 ] || fail "another path got $code, want 404"
-code=$(curl -s -o /dev/null -w '%{http_code}' -H "Origin: https://evil.example" \
-	http://127.0.0.1:9001/open.pftrace)
+for other in http://127.0.0.1:9001/open.pftrace "${url%/open.pftrace}/other.pftrace" \
+	"http://127.0.0.1:9001/00000000000000000000000000000000/open.pftrace"; do
+	code=$(curl -s -o /dev/null -w '%{http_code}' "$other")
+	[ "$code" = 404 ] || fail "$other got $code, want 404"
+done
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "Origin: https://evil.example" "$url")
 [ "$code" = 403 ] || fail "another origin got $code, want 403"
-curl -s -D headers.txt -H "Origin: $origin" -o got.pftrace http://127.0.0.1:9001/open.pftrace ||
+curl -s -D headers.txt -H "Origin: $origin" -o got.pftrace "$url" ||
 	fail "GET of the trace failed"
 grep -q '^HTTP/1.1 200' headers.txt || fail "GET: $(head -1 headers.txt)"
 grep -qi "^Access-Control-Allow-Origin: $origin"$'\r'"\$" headers.txt ||
@@ -142,7 +146,7 @@ cmp got.pftrace open.pftrace || fail "served bytes differ from the file"
 # It exits by itself now (if it did not, ctest's timeout would end the test).
 wait "$server" || fail "--open exited $?"
 grep -q 'fetched open.pftrace' open.out || fail "--open did not say it was fetched"
-curl -s -o /dev/null http://127.0.0.1:9001/open.pftrace && fail "still serving after one GET"
+curl -s -o /dev/null "$url" && fail "still serving after one GET"
 flock -u "$portlock"
 
 # 6. Bad use: one clear line.
