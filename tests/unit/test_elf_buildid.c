@@ -11,12 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <elf.h>
-#include <sys/resource.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "elf_buildid.h"
+#include "test_elf.h"
 #include "test_skip.h"
 
 /* What `readelf -n` says /proc/self/exe's build-id is (hex, or ""). */
@@ -86,15 +85,6 @@ static void no_note(void **state)
 	unlink(path);
 }
 
-/* Peak RSS in KiB. */
-static long max_rss(void)
-{
-	struct rusage ru;
-
-	assert_int_equal(getrusage(RUSAGE_SELF, &ru), 0);
-	return ru.ru_maxrss;
-}
-
 /*
  * A sparse 1 GiB "ELF" whose three PT_NOTE and one SHT_NOTE claim 1 GiB
  * each (issue 53: perfsnapd's RSS went to 3.1 GB): no build-id, read in
@@ -105,14 +95,9 @@ static void huge_notes(void **state)
 	char path[] = "/tmp/elf_buildid-XXXXXX";
 	const uint64_t claim = 1ull << 30;
 	Elf64_Ehdr eh = {
-		.e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB,
-			     EV_CURRENT },
-		.e_type = ET_EXEC,
-		.e_machine = EM_X86_64,
-		.e_version = EV_CURRENT,
+		TEST_ELF64_EXEC,
 		.e_phoff = sizeof(Elf64_Ehdr),
 		.e_shoff = sizeof(Elf64_Ehdr) + 3 * sizeof(Elf64_Phdr),
-		.e_ehsize = sizeof(Elf64_Ehdr),
 		.e_phentsize = sizeof(Elf64_Phdr),
 		.e_phnum = 3,
 		.e_shentsize = sizeof(Elf64_Shdr),
@@ -124,7 +109,7 @@ static void huge_notes(void **state)
 		{ .sh_type = SHT_NOTE, .sh_offset = 4096, .sh_size = claim, .sh_addralign = 4 }
 	};
 	struct elf_buildid id;
-	long before = max_rss();
+	long before = test_elf__max_rss();
 	int fd = mkstemp(path);
 
 	(void)state;
@@ -135,7 +120,7 @@ static void huge_notes(void **state)
 	assert_int_equal(write(fd, sh, sizeof(sh)), sizeof(sh));
 	assert_int_equal(ftruncate(fd, (off_t)(4096 + claim)), 0);
 	assert_int_equal(elf_buildid__read_fd(fd, &id), -ENOENT);
-	assert_true(max_rss() - before < 16 * 1024);
+	assert_true(test_elf__max_rss() - before < 16 * 1024);
 	close(fd);
 	unlink(path);
 }

@@ -6,7 +6,6 @@
  * is a sparse "ELF" whose symbol table claims 1 GiB (issue 53), without
  * the memory.
  */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -17,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "elf_symtab.h"
+#include "test_elf.h"
 
 /* Functions `readelf -sW` lists in @path. */
 static long functions(const char *path)
@@ -59,25 +58,12 @@ static void copies_own_symbols(void **state)
 	close(in);
 }
 
-static long max_rss(void)
-{
-	struct rusage ru;
-
-	assert_int_equal(getrusage(RUSAGE_SELF, &ru), 0);
-	return ru.ru_maxrss;
-}
-
 static void huge_symtab(void **state)
 {
 	const uint64_t claim = 1ull << 30;
 	Elf64_Ehdr eh = {
-		.e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB,
-			     EV_CURRENT },
-		.e_type = ET_EXEC,
-		.e_machine = EM_X86_64,
-		.e_version = EV_CURRENT,
+		TEST_ELF64_EXEC,
 		.e_shoff = sizeof(Elf64_Ehdr),
-		.e_ehsize = sizeof(Elf64_Ehdr),
 		.e_shentsize = sizeof(Elf64_Shdr),
 		.e_shnum = 3,
 		.e_shstrndx = 2,
@@ -92,7 +78,7 @@ static void huge_symtab(void **state)
 		  .sh_addralign = 8 },
 		{ .sh_type = SHT_STRTAB, .sh_offset = 4096, .sh_size = claim, .sh_addralign = 1 },
 	};
-	long before = max_rss();
+	long before = test_elf__max_rss();
 	uint64_t size = 0;
 	int in = memfd_create("huge", MFD_CLOEXEC), out = memfd_create("copy", MFD_CLOEXEC);
 
@@ -102,7 +88,7 @@ static void huge_symtab(void **state)
 	assert_int_equal(write(in, sh, sizeof(sh)), sizeof(sh));
 	assert_int_equal(ftruncate(in, (off_t)(4096 + claim)), 0);
 	assert_int_equal(elf_symtab__copy(in, out, 64ull << 20, &size), -EFBIG);
-	assert_true(max_rss() - before < 16 * 1024);
+	assert_true(test_elf__max_rss() - before < 16 * 1024);
 	close(in);
 	close(out);
 }
