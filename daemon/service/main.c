@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@
 #include "procinfo.h"
 #include "service.h"
 #include "sideband.h"
+#include "upload.h"
 
 static int libperf_print(enum libperf_print_level level, const char *fmt, va_list ap)
 {
@@ -190,6 +192,25 @@ out:
 	return r;
 }
 
+/*
+ * [upload] without --upload-socket: perfsnapd starts the helper itself,
+ * so a missing one is said now (--check-config too), not at every retry.
+ */
+static bool upload_helper_ready(const struct daemon *d)
+{
+	char where[4 * PATH_MAX];
+
+	if (!d->cfg->upload_url || d->upload_socket ||
+	    upload__find_helper(where, sizeof(where)) == 0)
+		return true;
+	fprintf(stderr,
+		"perfsnapd: %s: [upload] upload_url needs the upload helper perfsnapd-upload, "
+		"which is not at %s: install it there, or run it as perfsnapd-upload.socket and "
+		"give its path with --upload-socket\n",
+		d->config_path, where);
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -245,6 +266,10 @@ int main(int argc, char **argv)
 	if (config__load(d.config_path, NULL, &d.cfg, &diags) < 0) {
 		config_diags__print(&diags, stderr);
 		config_diags__clear(&diags);
+		return EX_CONFIG;
+	}
+	if (!upload_helper_ready(&d)) {
+		config__put(d.cfg);
 		return EX_CONFIG;
 	}
 	if (check_only) {

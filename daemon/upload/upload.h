@@ -45,6 +45,12 @@ struct upload_summary {
 };
 
 /*
+ * Where the helper perfsnapd starts is (into @path), or -ENOENT with
+ * the places it looked in; started only without a helper socket.
+ */
+int upload__find_helper(char *path, size_t size);
+
+/*
  * Starts the uploader for @cfg (which must have upload_url set) and queues
  * what the state files in cfg->directory say is not yet uploaded. The
  * network is the upload helper's: reached at @helper_socket, or started as

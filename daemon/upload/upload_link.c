@@ -58,27 +58,44 @@ int upload_link__new(const char *socket_path, struct upload_link **ret)
 	return 0;
 }
 
-/*
- * The helper beside perfsnapd's own binary first (a build tree, a
- * relocated install), then the installed one.
+/**
+ * upload__find_helper - where perfsnapd starts its upload helper from
+ * @path: the helper found, else the places looked in ("A, B or C")
+ * @size: size of @path
+ *
+ * Beside perfsnapd's own binary (a build tree), then where an install
+ * puts it relative to perfsnapd (one relocated with --prefix), then the
+ * configured place. Returns 0, or -ENOENT where no executable helper is.
  */
-static void helper_path(char *buf, size_t size)
+int upload__find_helper(char *path, size_t size)
 {
-	char self[PATH_MAX];
+	char self[PATH_MAX], dir[PATH_MAX], tried[3][PATH_MAX + sizeof(HELPER_NAME) + 64];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	size_t nr = 0;
 
 	if (n > 0) {
 		self[n] = '\0';
-		snprintf(buf, size, "%s/" HELPER_NAME, dirname(self));
-		if (access(buf, X_OK) == 0)
-			return;
+		snprintf(dir, sizeof(dir), "%s", dirname(self));
+		snprintf(tried[nr++], sizeof(tried[0]), "%s/" HELPER_NAME, dir);
+		snprintf(tried[nr++], sizeof(tried[0]), "%s/%s/" HELPER_NAME, dir,
+			 PERFSNAPD_LIBEXEC_FROM_SBIN);
 	}
-	snprintf(buf, size, "%s/" HELPER_NAME, PERFSNAPD_LIBEXECDIR);
+	snprintf(tried[nr++], sizeof(tried[0]), "%s/" HELPER_NAME, PERFSNAPD_LIBEXECDIR);
+	for (size_t i = 0; i < nr; i++)
+		if (access(tried[i], X_OK) == 0) {
+			snprintf(path, size, "%s", tried[i]);
+			return 0;
+		}
+	if (nr == 3)
+		snprintf(path, size, "%s, %s or %s", tried[0], tried[1], tried[2]);
+	else
+		snprintf(path, size, "%s", tried[0]);
+	return -ENOENT;
 }
 
 static int spawn_helper(struct upload_link *l, char *error, size_t size)
 {
-	char path[PATH_MAX + sizeof(HELPER_NAME) + 1];
+	char path[4 * PATH_MAX];
 	char name[] = HELPER_NAME, *argv[] = { name, NULL };
 	int sv[2], r;
 
@@ -87,7 +104,7 @@ static int spawn_helper(struct upload_link *l, char *error, size_t size)
 			 strerror(errno));
 		return -errno;
 	}
-	helper_path(path, sizeof(path));
+	(void)upload__find_helper(path, sizeof(path));
 	r = child_spawn__start(path, argv, sv[1], &l->pid);
 	close(sv[1]);
 	if (r < 0) {
