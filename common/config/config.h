@@ -226,6 +226,8 @@ struct perfsnapd_config {
 	char *control_socket; /* absolute path, always set */
 	char *control_group;  /* NULL: only root may connect */
 	gid_t control_gid;    /* of control_group, when set */
+	/* dumps each member (a uid other than root) may ask for in an hour; 0: unlimited */
+	unsigned int control_member_max_per_hour;
 
 	/* [upload]: snapshots go to S3-compatible storage when upload_url is set */
 	char *upload_url;	  /* "s3://bucket/prefix/{host}/" as written */

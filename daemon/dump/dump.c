@@ -540,6 +540,11 @@ int dump__new(struct capture *cap, struct sideband *sb, const struct perfsnapd_c
 	return 0;
 }
 
+unsigned int dump__starts_last_hour(const struct dump *d)
+{
+	return dump_schedule__starts_last_hour(d->sched, monotonic_ns());
+}
+
 /* At exit or reopen: the job in flight completes here, then reports. */
 static void finish_in_place(struct dump *d)
 {

@@ -63,6 +63,9 @@ void dump__set_config(struct dump *d, const struct perfsnapd_config *cfg);
  */
 int dump__trigger(struct dump *d, const char *reason, const struct snapshot_origin *origin,
 		  dump_done_fn waiter, void *waiter_ctx);
+/* Dumps started in the last hour, as max_per_hour counts them. */
+unsigned int dump__starts_last_hour(const struct dump *d);
+
 /* Like dump__trigger(), for a [trigger NAME]: @trigger goes into the sidecar and the log. */
 int dump__trigger_by(struct dump *d, const char *reason, const struct snapshot_origin *origin,
 		     const struct snapshot_trigger *trigger, dump_done_fn waiter, void *waiter_ctx);

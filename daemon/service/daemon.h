@@ -22,6 +22,7 @@ struct perfsnapd_config;
 struct sideband;
 struct upload;
 struct trigger_set;
+struct member_budget;
 struct config_diags;
 struct retired_recording;
 struct reload;
@@ -41,6 +42,7 @@ struct daemon {
 	struct control *ctl;
 	struct upload *up; /* NULL without [upload] */
 	struct trigger_set *triggers;
+	struct member_budget *members; /* the control group's dumps in the last hour */
 	/* Recordings a reload replaced, finishing their dumps on their own rings. */
 	struct retired_recording *retiring;
 	/* A reload whose new rings are opening (NULL when none); a SIGHUP meanwhile: */

@@ -20,6 +20,7 @@
 #include "control_range.h"
 #include "daemon.h"
 #include "log.h"
+#include "member_budget.h"
 #include "monotonic.h"
 #include "retention.h"
 #include "ring_sizer.h"
@@ -50,6 +51,53 @@ static void dump_answered(void *ctx, const struct dump_figures *rep)
 	control_client__done(client, 0, NULL);
 }
 
+/*
+ * A member of the control group (not root) asking for a dump: within its
+ * own hourly budget, and leaving a quarter of max_per_hour to triggers
+ * and root. Answers @client when refused.
+ */
+static bool member_may_dump(struct daemon *d, struct control_client *client, uid_t uid)
+{
+	unsigned int max = d->cfg->max_per_hour, reserve = (max + 3) / 4;
+	uint64_t wait = 0;
+	int r;
+
+	if (uid == 0)
+		return true;
+	if (!d->members && !(d->members = member_budget__new())) {
+		control_client__done(client, -ENOMEM, NULL);
+		return false;
+	}
+	r = member_budget__check(d->members, uid, d->cfg->control_member_max_per_hour,
+				 monotonic_ns(), &wait);
+	if (r == -EDQUOT)
+		control_client__done(client, r,
+				     "refused: uid %u has asked for its %u dumps of the last hour "
+				     "([control] member_max_per_hour); the next in %llu s",
+				     (unsigned int)uid, d->cfg->control_member_max_per_hour,
+				     (unsigned long long)(wait / 1000000000 + 1));
+	else if (r < 0)
+		control_client__done(client, r,
+				     "refused: %d members have dumped in the last hour, the most "
+				     "perfsnapd keeps count of",
+				     MEMBER_BUDGET_UIDS);
+	else if (max && d->dump && dump__starts_last_hour(d->dump) + reserve >= max)
+		control_client__done(client, -EAGAIN,
+				     "refused: the last %u of max_per_hour = %u are kept for "
+				     "triggers and root",
+				     reserve, max);
+	else
+		return true;
+	d->refused++;
+	return false;
+}
+
+static void member_charge(struct daemon *d, uid_t uid)
+{
+	if (uid != 0 && d->members && d->cfg->control_member_max_per_hour)
+		member_budget__charge(d->members, uid, monotonic_ns());
+}
+
 /* "dump [--since=T] [--until=T] [--max-size=N] [--] [reason]": the window first. */
 static void ctl_dump(void *ctx, const char *args, struct control_client *client)
 {
@@ -75,10 +123,14 @@ static void ctl_dump(void *ctx, const char *args, struct control_client *client)
 	/* The operator's words as written; who asked is the origin's. */
 	snprintf(why, sizeof(why), "%s", *reason ? reason : "perfsnapctl");
 	control_client__peer(client, &pid, &uid);
+	if (!member_may_dump(d, client, uid))
+		return;
 	origin.pid = (int32_t)pid;
 	origin.uid = uid;
 	r = dump__request(d->dump, why, &origin, NULL, control_range__is_set(&w) ? &w : NULL,
 			  dump_answered, client);
+	if (r >= 0)
+		member_charge(d, uid);
 	if (r == -EAGAIN) {
 		d->refused++;
 		control_client__done(client, r, "refused: max_per_hour = %u reached",
@@ -126,10 +178,18 @@ static void ctl_trigger(void *ctx, const char *name, struct control_client *clie
 {
 	struct daemon *d = ctx;
 	char why[256] = "";
-	int r = d->triggers ? trigger_set__fire(d->triggers, name, dump_answered, client, why,
-						sizeof(why)) :
-			      -ENOENT;
+	pid_t pid;
+	uid_t uid;
+	int r;
 
+	control_client__peer(client, &pid, &uid);
+	if (!member_may_dump(d, client, uid))
+		return;
+	r = d->triggers ?
+		    trigger_set__fire(d->triggers, name, dump_answered, client, why, sizeof(why)) :
+		    -ENOENT;
+	if (r >= 0)
+		member_charge(d, uid);
 	if (r == -ENOENT)
 		control_client__done(client, r, "no trigger '%s' in %s", name, d->cfg->path);
 	else if (r < 0)
@@ -337,8 +397,19 @@ static int ctl_list(void *ctx, struct control_reply *reply)
 	return 0;
 }
 
+/* Root's alone: a reload reopens the rings, and the configuration is root's file. */
 static void ctl_reload(void *ctx, struct control_client *client)
 {
+	pid_t pid;
+	uid_t uid;
+
+	control_client__peer(client, &pid, &uid);
+	if (uid != 0) {
+		control_client__done(client, -EPERM,
+				     "reload: only root may reload the configuration (members may "
+				     "dump, trigger, status and list)");
+		return;
+	}
 	daemon__reload(ctx, client);
 }
 
@@ -377,4 +448,6 @@ void daemon__stop_control(struct daemon *d)
 {
 	control__delete(d->ctl);
 	d->ctl = NULL;
+	member_budget__delete(d->members);
+	d->members = NULL;
 }

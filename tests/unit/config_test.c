@@ -264,8 +264,11 @@ void check_new_defaults(const struct perfsnapd_config *cfg)
 	for (i = 0; i < cfg->nr_events; i++)
 		assert_int_equal(cfg->events[i].attr.use_clockid, 0);
 	check_defaults_but_clock(cfg);
+	assert_int_equal(cfg->max_total_size, 0);
+	assert_int_equal(cfg->max_per_hour, 0);
 }
 
+/* What the built-in defaults and the shipped configuration share (its budget is its own). */
 void check_defaults_but_clock(const struct perfsnapd_config *cfg)
 {
 	assert_int_equal(cfg->history_size, 16 << 20);
@@ -274,13 +277,12 @@ void check_defaults_but_clock(const struct perfsnapd_config *cfg)
 	assert_int_equal(cfg->compression, CONFIG_COMPRESSION_AUTO);
 	assert_int_equal(cfg->symbols, CONFIG_SYMBOLS_BUILD_IDS);
 	assert_int_equal(cfg->max_snapshots, 0);
-	assert_int_equal(cfg->max_total_size, 0);
 	assert_int_equal(cfg->min_interval_ms, 0);
-	assert_int_equal(cfg->max_per_hour, 0);
 	assert_null(cfg->post_command);
 	assert_int_equal(cfg->post_command_timeout_ms, 60000);
 	assert_string_equal(cfg->control_socket, "/run/perfsnapd/control.sock");
 	assert_null(cfg->control_group);
+	assert_int_equal(cfg->control_member_max_per_hour, 4);
 }
 
 /* config__print() of @cfg, malloc'ed. */

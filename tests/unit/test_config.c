@@ -88,6 +88,9 @@ static void test_default_conf(void **state)
 		assert_int_equal(cfg->events[i].attr.clockid, CLOCK_MONOTONIC);
 	}
 	check_defaults_but_clock(cfg);
+	/* A disk budget, so that no loop of dumps fills the disk (issue 53). */
+	assert_int_equal(cfg->max_total_size, 2ull << 30);
+	assert_int_equal(cfg->max_per_hour, 60);
 	config__put(cfg);
 	free(path);
 }
