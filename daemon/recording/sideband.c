@@ -594,17 +594,6 @@ uint64_t sideband__naming_bytes(void *ctx, const struct snapshot_task *tasks, si
 	return bytes + unknown * UNKNOWN_TASK_BYTES;
 }
 
-/* The table's name of @tid at @time, "" if it does not know the task. */
-static void comm_at(struct sideband *sb, pid_t tid, uint64_t time, char *buf, size_t size)
-{
-	const char *name;
-
-	pthread_mutex_lock(&sb->lock);
-	name = proc_table__comm_at(sb->table, tid, time);
-	snprintf(buf, size, "%s", name ? name : "");
-	pthread_mutex_unlock(&sb->lock);
-}
-
 /**
  * sideband__comm - a task's name at a given time
  * @sb: the side-band
@@ -613,21 +602,21 @@ static void comm_at(struct sideband *sb, pid_t tid, uint64_t time, char *buf, si
  * @buf: the name, "" if the side-band does not know the task
  * @size: size of @buf
  *
- * From the table as drained so far: a trigger asks it before its dump
- * starts, and a drain first (its records, the build-ids of new mappings
- * read from files) put the rings' pause milliseconds after the trigger
- * (docs/decisions.md). Only a task the table does not know yet (a
- * short-lived program's uprobe) waits for a drain. A task renamed since
- * the last drain has its older name: the dump asks again after its own
- * drain, for the sidecar.
+ * From the table as drained so far, never draining first: a trigger asks
+ * it before its dump starts, and a drain then (its records, the build-ids
+ * of new mappings read from files) put the rings' pause milliseconds
+ * after the trigger (docs/decisions.md). A task new or renamed since the
+ * last drain is unknown or has its older name there; the dump asks again
+ * after its own drain, and that name is the sidecar's.
  */
 void sideband__comm(struct sideband *sb, pid_t tid, uint64_t time, char *buf, size_t size)
 {
-	comm_at(sb, tid, time, buf, size);
-	if (buf[0])
-		return;
-	drain(sb);
-	comm_at(sb, tid, time, buf, size);
+	const char *name;
+
+	pthread_mutex_lock(&sb->lock);
+	name = proc_table__comm_at(sb->table, tid, time);
+	snprintf(buf, size, "%s", name ? name : "");
+	pthread_mutex_unlock(&sb->lock);
 }
 
 struct symbol_cache *sideband__symbol_cache(struct sideband *sb)

@@ -60,8 +60,8 @@ uint64_t sideband__naming_bytes(void *ctx, const struct snapshot_task *tasks, si
 				uint64_t from, uint64_t to);
 
 /*
- * Loop thread: the name of @tid at @time into @buf ("" if unknown), from
- * the table as drained so far; drained first only for a task it lacks.
+ * The name of @tid at @time into @buf ("" if unknown), from the table as
+ * drained so far: no drain first.
  */
 void sideband__comm(struct sideband *sb, pid_t tid, uint64_t time, char *buf, size_t size);
 

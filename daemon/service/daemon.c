@@ -310,7 +310,11 @@ static int host_request(void *ctx, const char *reason, const struct snapshot_tri
 	return r;
 }
 
-/* The side-band's name at @time (sideband__comm()), else /proc's while the task lives. */
+/*
+ * Before the pause, nothing slow: the side-band's name at @time as drained
+ * so far, else /proc's while the task lives. The dump names the task
+ * again after its own drain (dump.c), for the sidecar.
+ */
 static void host_comm(void *ctx, pid_t tid, uint64_t time, char *buf, size_t size)
 {
 	struct daemon *d = ctx;
