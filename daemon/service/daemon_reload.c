@@ -345,7 +345,7 @@ static int apply_same_rings(struct daemon *d, const struct perfsnapd_config *cfg
  */
 void daemon__reload(struct daemon *d, struct control_client *client)
 {
-	char changes[RELOAD_CHANGES_MAX], helper[4 * PATH_MAX];
+	char changes[RELOAD_CHANGES_MAX], helper[5 * PATH_MAX];
 	struct config_diags diags = { 0 };
 	const struct perfsnapd_config *cfg = NULL;
 	struct trigger_set *ts = NULL;
@@ -362,12 +362,8 @@ void daemon__reload(struct daemon *d, struct control_client *client)
 	}
 	service__reloading();
 	r = config__load(d->config_path, NULL, &cfg, &diags);
-	if (r == 0 && cfg->upload_url && !d->upload_socket &&
-	    upload__find_helper(helper, sizeof(helper)) < 0) {
-		config_diags__add(&diags, d->config_path, 0,
-				  "[upload] upload_url needs the upload helper perfsnapd-upload, "
-				  "which is not at %s",
-				  helper);
+	if (r == 0 && upload__check_helper(cfg, d->upload_socket, helper, sizeof(helper)) < 0) {
+		config_diags__add(&diags, d->config_path, 0, "%s", helper);
 		config__put(cfg);
 		r = -EINVAL;
 	}

@@ -192,25 +192,6 @@ out:
 	return r;
 }
 
-/*
- * [upload] without --upload-socket: perfsnapd starts the helper itself,
- * so a missing one is said now (--check-config too), not at every retry.
- */
-static bool upload_helper_ready(const struct daemon *d)
-{
-	char where[4 * PATH_MAX];
-
-	if (!d->cfg->upload_url || d->upload_socket ||
-	    upload__find_helper(where, sizeof(where)) == 0)
-		return true;
-	fprintf(stderr,
-		"perfsnapd: %s: [upload] upload_url needs the upload helper perfsnapd-upload, "
-		"which is not at %s: install it there, or run it as perfsnapd-upload.socket and "
-		"give its path with --upload-socket\n",
-		d->config_path, where);
-	return false;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -224,6 +205,7 @@ int main(int argc, char **argv)
 	};
 	struct config_diags diags = { 0 };
 	struct daemon d = { .config_path = PERFSNAPD_DEFAULT_CONFIG };
+	char err[5 * PATH_MAX];
 	bool check_only = false;
 	sigset_t set;
 	int c, r;
@@ -268,7 +250,8 @@ int main(int argc, char **argv)
 		config_diags__clear(&diags);
 		return EX_CONFIG;
 	}
-	if (!upload_helper_ready(&d)) {
+	if (upload__check_helper(d.cfg, d.upload_socket, err, sizeof(err)) < 0) {
+		fprintf(stderr, "perfsnapd: %s: %s\n", d.config_path, err);
 		config__put(d.cfg);
 		return EX_CONFIG;
 	}

@@ -45,10 +45,11 @@ struct upload_summary {
 };
 
 /*
- * Where the helper perfsnapd starts is (into @path), or -ENOENT with
- * the places it looked in; started only without a helper socket.
+ * With [upload] in @cfg and no @helper_socket, perfsnapd starts the
+ * helper: 0 if it is there, else -ENOENT and what to do in @err.
  */
-int upload__find_helper(char *path, size_t size);
+int upload__check_helper(const struct perfsnapd_config *cfg, const char *helper_socket, char *err,
+			 size_t size);
 
 /*
  * Starts the uploader for @cfg (which must have upload_url set) and queues

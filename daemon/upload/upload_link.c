@@ -58,16 +58,13 @@ int upload_link__new(const char *socket_path, struct upload_link **ret)
 	return 0;
 }
 
-/**
- * upload__find_helper - where perfsnapd starts its upload helper from
- * @path: the helper found, else the places looked in ("A, B or C")
- * @size: size of @path
- *
- * Beside perfsnapd's own binary (a build tree), then where an install
- * puts it relative to perfsnapd (one relocated with --prefix), then the
- * configured place. Returns 0, or -ENOENT where no executable helper is.
+/*
+ * Where perfsnapd starts its upload helper from, into @path: beside its
+ * own binary (a build tree), then where an install puts it relative to
+ * perfsnapd (one relocated with --prefix), then the configured place.
+ * Returns 0, or -ENOENT with the places looked in ("A, B or C").
  */
-int upload__find_helper(char *path, size_t size)
+static int find_helper(char *path, size_t size)
 {
 	char self[PATH_MAX], dir[PATH_MAX], tried[3][PATH_MAX + sizeof(HELPER_NAME) + 64];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -93,6 +90,31 @@ int upload__find_helper(char *path, size_t size)
 	return -ENOENT;
 }
 
+/**
+ * upload__check_helper - whether the helper perfsnapd would start is there
+ * @cfg: the configuration
+ * @helper_socket: --upload-socket, or NULL: perfsnapd starts the helper
+ * @err: the message, when it is missing
+ * @size: size of @err
+ *
+ * Said at start, --check-config and reload rather than at every retry.
+ * Returns 0 (also without [upload], or with a helper socket) or -ENOENT.
+ */
+int upload__check_helper(const struct perfsnapd_config *cfg, const char *helper_socket, char *err,
+			 size_t size)
+{
+	char where[4 * PATH_MAX];
+
+	if (!cfg->upload_url || helper_socket || find_helper(where, sizeof(where)) == 0)
+		return 0;
+	snprintf(err, size,
+		 "[upload] upload_url needs the upload helper " HELPER_NAME ", which is not at "
+		 "%s: install it there, or run it as " HELPER_NAME ".socket and give its path "
+		 "with --upload-socket",
+		 where);
+	return -ENOENT;
+}
+
 static int spawn_helper(struct upload_link *l, char *error, size_t size)
 {
 	char path[4 * PATH_MAX];
@@ -104,7 +126,7 @@ static int spawn_helper(struct upload_link *l, char *error, size_t size)
 			 strerror(errno));
 		return -errno;
 	}
-	(void)upload__find_helper(path, sizeof(path));
+	(void)find_helper(path, sizeof(path));
 	r = child_spawn__start(path, argv, sv[1], &l->pid);
 	close(sv[1]);
 	if (r < 0) {
