@@ -15,6 +15,7 @@
 #include "perfdata_reader.h"
 #include "snapshot.h"
 #include "snapshot_tracedat.h"
+#include "symbols.h"
 
 /**
  * perfdata_convert__write_tracedat - write a read perf.data's tracepoint
@@ -97,7 +98,7 @@ int perfdata_convert__write_perfetto(const struct snapshot *s, const struct perf
 		const struct perfdata_build_id *b = perfdata_reader__build_id(r, i);
 
 		if ((b->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER ||
-		    !strcmp(b->name, "[kernel.kallsyms]"))
+		    !strcmp(b->name, SYMBOLS_KERNEL_DSO))
 			ids[n++] = (struct perfetto_build_id){ b->name, b->id, b->size };
 	}
 	meta.build_ids = ids;

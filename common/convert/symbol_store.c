@@ -13,8 +13,6 @@
 #include "symbol_store.h"
 #include "ustar_reader.h"
 
-#define KERNEL_DSO "[kernel.kallsyms]"
-
 struct symbol_store {
 	int fd; /* the directory, or the archive */
 	struct ustar_reader *tar;
@@ -107,7 +105,8 @@ static int store_open(void *ctx, const struct symbols_key *key, int *ret_fd, uin
 		      uint64_t *ret_size)
 {
 	struct symbol_store *st = ctx;
-	const char *file = strcmp(key->path, KERNEL_DSO) ? "elf" : "kallsyms", *path = key->path;
+	const char *file = strcmp(key->path, SYMBOLS_KERNEL_DSO) ? "elf" : "kallsyms",
+		   *path = key->path;
 	struct elf_buildid bid = { .size = (uint8_t)key->build_id_size };
 	char hex[2 * ELF_BUILDID_MAX + 1], name[3][PATH_MAX];
 	int r = -ENOENT;

@@ -10,12 +10,12 @@
 #include <unistd.h>
 
 #include "elf_buildid.h"
+#include "file_read.h"
 #include "snapshot.h"
 #include "symbols.h"
 #include "symbols_object.h"
 #include "tracing_meta.h"
 
-#define KERNEL_DSO	 "[kernel.kallsyms]"
 /* An object read into memory (a member of a pack), and a kallsyms text: at most this. */
 #define OBJECT_MAX_BYTES (1ull << 30)
 
@@ -146,16 +146,9 @@ static char *read_part(int fd, uint64_t offset, uint64_t size)
 {
 	char *buf = size <= OBJECT_MAX_BYTES ? malloc(size + 1) : NULL;
 
-	for (uint64_t done = 0; buf && done < size;) {
-		ssize_t n = pread(fd, buf + done, size - done, (off_t)(offset + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			free(buf);
-			return NULL;
-		}
-		done += (uint64_t)n;
+	if (buf && file_read__at(fd, offset, buf, size) < 0) {
+		free(buf);
+		return NULL;
 	}
 	if (buf)
 		buf[size] = '\0';
@@ -165,7 +158,7 @@ static char *read_part(int fd, uint64_t offset, uint64_t size)
 /* The source's kallsyms of the recording's kernel, read whole; NULL if it has none. */
 static char *source_kallsyms(struct symbols *s, uint64_t *ret_size)
 {
-	const struct symbols_key key = { .path = KERNEL_DSO,
+	const struct symbols_key key = { .path = SYMBOLS_KERNEL_DSO,
 					 .build_id = s->kernel_build_id,
 					 .build_id_size = s->kernel_build_id_size };
 	uint64_t offset, size;
@@ -412,6 +405,14 @@ static int maps_insert(struct maps *m, const struct map *map)
 	return 0;
 }
 
+static struct path_id *path_id_find(struct symbols *s, const char *path)
+{
+	for (size_t i = 0; i < s->nr_path_ids; i++)
+		if (!strcmp(s->path_ids[i].path, path))
+			return &s->path_ids[i];
+	return NULL;
+}
+
 /**
  * symbols__add_build_id - the build-id a recording lists for a path
  * @s: the symbolizer
@@ -426,30 +427,29 @@ static int maps_insert(struct maps *m, const struct map *map)
 int symbols__add_build_id(struct symbols *s, const char *path, const uint8_t *build_id,
 			  size_t build_id_size)
 {
-	struct path_id *v;
-	size_t i;
+	struct path_id *v, *p;
 
 	if (!build_id_size || build_id_size > SYMBOLS_BUILD_ID_MAX)
 		return 0;
-	if (!strcmp(path, KERNEL_DSO)) {
+	if (!strcmp(path, SYMBOLS_KERNEL_DSO)) {
 		s->kernel_build_id_size = (uint8_t)build_id_size;
 		memcpy(s->kernel_build_id, build_id, build_id_size);
 		return 0;
 	}
-	for (i = 0; i < s->nr_path_ids && strcmp(s->path_ids[i].path, path); i++)
-		;
-	if (i == s->nr_path_ids) {
-		v = realloc(s->path_ids, (i + 1) * sizeof(*v));
+	p = path_id_find(s, path);
+	if (!p) {
+		v = realloc(s->path_ids, (s->nr_path_ids + 1) * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		s->path_ids = v;
-		v[i].path = strdup(path);
-		if (!v[i].path)
+		p = &v[s->nr_path_ids];
+		p->path = strdup(path);
+		if (!p->path)
 			return -ENOMEM;
 		s->nr_path_ids++;
 	}
-	s->path_ids[i].size = (uint8_t)build_id_size;
-	memcpy(s->path_ids[i].id, build_id, build_id_size);
+	p->size = (uint8_t)build_id_size;
+	memcpy(p->id, build_id, build_id_size);
 	return 0;
 }
 
@@ -463,12 +463,10 @@ static int add_map(struct symbols *s, pid_t pid, uint64_t start, uint64_t len, u
 	if (!len || start + len < start || pid <= 0)
 		return 0;
 	if (!key->build_id || !key->build_id_size || key->build_id_size > SYMBOLS_BUILD_ID_MAX) {
-		size_t i;
+		const struct path_id *p = path_id_find(s, key->path);
 
-		for (i = 0; i < s->nr_path_ids && strcmp(s->path_ids[i].path, key->path); i++)
-			;
-		key->build_id = i < s->nr_path_ids ? s->path_ids[i].id : NULL;
-		key->build_id_size = i < s->nr_path_ids ? s->path_ids[i].size : 0;
+		key->build_id = p ? p->id : NULL;
+		key->build_id_size = p ? p->size : 0;
 	}
 	map.dso = dso_get(s, key);
 	if (!map.dso)
@@ -560,7 +558,7 @@ void symbols__resolve(struct symbols *s, pid_t pid, const struct snapshot_frame 
 	if (f->context == SNAPSHOT_CONTEXT_KERNEL) {
 		if (!s->kernel_loaded)
 			load_kallsyms(s);
-		ret->dso = KERNEL_DSO;
+		ret->dso = SYMBOLS_KERNEL_DSO;
 		ret->dso_start = s->kernel.start;
 		ret->dso_end = s->kernel.end;
 		ret->rel_pc = ip >= s->kernel.start ? ip - s->kernel.start : ip;

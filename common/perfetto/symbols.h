@@ -25,6 +25,9 @@
 struct snapshot;
 struct symbols;
 
+/* The kernel's object, as perf names it: its key in a symbols_source, its dso. */
+#define SYMBOLS_KERNEL_DSO "[kernel.kallsyms]"
+
 struct symbol_info {
 	const char *name;	     /* NULL: unknown */
 	const char *dso;	     /* path of the mapping ("[kernel.kallsyms]"), NULL: none */

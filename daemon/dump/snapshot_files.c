@@ -98,7 +98,7 @@ static int cache_open(void *ctx, const struct symbols_key *key, int *ret_fd, uin
 	};
 	struct elf_buildid id;
 
-	if (key->build_id_size > ELF_BUILDID_MAX || !strcmp(key->path, "[kernel.kallsyms]"))
+	if (key->build_id_size > ELF_BUILDID_MAX || !strcmp(key->path, SYMBOLS_KERNEL_DSO))
 		return -ENOENT;
 	k.id.size = (uint8_t)key->build_id_size;
 	if (k.id.size)
