@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file_read.h"
 #include "ustar_reader.h"
 
 #define BLOCK	  512
@@ -49,20 +50,9 @@ static void pending_clear(struct pending *p)
 
 static int read_at(int fd, uint64_t off, void *buf, size_t len)
 {
-	size_t done = 0;
+	int r = file_read__at(fd, off, buf, len);
 
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EINVAL; /* a member past the end: damaged */
-		done += (size_t)n;
-	}
-	return 0;
+	return r == -ENODATA ? -EINVAL : r; /* a member past the end: damaged */
 }
 
 /* An octal field (leading spaces, ending at NUL or space), or GNU's base-256. */
