@@ -55,10 +55,13 @@ static void to_field(const struct trigger_field *f, struct paired_field *out)
 	out->offset = f->offset < 8 ? PAIRED_FIELD_PID : f->offset;
 	out->size = f->size;
 	out->is_signed = f->is_signed;
-	out->kind = f->kind == TRIGGER_FIELD_DYNAMIC ? PAIRED_FIELD_DYNAMIC :
-		    f->kind == TRIGGER_FIELD_CHARS   ? PAIRED_FIELD_CHARS :
-						       PAIRED_FIELD_INT;
+	out->kind = (__u32)f->kind;
 }
+
+_Static_assert((int)TRIGGER_FIELD_INT == (int)PAIRED_FIELD_INT &&
+		       (int)TRIGGER_FIELD_CHARS == (int)PAIRED_FIELD_CHARS &&
+		       (int)TRIGGER_FIELD_DYNAMIC == (int)PAIRED_FIELD_DYNAMIC,
+	       "one field kind encoding");
 
 /* Whether the program can evaluate this side; else why not, into @why. */
 static bool side_fits(const struct trigger_spec *sp, const struct trigger_side *s, char *why,
