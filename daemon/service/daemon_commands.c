@@ -201,19 +201,21 @@ static void status_paired(struct daemon *d, size_t idx, const struct trigger_spe
 			  struct control_reply *reply)
 {
 	struct paired_figures f;
-	char line[128], lost[64] = "";
+	char line[128], lost[40] = "", late[40] = "";
 	int n;
 
 	if (!trigger_set__paired(d->triggers, idx, &f))
 		return;
 	if (f.lost)
 		snprintf(lost, sizeof(lost), "; %" PRIu64 " events lost", f.lost);
+	if (f.late)
+		snprintf(late, sizeof(late), "; %" PRIu64 " starts late", f.late);
 	control_reply__add(reply,
 			   "trigger: %s: measured %s; %" PRIu64 " pairs seen, %" PRIu64
-			   " over %" PRIu64 " us, largest %" PRIu64 " us (%" PRIu64 " ns)%s",
+			   " over %" PRIu64 " us, largest %" PRIu64 " us (%" PRIu64 " ns)%s%s",
 			   sp->name, f.bpf ? "in the kernel (BPF)" : "in user space (fallback)",
 			   f.pairs, f.outliers, sp->threshold_ns / 1000, f.max_ns / 1000, f.max_ns,
-			   lost);
+			   lost, late);
 	n = log2_hist__line(&f.hist, -1, line, sizeof(line));
 	if (n)
 		control_reply__add(reply, "trigger: %s: %s", sp->name, line);

@@ -29,16 +29,18 @@
 #define READ_EVERY   10			      /* ms */
 #define TABLE_SLOTS  65536
 /*
- * A record whose time is before the pass began may still be on its way into
- * a ring on another CPU (stamped, not yet committed): a pass pairs only what
- * is this much older than its start, and keeps the rest for the next.
+ * A record stamped before a pass began may still be on its way into a ring
+ * on another CPU (stamped, not yet committed; a virtual CPU the host
+ * preempts there stays so for milliseconds). As perf's rounds do, a pass
+ * pairs only what was stamped before the previous pass began, so each
+ * record has a whole pass to arrive, and at least this long.
  */
 #define IN_FLIGHT_NS 1000000ULL
 
 struct pending {
 	uint64_t time, key;
 	int32_t cpu, pid;
-	bool end;
+	bool end, late;
 };
 
 struct paired_ring {
@@ -57,6 +59,9 @@ struct paired_ring {
 	size_t nr_batch, cap_batch;
 	struct paired_stats stats;
 	uint64_t lost, lost_passes;
+	uint64_t prev_now;  /* when the previous pass began */
+	uint64_t paired_to; /* records stamped up to this are paired */
+	uint64_t late;	    /* starts that came after their time was paired */
 	paired_outlier_fn fn;
 	void *arg;
 };
@@ -133,6 +138,7 @@ static void take(struct paired_ring *pr, const struct perf_event_header *h)
 	p->cpu = (int32_t)info.cpu;
 	p->pid = (int32_t)info.tid;
 	p->end = s == 1;
+	p->late = info.time <= pr->paired_to;
 }
 
 static int by_time(const void *a, const void *b)
@@ -166,6 +172,17 @@ static void pair_batch(struct paired_ring *pr, uint64_t horizon)
 		struct paired_outlier o;
 		uint64_t d;
 
+		/*
+		 * A late start may belong to an end already passed over, or may
+		 * have replaced a start still waiting: its key pairs nothing
+		 * until its next start, rather than a duration that never was.
+		 * A late end is paired as any (its start was at or before it).
+		 */
+		if (!p->end && p->late) {
+			pr->late++;
+			pair_table__end(&pr->table, p->key, UINT64_MAX, &st);
+			continue;
+		}
 		if (!p->end) {
 			pair_table__start(&pr->table, &st);
 			continue;
@@ -191,18 +208,24 @@ static void pair_batch(struct paired_ring *pr, uint64_t horizon)
 	}
 	memmove(pr->batch, pr->batch + i, (pr->nr_batch - i) * sizeof(*pr->batch));
 	pr->nr_batch -= i;
+	pr->paired_to = horizon;
 }
 
-/* The pass's horizon: IN_FLIGHT_NS before now; all there is if now is unknown. */
+/*
+ * The pass's horizon: the previous pass's start, and IN_FLIGHT_NS before
+ * now at the latest; all there is if now is unknown.
+ */
 static uint64_t pass_horizon(struct paired_ring *pr)
 {
-	uint64_t now = 0;
+	uint64_t now = 0, prev = pr->prev_now;
 
 	if (!pr->clock)
 		now = monotonic_ns();
 	else if (recording_clock__now(pr->clock, &now) < 0)
 		return UINT64_MAX;
-	return now > IN_FLIGHT_NS ? now - IN_FLIGHT_NS : 0;
+	pr->prev_now = now;
+	now = now > IN_FLIGHT_NS ? now - IN_FLIGHT_NS : 0;
+	return prev < now ? prev : now;
 }
 
 /*
@@ -239,6 +262,7 @@ static void read_rings(struct paired_ring *pr)
 	pr->lost += lost;
 	pr->lost_passes++;
 	pr->nr_batch = 0;
+	pr->paired_to = horizon;
 	pair_table__fini(&pr->table);
 	if (pair_table__init(&pr->table, TABLE_SLOTS) < 0)
 		log_warning("trigger %s: out of memory: it pairs nothing more", pr->sp->name);
@@ -347,9 +371,11 @@ void paired_ring__delete(struct paired_ring *pr)
 	free(pr);
 }
 
-void paired_ring__stats(struct paired_ring *pr, struct paired_stats *ret, uint64_t *ret_lost)
+void paired_ring__stats(struct paired_ring *pr, struct paired_stats *ret, uint64_t *ret_lost,
+			uint64_t *ret_late)
 {
 	/* As of the last read: reading here could fire the trigger from within its fire. */
 	*ret = pr->stats;
 	*ret_lost = pr->lost;
+	*ret_late = pr->late;
 }

@@ -145,7 +145,7 @@ void trigger_paired__figures(struct trigger_paired *tp, struct paired_figures *r
 	if (tp->bpf && paired_bpf__stats(tp->bpf, &st) < 0)
 		return;
 	if (tp->ring)
-		paired_ring__stats(tp->ring, &st, &ret->lost);
+		paired_ring__stats(tp->ring, &st, &ret->lost, &ret->late);
 	ret->pairs = st.pairs;
 	ret->outliers = st.outliers;
 	ret->max_ns = st.max_ns;

@@ -34,6 +34,7 @@ struct paired_figures {
 	bool bpf; /* measured in the kernel */
 	uint64_t pairs, outliers, max_ns;
 	uint64_t lost; /* the fallback's events lost to full rings */
+	uint64_t late; /* the fallback's starts that came after their time was paired */
 	struct log2_hist hist;
 };
 
