@@ -50,7 +50,8 @@ _Static_assert(sizeof(struct pt_mmap2_rec) == 72, "MMAP2 layout");
 _Static_assert(sizeof(struct pt_task_rec) == 32, "FORK/EXIT layout");
 
 /*
- * An executable mapping; immutable once made, shared by forked processes.
+ * An executable mapping, shared by forked processes; immutable once made
+ * but for its build-id, which a queued read fills in later.
  * With PERF_RECORD_MISC_MMAP_BUILD_ID, id is laid out as the kernel's
  * MMAP2 build-id form (size, 3 reserved bytes, the id): the build-id takes
  * the place of the device and inode, so it costs no memory of its own.
@@ -89,21 +90,6 @@ struct pt_task {
 	uint32_t nr_comms, cap_comms, nr_maps, cap_maps;
 };
 
-/*
- * Build-ids read from files, by the open file's device and inode, checked
- * against its change time and size: each exec maps the same few files
- * (the program, ld.so, libc), and opening one costs far less than reading
- * its note.
- */
-#define PT_BID_CACHE 256
-
-struct pt_bid_cache {
-	uint64_t dev, ino; /* ino 0: empty */
-	int64_t ctime_sec, ctime_nsec;
-	uint64_t size;
-	struct elf_buildid id;
-};
-
 struct pt_age_list {
 	struct pt_task *first, *last;
 };
@@ -113,9 +99,10 @@ struct proc_table {
 	size_t mask;
 	size_t max_tasks, max_comms, max_maps;
 	bool read_build_ids;
-	struct pt_bid_cache *bid_cache; /* PT_BID_CACHE, while the table reads itself */
-	proc_table_build_id_fn reader;	/* NULL: the table reads */
-	void *reader_ctx;
+	struct buildid_cache *bid_cache;    /* while the table reads itself */
+	proc_table_build_id_fn reader;	    /* NULL: the table reads */
+	proc_table_build_id_queue_fn queue; /* NULL: read at once */
+	void *reader_ctx, *queue_ctx;
 	struct pt_age_list alive, exited;
 	struct proc_table_stats stats;
 };

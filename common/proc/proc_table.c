@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "buildid_cache.h"
 #include "perf_record.h"
 #include "proc_table-internal.h"
 #include "snapshot_tasks.h"
@@ -699,6 +700,6 @@ void proc_table__delete(struct proc_table *t)
 	while (t->exited.first)
 		task_remove(t, t->exited.first);
 	free(t->buckets);
-	free(t->bid_cache);
+	buildid_cache__delete(t->bid_cache);
 	free(t);
 }

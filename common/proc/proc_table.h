@@ -34,6 +34,8 @@ struct proc_table_stats {
 	uint64_t nr_build_ids_kernel; /* file mappings whose MMAP2 carried a build-id */
 	uint64_t nr_build_ids_read;   /* ... read from the ELF note instead */
 	uint64_t nr_build_ids_none;   /* ... with none (gone, not ELF, no note) */
+	uint64_t
+		nr_build_ids_waiting; /* ... queued to be read (proc_table__set_build_id_queue()) */
 };
 
 /* At most @max_tasks tasks (at least 1). NULL on ENOMEM. */
@@ -82,6 +84,36 @@ typedef int (*proc_table_build_id_fn)(void *ctx, const struct proc_table_mapping
  * read (with reading on); NULL: it reads them itself again.
  */
 void proc_table__set_build_id_reader(struct proc_table *t, proc_table_build_id_fn fn, void *ctx);
+
+/* A mapping whose build-id is being read elsewhere: opaque, held by the table. */
+struct pt_mapping;
+
+/*
+ * Where a table sends the build-ids it would read, to be read off its
+ * caller's thread: @m (valid during the call; copy what is kept) is to be
+ * answered by proc_table__build_id_done() with @waiting. Returns 0, or
+ * -errno when it cannot take it (a full queue): the mapping keeps its
+ * path and inode.
+ */
+typedef int (*proc_table_build_id_queue_fn)(void *ctx, const struct proc_table_mapping *m,
+					    struct pt_mapping *waiting);
+
+/*
+ * From now on the table queues the build-ids it would read (with reading
+ * on) to @fn (with @ctx), instead of reading or asking a reader; NULL: as
+ * before. Set before the table takes records; each queued mapping must be
+ * answered before the table is deleted.
+ */
+void proc_table__set_build_id_queue(struct proc_table *t, proc_table_build_id_queue_fn fn,
+				    void *ctx);
+
+/*
+ * The answer to a queued read: @err 0 with its build-id in @id, or the
+ * error that kept it from being read (@id unused). The mapping takes the
+ * id (records emitted from now on carry it) and the table lets go of it.
+ */
+void proc_table__build_id_done(struct proc_table *t, struct pt_mapping *waiting, int err,
+			       const struct elf_buildid *id);
 
 /*
  * Opens the object @m maps for reading its note: /proc/PID/map_files (the

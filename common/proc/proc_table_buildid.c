@@ -18,6 +18,7 @@
 
 #include <linux/perf_event.h>
 
+#include "buildid_cache.h"
 #include "elf_buildid.h"
 #include "proc_table-internal.h"
 
@@ -81,64 +82,45 @@ int proc_table__open_mapping(const struct proc_table_mapping *m, struct stat *re
 	return fd;
 }
 
-/*
- * The slot of the open file @st: the same inode with the same change time
- * and size is the file read before (a reused inode number has a new ctime).
- */
-static struct pt_bid_cache *cache_slot(struct proc_table *t, const struct stat *st, bool *hit)
-{
-	uint64_t h = ((uint64_t)st->st_ino * 0x9E3779B97F4A7C15ull) ^ (uint64_t)st->st_dev;
-	struct pt_bid_cache *c = &t->bid_cache[(h >> 40) % PT_BID_CACHE];
-
-	*hit = c->ino == (uint64_t)st->st_ino && c->dev == (uint64_t)st->st_dev &&
-	       c->ctime_sec == (int64_t)st->st_ctim.tv_sec &&
-	       c->ctime_nsec == (int64_t)st->st_ctim.tv_nsec && c->size == (uint64_t)st->st_size;
-	return c;
-}
-
-static int read_build_id(struct proc_table *t, pid_t pid, const struct pt_mapping *m,
+static int read_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m,
 			 struct elf_buildid *id)
 {
 	struct proc_table_mapping d = { .pid = pid, .start = m->start, .end = m->start + m->len };
-	struct pt_bid_cache *c = NULL;
-	struct stat st;
-	bool hit = false;
-	int fd, r;
+	int r;
 
 	memcpy(&d.maj, m->id, 4);
 	memcpy(&d.min, m->id + 4, 4);
 	memcpy(&d.ino, m->id + 8, 8);
 	d.path = m->name;
+	if (t->queue) {
+		m->refs++;
+		r = t->queue(t->queue_ctx, &d, m);
+		if (r == 0) {
+			t->stats.nr_build_ids_waiting++;
+			return -EINPROGRESS;
+		}
+		m->refs--;
+		return r;
+	}
 	if (t->reader)
 		return t->reader(t->reader_ctx, &d, id);
-	/* With no inode to check the path against, nothing here checks it. */
-	if (!d.ino)
-		d.path = NULL;
-	fd = proc_table__open_mapping(&d, &st);
-	if (fd < 0)
-		return fd;
-	if (t->bid_cache)
-		c = cache_slot(t, &st, &hit);
-	if (hit) {
-		*id = c->id;
-		close(fd);
-		return 0;
-	}
-	r = elf_buildid__read_fd(fd, id);
-	close(fd);
-	if (r == 0 && c)
-		*c = (struct pt_bid_cache){ .dev = (uint64_t)st.st_dev,
-					    .ino = (uint64_t)st.st_ino,
-					    .ctime_sec = (int64_t)st.st_ctim.tv_sec,
-					    .ctime_nsec = (int64_t)st.st_ctim.tv_nsec,
-					    .size = (uint64_t)st.st_size,
-					    .id = *id };
-	return r;
+	return buildid_cache__read(t->bid_cache, &d, id);
+}
+
+/* The build-id form of MMAP2, in place of the device and inode. */
+static void set_build_id(struct proc_table *t, struct pt_mapping *m, const struct elf_buildid *id)
+{
+	m->misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+	memset(m->id, 0, sizeof(m->id));
+	m->id[0] = id->size;
+	memcpy(m->id + 4, id->data, id->size);
+	t->stats.nr_build_ids_read++;
 }
 
 void proc_table__mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m)
 {
 	struct elf_buildid id;
+	int r;
 
 	if (!is_file(m))
 		return;
@@ -159,32 +141,52 @@ void proc_table__mapping_build_id(struct proc_table *t, pid_t pid, struct pt_map
 		m->misc &= (uint16_t)~PERF_RECORD_MISC_MMAP_BUILD_ID;
 		memset(m->id, 0, sizeof(m->id));
 	}
-	if (read_build_id(t, pid, m, &id) < 0 || !id.size) {
+	r = read_build_id(t, pid, m, &id);
+	if (r == -EINPROGRESS)
+		return;
+	if (r < 0 || !id.size) {
 		t->stats.nr_build_ids_none++;
 		return;
 	}
-	m->misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
-	memset(m->id, 0, sizeof(m->id));
-	m->id[0] = id.size;
-	memcpy(m->id + 4, id.data, id.size);
-	t->stats.nr_build_ids_read++;
+	set_build_id(t, m, &id);
+}
+
+/**
+ * proc_table__build_id_done - a queued build-id read answered
+ * @t: the table that queued it
+ * @m: the mapping it queued
+ * @err: 0, or why there is no build-id
+ * @id: the build-id, with @err 0
+ *
+ * Under the same lock as the table's other calls: records emitted before
+ * this name the mapping by its device and inode, those after by its id.
+ */
+void proc_table__build_id_done(struct proc_table *t, struct pt_mapping *m, int err,
+			       const struct elf_buildid *id)
+{
+	t->stats.nr_build_ids_waiting--;
+	if (err < 0 || !id->size)
+		t->stats.nr_build_ids_none++;
+	else
+		set_build_id(t, m, id);
+	proc_table__mapping_put(t, m);
 }
 
 /* The table's own cache of ids read, while it reads them itself. */
 static void fit_bid_cache(struct proc_table *t)
 {
-	bool want = t->read_build_ids && !t->reader;
+	bool want = t->read_build_ids && !t->reader && !t->queue;
 
 	if (!want && t->bid_cache) {
-		free(t->bid_cache);
+		buildid_cache__delete(t->bid_cache);
 		t->bid_cache = NULL;
-		t->stats.bytes -= PT_BID_CACHE * sizeof(*t->bid_cache);
+		t->stats.bytes -= buildid_cache__bytes();
 	}
 	/* Without its cache the table still reads, only more often. */
 	if (want && !t->bid_cache) {
-		t->bid_cache = calloc(PT_BID_CACHE, sizeof(*t->bid_cache));
+		t->bid_cache = buildid_cache__new();
 		if (t->bid_cache)
-			t->stats.bytes += PT_BID_CACHE * sizeof(*t->bid_cache);
+			t->stats.bytes += buildid_cache__bytes();
 	}
 }
 
@@ -217,5 +219,21 @@ void proc_table__set_build_id_reader(struct proc_table *t, proc_table_build_id_f
 		return;
 	t->reader = fn;
 	t->reader_ctx = ctx;
+	fit_bid_cache(t);
+}
+
+/**
+ * proc_table__set_build_id_queue - have the build-ids read elsewhere
+ * @t: the table
+ * @fn: given each build-id the table would read, or NULL
+ * @ctx: its first argument
+ */
+void proc_table__set_build_id_queue(struct proc_table *t, proc_table_build_id_queue_fn fn,
+				    void *ctx)
+{
+	if (!t)
+		return;
+	t->queue = fn;
+	t->queue_ctx = ctx;
 	fit_bid_cache(t);
 }
