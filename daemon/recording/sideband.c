@@ -13,6 +13,7 @@
 
 #include <event2/event.h>
 
+#include "buildid_reader.h"
 #include "byte_buffer.h"
 #include "capture.h"
 #include "cleanup.h"
@@ -39,7 +40,8 @@ struct sideband {
 	struct proc_table *table;
 	pthread_mutex_t lock; /* table */
 	struct history hist;
-	struct symbol_cache *objects; /* symbols = pack: what mmaps map, held open */
+	struct symbol_cache *objects;  /* symbols = pack: what mmaps map, held open */
+	struct buildid_reader *reader; /* the table's build-id reads, off the loop */
 	struct event **ring_evs;
 	int nr_ring_evs;
 	struct event *tick; /* drains at least every SIDEBAND_TICK_MS */
@@ -110,6 +112,17 @@ static const struct perf_event_header *trusted_layout(struct sideband *sb,
 	return copy;
 }
 
+static void take_answer(void *arg, struct pt_mapping *m, int err, const struct elf_buildid *id)
+{
+	proc_table__build_id_done(arg, m, err, id);
+}
+
+/* Under the lock: the build-ids read since the last look go into the table. */
+static void take_answers(struct sideband *sb)
+{
+	buildid_reader__answers(sb->reader, take_answer, sb->table);
+}
+
 static void take_record(struct sideband *sb, const struct perf_event_header *h)
 {
 	int r;
@@ -148,6 +161,9 @@ static int take(void *ctx, const struct perf_event_header *h)
 
 static void drain(struct sideband *sb)
 {
+	pthread_mutex_lock(&sb->lock);
+	take_answers(sb);
+	pthread_mutex_unlock(&sb->lock);
 	capture__drain_forward(sb->cap, take, sb);
 }
 
@@ -176,6 +192,9 @@ static void drain_slice(struct sideband *sb)
 
 	sb->slice_records = 0;
 	sb->slice_end = monotonic_ns() + SLICE_NS;
+	pthread_mutex_lock(&sb->lock);
+	take_answers(sb);
+	pthread_mutex_unlock(&sb->lock);
 	/* A timer, not event_active(): the loop polls its descriptors before it runs. */
 	if (capture__drain_forward(sb->cap, take_sliced, sb) > 0 && sb->more)
 		evtimer_add(sb->more, &now);
@@ -257,6 +276,15 @@ int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struc
 			log__errno(-ENOMEM, "symbol pack: cannot hold the objects mapped; a dump "
 					    "packs those still at their paths");
 	}
+	if (cfg->symbols != CONFIG_SYMBOLS_NONE) {
+		r = buildid_reader__new(sb->objects, &sb->reader);
+		if (r == 0)
+			proc_table__set_build_id_queue(sb->table, buildid_reader__queue,
+						       sb->reader);
+		else
+			log__errno(r, "side-band: no build-id reader thread; build-ids are read "
+				      "on the loop");
+	}
 	/*
 	 * The side-band is on and nothing samples yet (capture__start() comes
 	 * next): a task sampled later is in /proc now or has its FORK in the ring.
@@ -333,6 +361,9 @@ void sideband__delete(struct sideband *sb)
 	if (!sb)
 		return;
 	unwatch(sb);
+	pthread_mutex_lock(&sb->lock);
+	buildid_reader__delete(sb->reader, take_answer, sb->table);
+	pthread_mutex_unlock(&sb->lock);
 	proc_table__delete(sb->table);
 	symbol_cache__delete(sb->objects);
 	free(sb->hist.buf);
@@ -412,6 +443,12 @@ static int name_from_proc(const struct snapshot *s, const struct snapshot_task *
 	}
 	return 0;
 }
+
+/*
+ * How long a dump waits for the build-ids still being read: they take
+ * well under a millisecond each from a file that answers.
+ */
+#define NAMING_WAIT_MS 500
 
 /* perf keeps no command line; a ProcessTree's is cut here, as Perfetto's UI shows one line. */
 #define CMDLINE_MAX 4096
@@ -525,7 +562,10 @@ int sideband__name_tasks(struct sideband *sb, struct snapshot *s, bool cmdlines,
 	size_t unknown = 0, nr_missing = 0, nr_procs = 0;
 	int r;
 
+	/* The build-ids of mappings drained before the dump, unless a read hangs. */
+	buildid_reader__wait(sb->reader, NAMING_WAIT_MS);
 	pthread_mutex_lock(&sb->lock);
+	take_answers(sb);
 	r = proc_table__emit_span(sb->table, snapshot__task(s, 0), snapshot__nr_tasks(s),
 				  st->first_time, st->last_time, &stamp, buffer_record, &b,
 				  &unknown);
@@ -632,8 +672,10 @@ struct symbol_cache *sideband__symbol_cache(struct sideband *sb)
 void sideband__stats(struct sideband *sb, struct sideband_stats *ret)
 {
 	const struct proc_table_stats *t;
+	struct buildid_reader_stats rs;
 
 	pthread_mutex_lock(&sb->lock);
+	take_answers(sb);
 	t = proc_table__stats(sb->table);
 	ret->nr_tasks = t->nr_tasks;
 	ret->nr_dropped_tasks = t->nr_dropped;
@@ -641,7 +683,10 @@ void sideband__stats(struct sideband *sb, struct sideband_stats *ret)
 	ret->build_ids_kernel = t->nr_build_ids_kernel;
 	ret->build_ids_read = t->nr_build_ids_read;
 	ret->build_ids_none = t->nr_build_ids_none;
+	ret->build_ids_waiting = t->nr_build_ids_waiting;
 	pthread_mutex_unlock(&sb->lock);
+	buildid_reader__stats(sb->reader, &rs);
+	ret->build_id_busy_ns = rs.busy_ns;
 	ret->history_records = sb->hist.records;
 	ret->history_bytes = sb->hist.end - sb->hist.start;
 	ret->history_dropped = sb->hist.dropped;

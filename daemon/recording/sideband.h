@@ -27,6 +27,8 @@ struct sideband_stats {
 	uint64_t history_records, history_bytes, history_dropped;
 	uint64_t records_drained, lost_events;
 	uint64_t build_ids_kernel, build_ids_read, build_ids_none; /* file mappings */
+	uint64_t build_ids_waiting;				   /* queued to the reader thread */
+	uint64_t build_id_busy_ns; /* how long its read in progress has taken */
 };
 
 /* Seeds the table from /proc (any thread). Returns 0 or -errno. */

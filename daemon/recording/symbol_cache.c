@@ -47,6 +47,7 @@ struct cached_object {
 };
 
 struct symbol_cache {
+	unsigned int refs; /* atomic */
 	pthread_mutex_t lock;
 	struct cached_object *v;
 	unsigned int nr_slots, max_open, nr_open;
@@ -81,7 +82,15 @@ struct symbol_cache *symbol_cache__new(unsigned int max_open)
 	}
 	for (unsigned int i = 0; i < c->nr_slots; i++)
 		c->v[i].fd = -1;
+	c->refs = 1;
 	pthread_mutex_init(&c->lock, NULL);
+	return c;
+}
+
+struct symbol_cache *symbol_cache__get(struct symbol_cache *c)
+{
+	if (c)
+		__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
 	return c;
 }
 
@@ -96,7 +105,7 @@ static void slot_clear(struct symbol_cache *c, struct cached_object *o)
 
 void symbol_cache__delete(struct symbol_cache *c)
 {
-	if (!c)
+	if (!c || __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL))
 		return;
 	for (unsigned int i = 0; i < c->nr_slots; i++)
 		slot_clear(c, &c->v[i]);

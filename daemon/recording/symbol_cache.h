@@ -48,6 +48,11 @@ struct symbol_cache_stats {
  * quarter of it). NULL on ENOMEM.
  */
 struct symbol_cache *symbol_cache__new(unsigned int max_open);
+/*
+ * Another reference (a thread that may outlive its owner's delete); each
+ * is let go by symbol_cache__delete(), the last one frees. Returns @c.
+ */
+struct symbol_cache *symbol_cache__get(struct symbol_cache *c);
 void symbol_cache__delete(struct symbol_cache *c);
 
 /*

@@ -326,8 +326,13 @@ static int ctl_status(void *ctx, struct control_reply *reply)
 				   st.nr_tasks, st.nr_dropped_tasks, st.history_records);
 		control_reply__add(reply,
 				   "build-ids: %" PRIu64 " from the kernel, %" PRIu64
-				   " read from files, %" PRIu64 " unknown",
-				   st.build_ids_kernel, st.build_ids_read, st.build_ids_none);
+				   " read from files, %" PRIu64 " unknown, %" PRIu64 " waiting",
+				   st.build_ids_kernel, st.build_ids_read, st.build_ids_none,
+				   st.build_ids_waiting);
+		/* A file that does not answer (a hung mount) holds the reader alone. */
+		if (st.build_id_busy_ns >= 1000000000)
+			control_reply__add(reply, "build-ids: one read has waited %" PRIu64 " s",
+					   st.build_id_busy_ns / 1000000000);
 	}
 	status_triggers(d, reply);
 	control_reply__add(reply, "directory: %s", cfg->directory);
