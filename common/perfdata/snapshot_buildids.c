@@ -5,22 +5,19 @@
  * a mapped file's from its record, else read from the file now.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include "array_grow.h"
+#include "buildid_cache.h"
+#include "proc_table.h"
 #include "snapshot_buildids.h"
 #include "snapshot_objects.h"
 
 #define KERNEL_NAME "[kernel.kallsyms]"
-#define DELETED	    " (deleted)"
 
 struct kmod {
 	char name[64];
@@ -141,39 +138,25 @@ static int add_kernel_out(struct snapshot_buildids *b, const char *name, const c
 	return add_out(b, PERF_RECORD_MISC_KERNEL, copy, &id);
 }
 
-static bool deleted(const char *name)
-{
-	size_t n = strlen(name), d = sizeof(DELETED) - 1;
-
-	return n >= d && !strcmp(name + n - d, DELETED);
-}
-
 /*
  * A hit object the side-band had no build-id for: the file mapped, if the
  * process still has it, else the file at its path if that is still the one
  * the record names (device and inode): a wrong id is worse than none.
+ * Opened as the side-band opens objects (no FIFO, no device, no wait for
+ * a writer).
  */
 static void read_now(const struct snapshot_object *o, struct elf_buildid *id)
 {
-	char path[96];
-	struct stat st;
-	int fd;
+	struct proc_table_mapping m = { .pid = o->pid,
+					.start = o->start,
+					.end = o->end,
+					.maj = o->maj,
+					.min = o->min,
+					.ino = o->has_ino ? o->ino : 0,
+					.path = o->path };
 
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)o->pid,
-		 o->start, o->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && o->has_ino && o->ino && !deleted(o->path)) {
-		fd = open(o->path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_ino != o->ino ||
-				major(st.st_dev) != o->maj || minor(st.st_dev) != o->min)) {
-			close(fd);
-			fd = -1;
-		}
-	}
-	if (fd >= 0) {
-		elf_buildid__read_fd(fd, id);
-		close(fd);
-	}
+	if (buildid_cache__read(NULL, &m, id) < 0)
+		id->size = 0;
 }
 
 /* Two objects of one path and build-id (one by inode, one by id): listed once. */
