@@ -22,6 +22,13 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return a > 1 ? (v + a - 1) / a * a : v;
 }
 
+/*
+ * The tables kept need 8 at most; a header may claim anything (2^54 put
+ * the next section petabytes out, a sparse copy of that size). Capped so
+ * that padding never outgrows the section headers that ask for it.
+ */
+#define MAX_ALIGN 64
+
 /* Sections in the order of @src, each at the next aligned offset after @off. */
 static int copy_sections(Elf *src, Elf *dst, size_t shstrndx, uint64_t *off, bool *has_symtab)
 {
@@ -37,8 +44,11 @@ static int copy_sections(Elf *src, Elf *dst, size_t shstrndx, uint64_t *off, boo
 		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
 			*has_symtab = true;
 		if (!keep_section(&sh, elf_ndxscn(scn), shstrndx) || sh.sh_type == SHT_NOBITS) {
+			/* An unused header's size is nothing (libelf lays it out). */
 			if (sh.sh_type != SHT_NULL)
 				sh.sh_type = SHT_NOBITS;
+			else
+				sh.sh_size = 0;
 			sh.sh_offset = *off;
 		} else {
 			d = elf_rawdata(scn, NULL);
@@ -50,6 +60,9 @@ static int copy_sections(Elf *src, Elf *dst, size_t shstrndx, uint64_t *off, boo
 					  .d_size = d->d_size,
 					  .d_align = 1,
 					  .d_version = EV_CURRENT };
+			if (sh.sh_addralign > MAX_ALIGN ||
+			    (sh.sh_addralign & (sh.sh_addralign - 1)))
+				sh.sh_addralign = MAX_ALIGN;
 			*off = align_up(*off, sh.sh_addralign);
 			sh.sh_offset = *off;
 			sh.sh_size = d->d_size;
