@@ -12,6 +12,8 @@
 #    and SystemCallFilter=, fires on a 1 s pause(2), and the journal
 #    carries TRIGGER_DURATION_NS and TRIGGER_KEY;
 #  - a hung loop (SIGSTOP) is killed by the watchdog and restarted;
+#  - a program in the container's /tmp (hidden by PrivateTmp=) has its
+#    build-id read, through /proc/PID/map_files;
 #  - socket activation: a request on the socket unit's socket starts it;
 #  - `systemctl stop` exits 0, the service's result is success;
 #  - the unit's hardening (SystemCallFilter= and the rest) leaves every
@@ -150,6 +152,32 @@ note "paired trigger in the journal: TRIGGER_DURATION_NS=$ns TRIGGER_KEY=$key"
 [ -n "$ns" ] && [ "$ns" -ge 900000000 ] && [ "$ns" -lt 5000000000 ] ||
 	fail "TRIGGER_DURATION_NS '$ns', want the pause's 1 s"
 [ -n "$key" ] && [ "$key" -gt 0 ] || fail "TRIGGER_KEY '$key', want the pausing task's pid"
+
+# 4c. Build-ids through /proc/PID/map_files under the unit (it takes
+# CAP_CHECKPOINT_RESTORE): a program in the container's /tmp, which the
+# service's PrivateTmp= hides, has its build-id read, counted by status.
+# (Its events name no task here: the tracefs instance records the host's
+# pids, the side-band the container's.)
+ids() { # the "build-ids:" line's read, unknown and waiting counts
+	in_ct "$DIR/bin/perfsnapctl" --socket /run/perfsnapd/control.sock status |
+		sed -n 's/^build-ids: [0-9]* from the kernel, \([0-9]*\) read from files, \([0-9]*\) unknown, \([0-9]*\) waiting$/\1 \2 \3/p'
+}
+read -r read0 unknown0 _ <<<"$(ids)"
+[ -n "$read0" ] || fail "no build-ids line in status"
+in_ct cp /bin/sleep /tmp/psnap_sleeper
+in_ct sh -c '/tmp/psnap_sleeper 30 </dev/null >/dev/null 2>&1 &'
+# Its program, ld.so and libc read, nothing waiting.
+sleeper_read() {
+	local r u w
+	read -r r u w <<<"$(ids)"
+	[ -n "$r" ] && [ "$r" -ge $((read0 + 3)) ] && [ "$w" = 0 ]
+}
+wait_until 10 sleeper_read || fail "the sleeper's build-ids were not read: $(ids), from $read0 $unknown0"
+read -r read1 unknown1 _ <<<"$(ids)"
+in_ct pkill -x psnap_sleeper
+note "build-ids read from files $read0 -> $read1, unknown $unknown0 -> $unknown1"
+[ "$unknown1" = "$unknown0" ] ||
+	fail "a build-id of the program in the container's /tmp was not read under the unit"
 
 # 5. stop exits 0 and the service ends well.
 timeout 60 nsenter -t "$INIT" -a systemctl stop perfsnapd.service ||
