@@ -70,6 +70,7 @@ static void parse_post_command(struct config_reader *p, char *value);
 static void parse_socket(struct config_reader *p, char *value);
 static void parse_group(struct config_reader *p, char *value);
 static void parse_copy_memory(struct config_reader *p, char *value);
+static void parse_max_total_size(struct config_reader *p, char *value);
 
 static const char *const clock_names[] = { "perf", "monotonic", "boottime", "realtime", NULL };
 static const char *const backend_names[] = { "auto", "perf", "tracefs", NULL };
@@ -125,8 +126,11 @@ const struct key_desc config_keys[NR_KEYS] = {
 				.accepted = "0 (unlimited) or a number up to 1000000, e.g. 100" },
 	[KEY_MAX_TOTAL_SIZE] = { KEY("snapshot", "max_total_size", VALUE_SIZE),
 				 FIELD(max_total_size), .max = 1ull << 40, .zero = "unlimited",
+				 .parse = parse_max_total_size,
 				 .accepted =
-					 "0 (unlimited) to 1T, with optional K, M, G or T suffix (bytes), e.g. 10G" },
+					 "0 (unlimited) to 1T, with optional K, M, G or T suffix "
+					 "(bytes), e.g. 10G, or 1% to 100% of the directory's "
+					 "file system, e.g. 10%" },
 	[KEY_MIN_INTERVAL] = { KEY("snapshot", "min_interval", VALUE_DURATION),
 			       FIELD(min_interval_ms), .max = MS_PER_DAY, .zero = "none",
 			       .accepted = "0 (none) or a number " DAYS_ACCEPTED ", e.g. 10s" },
@@ -246,6 +250,51 @@ void config__set_key(struct config_reader *p, int key, char *value)
 		config_keys[key].parse(p, value);
 	else
 		parse_typed(p, key, value);
+}
+
+/* A size, as any, or a share of the directory's file system ("10%"). */
+static void parse_max_total_size(struct config_reader *p, char *value)
+{
+	const struct key_desc *k = &config_keys[KEY_MAX_TOTAL_SIZE];
+	size_t len = strlen(value);
+	uint64_t v;
+	int r;
+
+	if (!len || value[len - 1] != '%') {
+		p->cfg->max_total_percent = 0;
+		parse_typed(p, KEY_MAX_TOTAL_SIZE, value);
+		return;
+	}
+	value[len - 1] = '\0';
+	r = config_value__parse_count(value, 1, 100, &v);
+	if (r == 0) {
+		p->cfg->max_total_percent = (unsigned int)v;
+		p->cfg->max_total_size = 0;
+		return;
+	}
+	p->key_failed[KEY_MAX_TOTAL_SIZE] = true;
+	if (r == -ERANGE)
+		config_reader__diag(p, p->line, "[%s] %s: share '%s%%' out of range: accepted: %s",
+				    k->section, k->name, value, k->accepted);
+	else
+		config_reader__diag(p, p->line, "[%s] %s: bad share '%s%%': accepted: %s",
+				    k->section, k->name, value, k->accepted);
+}
+
+/**
+ * config__max_total_bytes - what max_total_size allows now
+ * @cfg: the configuration
+ * @fs_bytes: the size of the directory's file system
+ */
+uint64_t config__max_total_bytes(const struct perfsnapd_config *cfg, uint64_t fs_bytes)
+{
+	uint64_t v;
+
+	if (!cfg->max_total_percent)
+		return cfg->max_total_size;
+	v = (uint64_t)((unsigned __int128)fs_bytes * cfg->max_total_percent / 100);
+	/* At least a byte: a share of nothing is not "unlimited". */
+	return v ? v : 1;
 }
 
 static void parse_copy_memory(struct config_reader *p, char *value)

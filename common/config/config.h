@@ -210,7 +210,8 @@ struct perfsnapd_config {
 	enum config_perfetto_samples perfetto_samples;
 	enum config_symbols symbols;
 	unsigned int max_snapshots;	  /* 0: unlimited */
-	uint64_t max_total_size;	  /* bytes; 0: unlimited */
+	uint64_t max_total_size;	  /* bytes; 0: unlimited, or: */
+	unsigned int max_total_percent;	  /* 1-100: of directory's file system; 0: bytes */
 	uint64_t min_interval_ms;	  /* between snapshots; 0: none */
 	unsigned int max_per_hour;	  /* snapshots; 0: unlimited */
 	uint64_t copy_memory;		  /* bytes for ring copies; 0: auto */
@@ -294,6 +295,12 @@ int64_t config__window_pages(const struct perfsnapd_config *cfg, unsigned int nr
  * sum of @rings_bytes up to CONFIG_COPY_MEMORY_AUTO_MAX.
  */
 uint64_t config__copy_memory(const struct perfsnapd_config *cfg, uint64_t rings_bytes);
+
+/*
+ * The bytes max_total_size allows: as given, or its share of a file system
+ * of @fs_bytes (the directory's, as statvfs() gives it now). 0: unlimited.
+ */
+uint64_t config__max_total_bytes(const struct perfsnapd_config *cfg, uint64_t fs_bytes);
 
 /*
  * Longest line other than a comment, in bytes (inih's line buffer less its

@@ -129,6 +129,11 @@ static void print_key(const struct perfsnapd_config *cfg, const struct key_desc 
 			fprintf(out, "; %s is %s\n", k->name, k->zero ? k->zero : "not set");
 		return;
 	}
+	if (k == &config_keys[KEY_MAX_TOTAL_SIZE] && cfg->max_total_percent) {
+		fprintf(out, "%s = %u%%\t; of the directory's file system\n", k->name,
+			cfg->max_total_percent);
+		return;
+	}
 	v = load_value(cfg, k);
 	if (k->type == VALUE_SIZE)
 		config_value__format_size(v, text, sizeof(text));

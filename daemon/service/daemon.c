@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/statvfs.h>
 
 #include <event2/event.h>
 
@@ -263,16 +264,39 @@ void daemon__remove_temporaries(struct daemon *d)
 		log__errno(r, "cannot look for temporaries in '%s'", d->cfg->directory);
 }
 
+/*
+ * max_total_size in bytes now: a share of the directory's file system is
+ * taken of its size at each pass (a volume grown is a larger budget). A
+ * file system that cannot be measured keeps the last figure.
+ */
+static uint64_t total_budget(struct daemon *d)
+{
+	const struct perfsnapd_config *cfg = d->cfg;
+	struct statvfs st;
+
+	if (!cfg->max_total_percent)
+		return cfg->max_total_size;
+	if (statvfs(cfg->directory, &st) == 0)
+		d->total_budget = config__max_total_bytes(cfg, (uint64_t)st.f_blocks * st.f_frsize);
+	else if (!d->total_budget)
+		log__errno(-errno,
+			   "retention: cannot measure the file system of '%s' for "
+			   "max_total_size = %u%%; only max_snapshots applies until it can",
+			   cfg->directory, cfg->max_total_percent);
+	return d->total_budget;
+}
+
 static void enforce_retention(struct daemon *d)
 {
 	const struct perfsnapd_config *cfg = d->cfg;
 	struct snapshot_entry *deleted = NULL;
+	uint64_t budget = total_budget(d);
 	size_t nr = 0;
 	int r;
 
-	if (!cfg->max_snapshots && !cfg->max_total_size)
+	if (!cfg->max_snapshots && !budget)
 		return;
-	r = retention__enforce_held(cfg->directory, cfg->max_snapshots, cfg->max_total_size,
+	r = retention__enforce_held(cfg->directory, cfg->max_snapshots, budget,
 				    d->up ? upload__held : NULL, d->up, &deleted, &nr);
 	if (r < 0)
 		log__errno(r, "retention in '%s'", cfg->directory);
@@ -285,12 +309,11 @@ static void enforce_retention(struct daemon *d)
 		else if (deleted[i].forced)
 			log_warning("retention: deleted snapshot %s (%" PRIu64 " bytes) before it "
 				    "was uploaded, to keep max_total_size = %" PRIu64,
-				    deleted[i].stem, deleted[i].bytes, cfg->max_total_size);
+				    deleted[i].stem, deleted[i].bytes, budget);
 		else
 			log_info("retention: deleted snapshot %s (%" PRIu64 " bytes) to keep "
 				 "max_snapshots = %u, max_total_size = %" PRIu64,
-				 deleted[i].stem, deleted[i].bytes, cfg->max_snapshots,
-				 cfg->max_total_size);
+				 deleted[i].stem, deleted[i].bytes, cfg->max_snapshots, budget);
 	}
 	retention__free(deleted, nr);
 }

@@ -52,6 +52,7 @@ struct daemon {
 	struct ring_sizer *sizer; /* [capture] window: sizes each CPU's ring */
 	unsigned long recordings; /* captures attached so far: a new one is told by it */
 	unsigned long snapshots, failures, refused;
+	uint64_t total_budget;	  /* max_total_size = N%: in bytes, as last measured */
 	struct dump_figures last; /* of the last dump, kept (dump_figures__copy()) */
 	bool have_last;
 	char status[512]; /* the current STATUS= text */

@@ -89,7 +89,8 @@ static void test_default_conf(void **state)
 	}
 	check_defaults_but_clock(cfg);
 	/* A disk budget, so that no loop of dumps fills the disk (issue 53). */
-	assert_int_equal(cfg->max_total_size, 2ull << 30);
+	assert_int_equal(cfg->max_total_size, 0);
+	assert_int_equal(cfg->max_total_percent, 10);
 	assert_int_equal(cfg->max_per_hour, 60);
 	config__put(cfg);
 	free(path);
@@ -685,6 +686,38 @@ static void test_good_values(void **state)
 	assert_int_equal(cfg->history_size, 0);
 	assert_int_equal(cfg->min_interval_ms, 0);
 	assert_int_equal(cfg->max_total_size, 0);
+	assert_int_equal(config__max_total_bytes(cfg, 1000), 0);
+	config__put(cfg);
+	free(path);
+
+	/* A share of the directory's file system, measured by the daemon. */
+	assert_int_equal(load_text("[capture]\nevents = cpu-clock\n[snapshot]\n"
+				   "directory = @DIR@\nmax_total_size = 10%\n",
+				   &path, &cfg, &d),
+			 0);
+	assert_int_equal(cfg->max_total_percent, 10);
+	assert_int_equal(cfg->max_total_size, 0);
+	assert_int_equal(config__max_total_bytes(cfg, 50ull << 30), 5ull << 30);
+	assert_int_equal(config__max_total_bytes(cfg, 0), 1);
+	{
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		assert_non_null(f);
+		config__print(cfg, f);
+		fclose(f);
+		assert_non_null(
+			strstr(text, "\nmax_total_size = 10%\t; of the directory's file system\n"));
+		free(text);
+	}
+	config__put(cfg);
+	free(path);
+	assert_int_equal(load_text("[capture]\nevents = cpu-clock\n[snapshot]\n"
+				   "directory = @DIR@\nmax_total_size = 100%\n",
+				   &path, &cfg, &d),
+			 0);
+	assert_int_equal(config__max_total_bytes(cfg, 4096), 4096);
 	config__put(cfg);
 	free(path);
 }
