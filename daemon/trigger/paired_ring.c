@@ -40,7 +40,7 @@
 struct pending {
 	uint64_t time, key;
 	int32_t cpu, pid;
-	bool end, late;
+	bool end;
 };
 
 struct paired_ring {
@@ -138,7 +138,6 @@ static void take(struct paired_ring *pr, const struct perf_event_header *h)
 	p->cpu = (int32_t)info.cpu;
 	p->pid = (int32_t)info.tid;
 	p->end = s == 1;
-	p->late = info.time <= pr->paired_to;
 }
 
 static int by_time(const void *a, const void *b)
@@ -178,7 +177,7 @@ static void pair_batch(struct paired_ring *pr, uint64_t horizon)
 		 * until its next start, rather than a duration that never was.
 		 * A late end is paired as any (its start was at or before it).
 		 */
-		if (!p->end && p->late) {
+		if (!p->end && p->time <= pr->paired_to) {
 			pr->late++;
 			pair_table__end(&pr->table, p->key, UINT64_MAX, &st);
 			continue;
