@@ -56,9 +56,12 @@ _Static_assert(sizeof(struct pt_task_rec) == 32, "FORK/EXIT layout");
  * MMAP2 build-id form (size, 3 reserved bytes, the id): the build-id takes
  * the place of the device and inode, so it costs no memory of its own.
  */
+/* In a mapping's misc, never a record's: a copy read to renew an id's trust. */
+#define PT_MAPPING_RENEW 0x8000
+
 struct pt_mapping {
 	uint32_t refs;
-	uint16_t misc; /* PERF_RECORD_MISC_MMAP_BUILD_ID or 0 */
+	uint16_t misc; /* PERF_RECORD_MISC_MMAP_BUILD_ID, PT_MAPPING_RENEW or 0 */
 	uint16_t name_len;
 	uint64_t start, len, pgoff;
 	uint8_t id[24];
@@ -100,6 +103,7 @@ struct proc_table {
 	size_t max_tasks, max_comms, max_maps;
 	bool read_build_ids;
 	struct buildid_cache *bid_cache;    /* while the table reads itself */
+	struct buildid_recent *recent;	    /* while it reads, itself or not */
 	proc_table_build_id_fn reader;	    /* NULL: the table reads */
 	proc_table_build_id_queue_fn queue; /* NULL: read at once */
 	void *reader_ctx, *queue_ctx;

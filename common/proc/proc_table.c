@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 
 #include "buildid_cache.h"
+#include "buildid_recent.h"
 #include "perf_record.h"
 #include "proc_table-internal.h"
 #include "snapshot_tasks.h"
@@ -701,5 +702,6 @@ void proc_table__delete(struct proc_table *t)
 		task_remove(t, t->exited.first);
 	free(t->buckets);
 	buildid_cache__delete(t->bid_cache);
+	buildid_recent__delete(t->recent);
 	free(t);
 }

@@ -15,10 +15,12 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 
 #include <linux/perf_event.h>
 
 #include "buildid_cache.h"
+#include "buildid_recent.h"
 #include "elf_buildid.h"
 #include "proc_table-internal.h"
 
@@ -107,6 +109,33 @@ static int read_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m,
 	return buildid_cache__read(t->bid_cache, &d, id);
 }
 
+/*
+ * Coarse: read at each mapping, and a tick's error is nothing against the
+ * trust of a second (the precise clock is dear on this kind of guest).
+ */
+static uint64_t coarse_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Device, inode and generation as the record gave them; no inode, no key. */
+static bool keyed(const struct pt_mapping *m)
+{
+	uint64_t ino;
+
+	memcpy(&ino, m->id + 8, 8);
+	return ino != 0;
+}
+
+static void remember(struct proc_table *t, const struct pt_mapping *m, const struct elf_buildid *id)
+{
+	if (t->recent && id->size && keyed(m))
+		buildid_recent__add(t->recent, m->id, coarse_now(), id);
+}
+
 /* The build-id form of MMAP2, in place of the device and inode. */
 static void set_build_id(struct proc_table *t, struct pt_mapping *m, const struct elf_buildid *id)
 {
@@ -117,9 +146,31 @@ static void set_build_id(struct proc_table *t, struct pt_mapping *m, const struc
 	t->stats.nr_build_ids_read++;
 }
 
+/*
+ * A copy of @m on no task, queued only so that its id's trust is renewed
+ * before it lapses (buildid_recent.h). Read at once, the table's own
+ * reads never wait for one another: nothing to renew ahead.
+ */
+static void renew(struct proc_table *t, pid_t pid, const struct pt_mapping *m)
+{
+	struct pt_mapping *copy;
+	struct elf_buildid unused;
+
+	if (!t->queue || !(copy = proc_table__mapping_new(t, m->name, m->name_len)))
+		return;
+	copy->misc = PT_MAPPING_RENEW;
+	copy->start = m->start;
+	copy->len = m->len;
+	copy->pgoff = m->pgoff;
+	memcpy(copy->id, m->id, sizeof(copy->id));
+	(void)read_build_id(t, pid, copy, &unused);
+	proc_table__mapping_put(t, copy);
+}
+
 void proc_table__mapping_build_id(struct proc_table *t, pid_t pid, struct pt_mapping *m)
 {
 	struct elf_buildid id;
+	bool stale;
 	int r;
 
 	if (!is_file(m))
@@ -141,6 +192,13 @@ void proc_table__mapping_build_id(struct proc_table *t, pid_t pid, struct pt_map
 		m->misc &= (uint16_t)~PERF_RECORD_MISC_MMAP_BUILD_ID;
 		memset(m->id, 0, sizeof(m->id));
 	}
+	if (t->recent && keyed(m) &&
+	    buildid_recent__find(t->recent, m->id, coarse_now(), &id, &stale) == 0) {
+		if (stale)
+			renew(t, pid, m);
+		set_build_id(t, m, &id);
+		return;
+	}
 	r = read_build_id(t, pid, m, &id);
 	if (r == -EINPROGRESS)
 		return;
@@ -148,6 +206,7 @@ void proc_table__mapping_build_id(struct proc_table *t, pid_t pid, struct pt_map
 		t->stats.nr_build_ids_none++;
 		return;
 	}
+	remember(t, m, &id);
 	set_build_id(t, m, &id);
 }
 
@@ -165,10 +224,15 @@ void proc_table__build_id_done(struct proc_table *t, struct pt_mapping *m, int e
 			       const struct elf_buildid *id)
 {
 	t->stats.nr_build_ids_waiting--;
-	if (err < 0 || !id->size)
+	if (m->misc & PT_MAPPING_RENEW) {
+		if (err == 0)
+			remember(t, m, id);
+	} else if (err < 0 || !id->size) {
 		t->stats.nr_build_ids_none++;
-	else
+	} else {
+		remember(t, m, id);
 		set_build_id(t, m, id);
+	}
 	proc_table__mapping_put(t, m);
 }
 
@@ -187,6 +251,17 @@ static void fit_bid_cache(struct proc_table *t)
 		t->bid_cache = buildid_cache__new();
 		if (t->bid_cache)
 			t->stats.bytes += buildid_cache__bytes();
+	}
+	/* Whoever reads, ids just read stand for their inode a while. */
+	if (!t->read_build_ids && t->recent) {
+		buildid_recent__delete(t->recent);
+		t->recent = NULL;
+		t->stats.bytes -= buildid_recent__bytes();
+	}
+	if (t->read_build_ids && !t->recent) {
+		t->recent = buildid_recent__new();
+		if (t->recent)
+			t->stats.bytes += buildid_recent__bytes();
 	}
 }
 

@@ -6,7 +6,8 @@
  * the id of the file mapped, even once that file is deleted; one that came
  * with one keeps it; with reading off, the inode form stays. A reader given
  * to the table reads instead; the opener it may use opens only the file
- * mapped.
+ * mapped. An id just read answers for its inode and generation a while
+ * (buildid_recent), and is renewed past half of it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +27,7 @@
 #include <cmocka.h>
 #include <perf/event.h>
 
+#include "buildid_recent.h"
 #include "elf_buildid.h"
 #include "perf_record.h"
 #include "proc_table.h"
@@ -68,8 +70,10 @@ static void map_deleted_copy(struct deleted_map *d)
 	close(out);
 }
 
+/* Each file its own inode @ino: the table trusts an id just read for its inode. */
 static struct perf_event_header *inode_mmap2(struct test_records *rec, uint32_t pid, uint64_t start,
-					     uint64_t len, const char *name, uint64_t time)
+					     uint64_t len, const char *name, uint64_t ino,
+					     uint64_t time)
 {
 	return test_records__mmap2(rec, &(struct test_mmap){ .misc = PERF_RECORD_MISC_USER,
 							     .pid = pid,
@@ -78,7 +82,7 @@ static struct perf_event_header *inode_mmap2(struct test_records *rec, uint32_t 
 							     .len = len,
 							     .maj = 8,
 							     .min = 1,
-							     .ino = 1234,
+							     .ino = ino,
 							     .prot = PROT_READ | PROT_EXEC,
 							     .flags = MAP_PRIVATE,
 							     .filename = name,
@@ -114,10 +118,10 @@ static void test_record_of_deleted_file(void **state)
 	test_records__init(&rec, ST);
 	snprintf(name, sizeof(name), "%s/%s (deleted)", getenv("PWD") ? getenv("PWD") : ".",
 		 d.path);
-	feed(t, inode_mmap2(&rec, pid, (uintptr_t)d.addr, d.len, name, 5));
+	feed(t, inode_mmap2(&rec, pid, (uintptr_t)d.addr, d.len, name, 1234, 5));
 	test_records__reset(&rec);
 	/* Gone from memory and from its path: nothing to read, the inode form stays. */
-	feed(t, inode_mmap2(&rec, pid, 0x1000, 0x1000, "/nonexistent/lib.so", 6));
+	feed(t, inode_mmap2(&rec, pid, 0x1000, 0x1000, "/nonexistent/lib.so", 1235, 6));
 	test_records__fini(&rec);
 	assert_int_equal(proc_table__stats(t)->nr_build_ids_read, 1);
 	assert_int_equal(proc_table__stats(t)->nr_build_ids_none, 1);
@@ -126,7 +130,7 @@ static void test_record_of_deleted_file(void **state)
 	assert_int_equal(c.nr, 2);
 	expect_build_id(c.rec[0], &d.id);
 	assert_int_equal(c.rec[1]->misc, PERF_RECORD_MISC_USER);
-	assert_int_equal(((const struct perf_record_mmap2 *)c.rec[1])->ino, 1234);
+	assert_int_equal(((const struct perf_record_mmap2 *)c.rec[1])->ino, 1235);
 	collector_free(&c);
 	proc_table__delete(t);
 	munmap(d.addr, d.len);
@@ -256,6 +260,12 @@ static void test_cache_sees_rewrite(void **state)
 	copy_file("/bin/true", path);
 	assert_int_equal(elf_buildid__read_path(path, &second), 0);
 	assert_true(memcmp(&first, &second, sizeof(first)));
+	/*
+	 * Within a second of its read the table trusts an id by the record's
+	 * inode and generation (test_recent_ids); another generation makes it
+	 * read, and what is tested here is the file's own check.
+	 */
+	m.ino_generation = 1;
 	m.start = 0x20000;
 	m.time = 6;
 	feed(t, test_records__mmap2(&rec, &m));
@@ -282,7 +292,7 @@ static void test_reading_off(void **state)
 	(void)state;
 	assert_non_null(t);
 	test_records__init(&rec, ST);
-	feed(t, inode_mmap2(&rec, pid, 0x1000, 0x1000, "/proc/self/exe", 5));
+	feed(t, inode_mmap2(&rec, pid, 0x1000, 0x1000, "/proc/self/exe", 1234, 5));
 	/* An id the kernel gave (another tool asked for them) is dropped too. */
 	feed(t, test_records__mmap2(&rec, &(struct test_mmap){
 						  .misc = PERF_RECORD_MISC_USER |
@@ -383,7 +393,7 @@ static void test_reader(void **state)
 	proc_table__set_read_build_ids(t, true);
 	proc_table__set_build_id_reader(t, fake_reader, &calls);
 	test_records__init(&rec, ST);
-	feed(t, inode_mmap2(&rec, pid, 0x1000, 0x2000, "/nonexistent/lib.so", 5));
+	feed(t, inode_mmap2(&rec, pid, 0x1000, 0x2000, "/nonexistent/lib.so", 1234, 5));
 	test_records__fini(&rec);
 	assert_int_equal(calls.nr, 1);
 	assert_int_equal(calls.last.pid, (pid_t)pid);
@@ -401,11 +411,118 @@ static void test_reader(void **state)
 
 	proc_table__set_build_id_reader(t, NULL, NULL);
 	test_records__init(&rec, ST);
-	feed(t, inode_mmap2(&rec, pid, 0x8000, 0x1000, "/nonexistent/other.so", 6));
+	feed(t, inode_mmap2(&rec, pid, 0x8000, 0x1000, "/nonexistent/other.so", 1235, 6));
 	test_records__fini(&rec);
 	assert_int_equal(calls.nr, 1);
 	assert_int_equal(proc_table__stats(t)->nr_build_ids_none, 1);
 	proc_table__delete(t);
+}
+
+/*
+ * An id just read stands for its inode, generation included, for a while
+ * (BUILDID_RECENT_TRUST_NS): the same inode mapped again is not asked for,
+ * another inode or generation is.
+ */
+static void test_recent_ids(void **state)
+{
+	struct proc_table *t = proc_table__new(8);
+	uint32_t pid = (uint32_t)getpid();
+	struct reader_calls calls = { 0 };
+	struct test_records rec;
+	struct test_mmap m = { .misc = PERF_RECORD_MISC_USER,
+			       .pid = pid,
+			       .tid = pid,
+			       .start = 0x1000,
+			       .len = 0x1000,
+			       .maj = 8,
+			       .min = 1,
+			       .ino = 1234,
+			       .ino_generation = 7,
+			       .prot = PROT_READ | PROT_EXEC,
+			       .flags = MAP_PRIVATE,
+			       .filename = "/nonexistent/lib.so",
+			       .time = 5,
+			       .id = 1 };
+
+	(void)state;
+	assert_non_null(t);
+	proc_table__set_read_build_ids(t, true);
+	proc_table__set_build_id_reader(t, fake_reader, &calls);
+	test_records__init(&rec, ST);
+	for (int i = 0; i < 3; i++, m.start += 0x10000, m.time++)
+		feed(t, test_records__mmap2(&rec, &m));
+	assert_int_equal(calls.nr, 1);
+	m.ino_generation = 8;
+	feed(t, test_records__mmap2(&rec, &m));
+	m.ino = 1235;
+	feed(t, test_records__mmap2(&rec, &m));
+	test_records__fini(&rec);
+	assert_int_equal(calls.nr, 3);
+	assert_int_equal(proc_table__stats(t)->nr_build_ids_read, 5);
+	proc_table__delete(t);
+}
+
+/*
+ * Trusted for BUILDID_RECENT_TRUST_NS from its read, by all 24 bytes of the
+ * key; past half of it, the first to find it is asked to renew it, once
+ * per read.
+ */
+static void test_recent_expiry(void **state)
+{
+	const uint64_t trust = BUILDID_RECENT_TRUST_NS, at = 5000000000ull;
+	struct buildid_recent *r = buildid_recent__new();
+	struct elf_buildid id = { .size = 2, .data = { 1, 2 } }, got;
+	uint8_t key[24] = { 8, 0, 0, 0, 1, 0, 0, 0, 0xd2, 0x04 }, other[24];
+	bool renew;
+
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(buildid_recent__find(r, key, at, &got, &renew), -ENOENT);
+	buildid_recent__add(r, key, at, &id);
+	assert_int_equal(buildid_recent__find(r, key, at + trust / 2 - 1, &got, &renew), 0);
+	assert_false(renew);
+	assert_memory_equal(&got, &id, sizeof(id));
+	assert_int_equal(buildid_recent__find(r, key, at + trust / 2, &got, &renew), 0);
+	assert_true(renew);
+	assert_int_equal(buildid_recent__find(r, key, at + trust - 1, &got, &renew), 0);
+	assert_false(renew);
+	assert_int_equal(buildid_recent__find(r, key, at + trust, &got, &renew), -ENOENT);
+	/* Read again: trusted anew, and renewed anew. */
+	buildid_recent__add(r, key, at + trust, &id);
+	assert_int_equal(buildid_recent__find(r, key, at + trust * 3 / 2, &got, &renew), 0);
+	assert_true(renew);
+	/* A clock that went back trusts nothing. */
+	assert_int_equal(buildid_recent__find(r, key, at - 1, &got, &renew), -ENOENT);
+	memcpy(other, key, sizeof(other));
+	other[16] = 1; /* the generation */
+	assert_int_equal(buildid_recent__find(r, other, at + trust, &got, &renew), -ENOENT);
+	buildid_recent__delete(r);
+}
+
+/* Four objects whose keys share a set stay, the fifth takes the oldest's way. */
+static void test_recent_ways(void **state)
+{
+	struct buildid_recent *r = buildid_recent__new();
+	struct elf_buildid id = { .size = 1 }, got;
+	uint8_t keys[5][24] = { { 0 } };
+	uint64_t now = 1000;
+	bool renew;
+
+	(void)state;
+	assert_non_null(r);
+	/* Keys differing only past the hashed device and inode: one set. */
+	for (int i = 0; i < 5; i++) {
+		keys[i][16] = (uint8_t)(i + 1);
+		keys[i][8] = 1;
+		id.data[0] = (uint8_t)i;
+		buildid_recent__add(r, keys[i], now + (uint64_t)i, &id);
+	}
+	assert_int_equal(buildid_recent__find(r, keys[0], now + 5, &got, &renew), -ENOENT);
+	for (int i = 1; i < 5; i++) {
+		assert_int_equal(buildid_recent__find(r, keys[i], now + 5, &got, &renew), 0);
+		assert_int_equal(got.data[0], i);
+	}
+	buildid_recent__delete(r);
 }
 
 /* The one opener: map_files first; a path only if it is the file, regular, not deleted. */
@@ -474,6 +591,9 @@ int main(void)
 		cmocka_unit_test(test_seeded),
 		cmocka_unit_test(test_reader),
 		cmocka_unit_test(test_open_mapping),
+		cmocka_unit_test(test_recent_ids),
+		cmocka_unit_test(test_recent_expiry),
+		cmocka_unit_test(test_recent_ways),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
