@@ -26,6 +26,7 @@
  */
 #define MAX_WAITING    4096
 #define MAX_PATH_BYTES (4u << 20)
+#define KICK_BATCH     64 /* reads waiting that wake the thread before the kick */
 
 struct req {
 	struct req *next;
@@ -212,9 +213,21 @@ int buildid_reader__queue(void *ctx, const struct proc_table_mapping *m, struct 
 	r->path_bytes += len;
 	r->stats.queued++;
 	list_add(&r->queue, q);
-	pthread_cond_signal(&r->wake);
+	/* The drain that queues wakes the thread once, at its end (buildid_reader__kick()). */
+	if (r->nr_waiting >= KICK_BATCH)
+		pthread_cond_signal(&r->wake);
 	pthread_mutex_unlock(&r->lock);
 	return 0;
+}
+
+void buildid_reader__kick(struct buildid_reader *r)
+{
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->lock);
+	if (r->queue.head)
+		pthread_cond_signal(&r->wake);
+	pthread_mutex_unlock(&r->lock);
 }
 
 /* Hands each of @q's reads to @fn (NULL: cancelled) and frees them. */
@@ -256,6 +269,8 @@ int buildid_reader__wait(struct buildid_reader *r, unsigned int timeout_ms)
 	if (!r)
 		return 0;
 	pthread_mutex_lock(&r->lock);
+	if (r->queue.head)
+		pthread_cond_signal(&r->wake);
 	target = r->seq_queued;
 	/* A read already this late may never end: no one waits for it again. */
 	if (r->cur_since && r->cur_since + (uint64_t)timeout_ms * 1000000 < monotonic_ns())

@@ -49,6 +49,13 @@ void buildid_reader__delete(struct buildid_reader *r, buildid_reader_answer_fn f
 int buildid_reader__queue(void *ctx, const struct proc_table_mapping *m,
 			  struct pt_mapping *waiting);
 
+/*
+ * Starts the reads queued so far. A queue wakes the thread only once many
+ * wait: a drain queues a mapping per exec, and waking the thread for each
+ * cost the loop more than the queueing itself; its end kicks it once.
+ */
+void buildid_reader__kick(struct buildid_reader *r);
+
 /* Hands the answers so far to @fn, in the order read. */
 void buildid_reader__answers(struct buildid_reader *r, buildid_reader_answer_fn fn, void *arg);
 

@@ -165,6 +165,7 @@ static void drain(struct sideband *sb)
 	take_answers(sb);
 	pthread_mutex_unlock(&sb->lock);
 	capture__drain_forward(sb->cap, take, sb);
+	buildid_reader__kick(sb->reader);
 }
 
 /*
@@ -198,6 +199,7 @@ static void drain_slice(struct sideband *sb)
 	/* A timer, not event_active(): the loop polls its descriptors before it runs. */
 	if (capture__drain_forward(sb->cap, take_sliced, sb) > 0 && sb->more)
 		evtimer_add(sb->more, &now);
+	buildid_reader__kick(sb->reader);
 }
 
 static void unwatch(struct sideband *sb)
@@ -295,6 +297,7 @@ int sideband__new(struct capture *cap, const struct perfsnapd_config *cfg, struc
 		return log__errno(r, "cannot read /proc to seed the process table");
 	}
 	log_debug("side-band: %d tasks from /proc", r);
+	buildid_reader__kick(sb->reader);
 	*ret = sb;
 	return 0;
 }

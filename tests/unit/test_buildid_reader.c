@@ -146,6 +146,8 @@ static void test_stuck_read_holds_no_caller(void **state)
 	assert_int_equal(buildid_reader__new(NULL, &r), 0);
 	assert_int_equal(buildid_reader__queue(r, &m, TOKEN(1)), 0);
 	assert_int_equal(buildid_reader__queue(r, &m, TOKEN(2)), 0);
+	/* As a drain ends: a few reads queued wake the thread only then. */
+	buildid_reader__kick(r);
 	wait_in_read();
 	assert_int_equal(buildid_reader__wait(r, 50), -ETIMEDOUT);
 	buildid_reader__stats(r, &st);
