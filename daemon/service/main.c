@@ -29,6 +29,7 @@
 #include "log.h"
 #include "loop_sched.h"
 #include "post_command.h"
+#include "privilege.h"
 #include "procinfo.h"
 #include "service.h"
 #include "sideband.h"
@@ -244,6 +245,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EX_USAGE;
 	}
+	/* Before any thread starts, and before anything is read: privilege.h. */
+	if (privilege__limit(err, sizeof(err)) < 0)
+		log_warning("%s; it goes on with them", err);
 
 	if (config__load(d.config_path, NULL, &d.cfg, &diags) < 0) {
 		config_diags__print(&diags, stderr);
