@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # privilege_by_hand: perfsnapd started by hand as root (every capability)
 # keeps only the table's (docs/privileges.md): CAP_PERFMON and the others
-# it uses, none of CAP_SYS_ADMIN or CAP_DAC_OVERRIDE;
+# it uses, none of CAP_SYS_ADMIN, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH;
 # its bounding set, and so what a post_command gets, adds only what its
 # upload helper needs to give up root. With that it records, dumps,
 # reopens its rings at a reload and dumps again.
@@ -16,7 +16,7 @@ capsh --decode="$(sed -n 's/^CapEff:\t//p' /proc/self/status)" | grep -q 'cap_se
 caps() { # PID FIELD: the capabilities, one a line, sorted
 	capsh --decode="$(sed -n "s/^$2:\t//p" "/proc/$1/status")" | sed 's/^.*=//' | tr ',' '\n' | sort
 }
-own="cap_bpf cap_checkpoint_restore cap_chown cap_dac_read_search cap_ipc_lock cap_kill cap_perfmon cap_sys_nice cap_sys_ptrace cap_syslog"
+own="cap_bpf cap_checkpoint_restore cap_chown cap_ipc_lock cap_kill cap_perfmon cap_sys_nice cap_sys_ptrace cap_syslog"
 bound="$own cap_setgid cap_setpcap cap_setuid"
 sorted() { tr ' ' '\n' <<<"$1" | sort; }
 
