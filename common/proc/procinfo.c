@@ -287,8 +287,18 @@ static int parse_u64(char **p, int base, char sep, uint64_t *ret)
 	return 0;
 }
 
-/* Parses "start-end perms pgoff maj:min ino   name" like perf's read_proc_maps_line(). */
-static int parse_maps_line(char *line, struct procinfo_map *m)
+/**
+ * procinfo__parse_maps_line - one line of /proc/<pid>/maps
+ * @line: the line, NUL-terminated; its newline is cut off in place
+ * @m: the mapping; its name points into @line ("//anon" for none)
+ *
+ * "start-end perms pgoff maj:min ino   name", as perf's
+ * read_proc_maps_line() reads it; the name is the rest of the line, as a
+ * user named the file (the kernel escapes its newlines).
+ *
+ * Returns 0 or -EINVAL for a line that does not parse.
+ */
+int procinfo__parse_maps_line(char *line, struct procinfo_map *m)
 {
 	uint64_t maj, min;
 	char *p = line;
@@ -373,7 +383,7 @@ int procinfo__for_each_exec_map(pid_t pid, procinfo_map_fn fn, void *ctx)
 		return errno == ENOENT ? -ESRCH : -errno;
 	errno = 0;
 	while (getline(&line, &cap, f) > 0) {
-		if (parse_maps_line(line, &m) < 0 || !(m.prot & PROT_EXEC))
+		if (procinfo__parse_maps_line(line, &m) < 0 || !(m.prot & PROT_EXEC))
 			continue;
 		if (!strcmp(m.name, "[vsyscall]"))
 			continue;

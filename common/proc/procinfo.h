@@ -50,6 +50,9 @@ struct procinfo_map {
 	const char *name;
 };
 
+/* One line of /proc/<pid>/maps into @ret. Returns 0 or -EINVAL. */
+int procinfo__parse_maps_line(char *line, struct procinfo_map *ret);
+
 /* Receives each mapping. Returns 0 to go on or -errno to stop. */
 typedef int (*procinfo_map_fn)(void *ctx, const struct procinfo_map *m);
 
