@@ -33,12 +33,15 @@ convert_ok() { # OUT ARGS...: must succeed with nothing on stderr (not a termina
 #    calls are the program's marked ones (over a hundred thousand): every
 #    system call of a machine under scripts/test --stress overflowed
 #    perf's ring, and the lost exits nested the syscall slices past
-#    Perfetto's depth limit.
+#    Perfetto's depth limit. Its ring holds them all (64 MiB a CPU: some
+#    300,000 records of 88 to 128 bytes in 0.3 s, on one CPU): under the
+#    ASan build's parallel tests perf, starved, lost 18,552 of them with
+#    8 MiB, and the trace rightly said so.
 sys="id == 4660" # shortlived_xyz.c MARK_NR
 perf record -q -e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup_new \
 	-e sched:sched_process_fork -e sched:sched_process_exit -e sched:sched_process_exec \
 	-e raw_syscalls:sys_enter --filter "$sys" -e raw_syscalls:sys_exit --filter "$sys" \
-	-e timer:hrtimer_start -a -m 8M -o tp.data \
+	-e timer:hrtimer_start -a -m 64M -o tp.data \
 	-- sh -c "'$PROGS/shortlived_xyz' 0.3 >sl.out; sleep 0.2" >/dev/null 2>&1 ||
 	fail "perf record -o tp.data"
 convert_ok tp.pftrace -i tp.data
